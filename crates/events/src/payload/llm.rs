@@ -1,0 +1,143 @@
+//! `run.response.*`, `run.llm.*`, `run.thinking.*`, `run.usage.report`: talking to the model.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::{ResponseMode, ToolCall, Usage};
+
+/// `run.response.start`: the agent starts answering, in this mode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct RunResponseStart {
+    /// Direct tool loop or plan.
+    pub mode: ResponseMode,
+}
+
+/// `run.response.end`: the answer in this mode is finished.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct RunResponseEnd {
+    /// Direct tool loop or plan.
+    pub mode: ResponseMode,
+}
+
+/// `run.llm.start`: a request is about to be sent to the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct RunLlmStart {
+    /// Model asked.
+    pub model: String,
+    /// 1-based loop iteration within the turn.
+    pub iteration: u32,
+    /// Messages in the request.
+    pub message_count: u32,
+    /// The system prompt, when the producer chose to include it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub system_prompt: Option<String>,
+}
+
+/// `run.llm.delta`: a piece of streamed answer text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct RunLlmDelta {
+    /// The new text.
+    pub text: String,
+}
+
+/// `run.llm.end`: the model's response is complete.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct RunLlmEnd {
+    /// All answer text of this response.
+    pub llm_output: String,
+    /// Tool calls requested, in order.
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCall>,
+    /// Why the model stopped.
+    pub finish_reason: FinishReason,
+    /// Tokens used by this call, when reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub usage: Option<Usage>,
+}
+
+/// Why a model response ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// Natural end of the answer.
+    Stop,
+    /// The model asked for tools.
+    ToolCalls,
+    /// The output token limit was hit.
+    Length,
+    /// The provider filtered the output.
+    ContentFilter,
+    /// The stream ended without a finish reason (truncated).
+    Truncated,
+    /// The turn was cancelled mid-stream.
+    Cancelled,
+    /// A reason this catalogue does not know.
+    Other,
+}
+
+/// `run.llm.retry`: a model call failed and will be tried again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct RunLlmRetry {
+    /// 1-based attempt that failed.
+    pub attempt: u32,
+    /// Attempts allowed in all.
+    pub max_attempts: u32,
+    /// Wait before the next attempt.
+    pub delay_ms: u64,
+    /// What went wrong.
+    pub error: String,
+}
+
+/// `run.thinking.start`: the model began a reasoning block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct RunThinkingStart {
+    /// Agent that is thinking.
+    pub agent_name: String,
+}
+
+/// `run.thinking.delta`: a piece of streamed reasoning.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct RunThinkingDelta {
+    /// Agent that is thinking.
+    pub agent_name: String,
+    /// The new reasoning text.
+    pub text: String,
+}
+
+/// `run.thinking.end`: the reasoning block finished.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct RunThinkingEnd {
+    /// Agent that was thinking.
+    pub agent_name: String,
+    /// The whole reasoning text.
+    pub result: String,
+}
+
+/// `run.thinking.fail`: the reasoning block broke off.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct RunThinkingFail {
+    /// Agent that was thinking.
+    pub agent_name: String,
+    /// What went wrong.
+    pub error: String,
+}
+
+/// `run.usage.report`: tokens used by the latest call, and so far in the session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct RunUsageReport {
+    /// Prompt tokens of the latest call.
+    pub prompt_tokens: u64,
+    /// Completion tokens of the latest call.
+    pub completion_tokens: u64,
+    /// Total tokens of the latest call.
+    pub total_tokens: u64,
+    /// Cached prompt tokens of the latest call, when reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cached_tokens: Option<u64>,
+    /// Running total for the session.
+    pub cumulative: Usage,
+}

@@ -1,0 +1,28 @@
+//! One struct per catalogue payload, grouped by phase and domain.
+//!
+//! Field rules (DESIGN §2): snake_case names, optional fields omitted when absent, enum values
+//! snake_case strings, errors under `error`, file lists under `files_changed`.
+
+mod agent;
+mod context;
+mod exec;
+mod file;
+mod interaction;
+mod llm;
+mod plan;
+mod prepare;
+mod shared;
+mod system;
+mod tool;
+
+pub use agent::*;
+pub use context::*;
+pub use exec::*;
+pub use file::*;
+pub use interaction::*;
+pub use llm::*;
+pub use plan::*;
+pub use prepare::*;
+pub use shared::*;
+pub use system::*;
+pub use tool::*;

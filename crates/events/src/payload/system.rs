@@ -1,0 +1,81 @@
+//! `system.*`: status, logs, errors and display-only lines.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// `system.status`: a status line for the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct SystemStatus {
+    /// The status text.
+    pub message: String,
+}
+
+/// `system.log`: a log record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct SystemLog {
+    /// Severity.
+    pub level: LogLevel,
+    /// The message.
+    pub message: String,
+    /// Structured extras (free-form JSON object).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, JsonValue>")]
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// Log severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum LogLevel {
+    /// Diagnostic detail.
+    Debug,
+    /// Normal information.
+    Info,
+    /// Something unexpected but handled.
+    Warn,
+    /// Something failed.
+    Error,
+}
+
+/// `system.error`: an error that stopped or disturbed the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct SystemError {
+    /// What went wrong, one line.
+    pub error: String,
+    /// Machine-readable class (e.g. `provider`, `tool`, `config`, `interrupted`).
+    pub error_type: String,
+    /// Whether the session can go on.
+    pub recoverable: bool,
+    /// Backtrace or cause chain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub stack: Option<String>,
+    /// The full error formatted for display.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error_display: Option<String>,
+}
+
+/// `system.cli_display`: a line only a person reads; JSONL writers and stores skip it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct SystemCliDisplay {
+    /// The text.
+    pub message: String,
+    /// How to style it.
+    pub style: DisplayStyle,
+}
+
+/// Style of a display line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum DisplayStyle {
+    /// Neutral.
+    Info,
+    /// Caution.
+    Warning,
+    /// Something succeeded.
+    Success,
+    /// Something failed.
+    Error,
+}

@@ -1,0 +1,154 @@
+//! The tool trait, its result, and the context a call runs in.
+
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+use keel_events::Emitter;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+/// What a tool call returns to the model (and to `keel tool call`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// Whether the tool did what was asked.
+    pub success: bool,
+    /// One or two sentences on what happened, written for the model.
+    pub message: String,
+    /// The tool's output (file text, listing, matches, command output), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+}
+
+impl ToolResult {
+    /// A success with a message and no content.
+    pub fn ok(message: impl Into<String>) -> Self {
+        Self { success: true, message: message.into(), content: None }
+    }
+
+    /// A success with content.
+    pub fn ok_with(message: impl Into<String>, content: impl Into<String>) -> Self {
+        Self { success: true, message: message.into(), content: Some(content.into()) }
+    }
+
+    /// A failure the model can act on.
+    pub fn error(message: impl Into<String>) -> Self {
+        Self { success: false, message: message.into(), content: None }
+    }
+}
+
+/// Where and how a tool call runs.
+#[derive(Clone, Debug)]
+pub struct ToolContext {
+    /// The workspace root (canonical); every path is resolved inside it.
+    pub root: PathBuf,
+    /// Where the call's events (`run.file.change`, `run.tool.output`) go.
+    pub emitter: Emitter,
+    /// The model's id for this call.
+    pub call_id: String,
+    /// Plan step the call belongs to.
+    pub step_id: Option<u32>,
+    /// Cancelled when the turn is cancelled: long-running tools stop and clean up.
+    pub cancel: CancellationToken,
+}
+
+/// A tool the model can call.
+#[async_trait]
+pub trait Tool: Send + Sync {
+    /// Name the model calls it by.
+    fn name(&self) -> &'static str;
+
+    /// Other names accepted for it (e.g. `write_to_file` for `write_file`).
+    fn aliases(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Description written for the model: what it does, when to use it.
+    fn description(&self) -> &'static str;
+
+    /// JSON Schema of the arguments object.
+    fn parameters(&self) -> serde_json::Value;
+
+    /// Runs the tool. Bad arguments produce an unsuccessful result, never a panic.
+    async fn call(&self, ctx: &ToolContext, arguments: serde_json::Value) -> ToolResult;
+}
+
+/// A tool whose arguments are a typed struct; implementing this implements [`Tool`], with
+/// argument parsing and precise error messages for free.
+#[async_trait]
+pub trait TypedTool: Send + Sync {
+    /// The arguments struct; its schemars schema is what the model is shown.
+    type Args: DeserializeOwned + JsonSchema + Send;
+
+    /// See [`Tool::name`].
+    fn name(&self) -> &'static str;
+
+    /// See [`Tool::aliases`].
+    fn aliases(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// See [`Tool::description`].
+    fn description(&self) -> &'static str;
+
+    /// Runs the tool with parsed arguments.
+    async fn run(&self, ctx: &ToolContext, args: Self::Args) -> ToolResult;
+}
+
+#[async_trait]
+impl<T: TypedTool> Tool for T {
+    fn name(&self) -> &'static str {
+        TypedTool::name(self)
+    }
+
+    fn aliases(&self) -> &'static [&'static str] {
+        TypedTool::aliases(self)
+    }
+
+    fn description(&self) -> &'static str {
+        TypedTool::description(self)
+    }
+
+    fn parameters(&self) -> serde_json::Value {
+        let schema = schemars::generate::SchemaSettings::draft2020_12()
+            .with(|s| s.inline_subschemas = true)
+            .into_generator()
+            .into_root_schema_for::<T::Args>();
+        let mut value = serde_json::to_value(schema).unwrap_or_default();
+        if let Some(map) = value.as_object_mut() {
+            map.remove("$schema");
+            map.remove("title");
+        }
+        value
+    }
+
+    async fn call(&self, ctx: &ToolContext, arguments: serde_json::Value) -> ToolResult {
+        // Models sometimes send the arguments object as a JSON string.
+        let arguments = match arguments {
+            serde_json::Value::String(text) => match serde_json::from_str(&text) {
+                Ok(value) => value,
+                Err(e) => {
+                    return ToolResult::error(format!(
+                        "Invalid arguments for {}: not a JSON object ({e}). Send an object matching the tool's parameters.",
+                        TypedTool::name(self)
+                    ));
+                }
+            },
+            serde_json::Value::Null => serde_json::Value::Object(Default::default()),
+            other => other,
+        };
+        match serde_path_to_error::deserialize::<_, T::Args>(arguments) {
+            Ok(args) => self.run(ctx, args).await,
+            Err(e) => {
+                let path = e.path().to_string();
+                let inner = e.into_inner();
+                let at = if path == "." { String::new() } else { format!(" at `{path}`") };
+                ToolResult::error(format!(
+                    "Invalid arguments for {}{at}: {inner}. Check the tool's parameters and call it again.",
+                    TypedTool::name(self)
+                ))
+            }
+        }
+    }
+}

@@ -1,0 +1,4 @@
+//! `cargo xtask`: project automation.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+fn main() {}
