@@ -62,7 +62,9 @@ impl Default for Bus {
 
 impl std::fmt::Debug for Bus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Bus").field("subscribers", &self.tx.receiver_count()).finish()
+        f.debug_struct("Bus")
+            .field("subscribers", &self.tx.receiver_count())
+            .finish()
     }
 }
 
@@ -70,7 +72,10 @@ impl Bus {
     /// A bus whose subscribers each buffer up to `capacity` events.
     pub fn new(capacity: usize) -> Self {
         let (tx, _) = broadcast::channel(capacity.max(1));
-        Self { handlers: Mutex::new(Vec::new()), tx }
+        Self {
+            handlers: Mutex::new(Vec::new()),
+            tx,
+        }
     }
 
     /// Registers an inline handler; it sees every later event, after the handlers before it.
@@ -80,7 +85,10 @@ impl Bus {
 
     /// A new subscription that receives every event published from now on.
     pub fn subscribe(&self) -> Subscription {
-        Subscription { rx: self.tx.subscribe(), last_seq: 0 }
+        Subscription {
+            rx: self.tx.subscribe(),
+            last_seq: 0,
+        }
     }
 
     /// Number of live subscriptions.
@@ -90,7 +98,10 @@ impl Bus {
 
     /// Runs `handler` on its own thread behind a subscription. The thread ends once the bus is
     /// dropped and the handler has seen everything published before.
-    pub fn spawn_handler(&self, handler: impl EventHandler + 'static) -> std::thread::JoinHandle<()> {
+    pub fn spawn_handler(
+        &self,
+        handler: impl EventHandler + 'static,
+    ) -> std::thread::JoinHandle<()> {
         let mut sub = self.subscribe();
         let mut handler = handler;
         std::thread::spawn(move || {
@@ -126,7 +137,9 @@ impl Bus {
 
     fn handlers(&self) -> MutexGuard<'_, Vec<Box<dyn EventHandler>>> {
         // A handler that panicked leaves the list itself intact.
-        self.handlers.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.handlers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -161,15 +174,19 @@ impl Subscription {
         }
     }
 
-    fn deliver(&mut self, received: Result<Arc<Event>, broadcast::error::RecvError>) -> Option<Delivery> {
+    fn deliver(
+        &mut self,
+        received: Result<Arc<Event>, broadcast::error::RecvError>,
+    ) -> Option<Delivery> {
         match received {
             Ok(event) => {
                 self.last_seq = event.seq;
                 Some(Delivery::Event(event))
             }
-            Err(broadcast::error::RecvError::Lagged(missed)) => {
-                Some(Delivery::Lagged { missed, after_seq: self.last_seq })
-            }
+            Err(broadcast::error::RecvError::Lagged(missed)) => Some(Delivery::Lagged {
+                missed,
+                after_seq: self.last_seq,
+            }),
             Err(broadcast::error::RecvError::Closed) => None,
         }
     }
@@ -222,7 +239,11 @@ impl Emitter {
 
     /// The current turn id.
     pub fn turn_id(&self) -> Option<String> {
-        self.inner.turn_id.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.inner
+            .turn_id
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Stamps `kind` as the session's next event and dispatches it.

@@ -34,7 +34,11 @@ fn parse_payload<T: serde::de::DeserializeOwned>(
     let de = &mut serde_json::Deserializer::from_str(json);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        PayloadError::Invalid { event_type, path, message: e.into_inner().to_string() }
+        PayloadError::Invalid {
+            event_type,
+            path,
+            message: e.into_inner().to_string(),
+        }
     })
 }
 

@@ -96,6 +96,8 @@ impl RawEvent {
 
 impl<'de> Deserialize<'de> for Event {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        RawEvent::deserialize(deserializer)?.into_event().map_err(serde::de::Error::custom)
+        RawEvent::deserialize(deserializer)?
+            .into_event()
+            .map_err(serde::de::Error::custom)
     }
 }

@@ -19,7 +19,11 @@ pub struct JsonlHandler<W: Write> {
 impl<W: Write> JsonlHandler<W> {
     /// A handler writing to `out`.
     pub fn new(out: W) -> Self {
-        Self { out, error: None, written: 0 }
+        Self {
+            out,
+            error: None,
+            written: 0,
+        }
     }
 
     /// Writes one event (unless it is display-only).

@@ -70,10 +70,20 @@ pub fn parse_line(line_no: usize, line: &str) -> Result<Event, ParseError> {
         message: e.into_inner().to_string(),
     })?;
     raw.into_event().map_err(|e| match e {
-        PayloadError::UnknownType(event_type) => ParseError::UnknownType { line: line_no, event_type },
-        PayloadError::Invalid { event_type, path, message } => {
-            ParseError::Payload { line: line_no, event_type, path, message }
-        }
+        PayloadError::UnknownType(event_type) => ParseError::UnknownType {
+            line: line_no,
+            event_type,
+        },
+        PayloadError::Invalid {
+            event_type,
+            path,
+            message,
+        } => ParseError::Payload {
+            line: line_no,
+            event_type,
+            path,
+            message,
+        },
     })
 }
 
@@ -83,7 +93,10 @@ pub fn read_jsonl<R: BufRead>(reader: R) -> impl Iterator<Item = Result<Event, P
     reader.lines().enumerate().filter_map(|(i, line)| {
         let line_no = i + 1;
         match line {
-            Err(source) => Some(Err(ParseError::Io { line: line_no, source })),
+            Err(source) => Some(Err(ParseError::Io {
+                line: line_no,
+                source,
+            })),
             Ok(text) if text.trim().is_empty() => None,
             Ok(text) => Some(parse_line(line_no, &text)),
         }

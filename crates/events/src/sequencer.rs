@@ -26,7 +26,11 @@ impl Sequencer {
     }
 
     /// A sequencer continuing a session whose last stored event had `last_seq`.
-    pub fn resume(session_id: impl Into<String>, project_id: impl Into<String>, last_seq: u64) -> Self {
+    pub fn resume(
+        session_id: impl Into<String>,
+        project_id: impl Into<String>,
+        last_seq: u64,
+    ) -> Self {
         Self {
             session_id: session_id.into(),
             project_id: project_id.into(),

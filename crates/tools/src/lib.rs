@@ -6,6 +6,10 @@
 //! and every file change is reported as a `run.file.change` event and recorded in a checkpoint
 //! so a turn can be rolled back.
 
+mod approval;
 mod tool;
 
+pub use approval::{
+    ApprovalPolicy, ApprovalReply, ApprovalRequest, ApproveAll, Approver, CannotAsk, UnknownPolicy,
+};
 pub use tool::{Tool, ToolContext, ToolResult, TypedTool};

@@ -1,6 +1,7 @@
 //! The tool trait, its result, and the context a call runs in.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use keel_events::Emitter;
@@ -8,6 +9,8 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
+
+use crate::approval::{ApprovalPolicy, Approver};
 
 /// What a tool call returns to the model (and to `keel tool call`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,17 +27,29 @@ pub struct ToolResult {
 impl ToolResult {
     /// A success with a message and no content.
     pub fn ok(message: impl Into<String>) -> Self {
-        Self { success: true, message: message.into(), content: None }
+        Self {
+            success: true,
+            message: message.into(),
+            content: None,
+        }
     }
 
     /// A success with content.
     pub fn ok_with(message: impl Into<String>, content: impl Into<String>) -> Self {
-        Self { success: true, message: message.into(), content: Some(content.into()) }
+        Self {
+            success: true,
+            message: message.into(),
+            content: Some(content.into()),
+        }
     }
 
     /// A failure the model can act on.
     pub fn error(message: impl Into<String>) -> Self {
-        Self { success: false, message: message.into(), content: None }
+        Self {
+            success: false,
+            message: message.into(),
+            content: None,
+        }
     }
 }
 
@@ -51,6 +66,10 @@ pub struct ToolContext {
     pub step_id: Option<u32>,
     /// Cancelled when the turn is cancelled: long-running tools stop and clean up.
     pub cancel: CancellationToken,
+    /// When commands need approval.
+    pub approval: ApprovalPolicy,
+    /// Who is asked when approval is needed.
+    pub approver: Arc<dyn Approver>,
 }
 
 /// A tool the model can call.
@@ -143,7 +162,11 @@ impl<T: TypedTool> Tool for T {
             Err(e) => {
                 let path = e.path().to_string();
                 let inner = e.into_inner();
-                let at = if path == "." { String::new() } else { format!(" at `{path}`") };
+                let at = if path == "." {
+                    String::new()
+                } else {
+                    format!(" at `{path}`")
+                };
                 ToolResult::error(format!(
                     "Invalid arguments for {}{at}: {inner}. Check the tool's parameters and call it again.",
                     TypedTool::name(self)
