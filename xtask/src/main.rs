@@ -1,4 +1,35 @@
 //! `cargo xtask`: project automation.
+//!
+//! - `cargo xtask codegen` writes the generated schemas and TypeScript package (`schemas/`).
+//! - `cargo xtask codegen --check` fails, listing what differs, when the committed files are out
+//!   of date.
+//! - `cargo xtask ci` runs every check CI runs.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-fn main() {}
+mod ci;
+mod codegen;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("codegen") => codegen::run(&args[1..]),
+        Some("ci") => ci::run(&args[1..]),
+        Some(other) => Err(anyhow::anyhow!("unknown task `{other}`\n\n{USAGE}")),
+        None => Err(anyhow::anyhow!("{USAGE}")),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+const USAGE: &str = "usage: cargo xtask <task>
+
+tasks:
+  codegen [--check]        write (or check) schemas/ from the event contract
+  ci                       every check CI runs: fmt, clippy, tests, codegen --check, tsc, ajv";

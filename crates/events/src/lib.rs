@@ -9,6 +9,7 @@
 
 mod bus;
 mod catalogue;
+pub mod codegen;
 mod envelope;
 mod jsonl;
 mod parse;
