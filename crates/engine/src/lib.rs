@@ -1,0 +1,28 @@
+//! Keel's engine: talking to models.
+//!
+//! A [`Provider`] streams one model response as [`StreamItem`]s (text, reasoning and tool-call
+//! deltas, usage, a finish reason); the [`Assembler`] turns them into an [`AssembledResponse`],
+//! checking every tool call's arguments. Providers: [`OpenAiProvider`] (any OpenAI-compatible
+//! endpoint) and [`ScriptedProvider`] (replays a JSON script, for tests, demos and offline
+//! use). [`complete_with_retry`] adds back-off retries with `run.llm.retry` events,
+//! [`ModelChain`] model fallback with `prepare.model.select`, and [`xml`] parses the XML
+//! tool-call format for models without native tool calling.
+
+mod assemble;
+mod error;
+mod fallback;
+mod message;
+pub mod openai;
+mod provider;
+pub mod retry;
+pub mod scripted;
+pub mod xml;
+
+pub use assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall, Assembler, assemble};
+pub use error::ProviderError;
+pub use fallback::ModelChain;
+pub use message::{Message, MessageToolCall, Role};
+pub use openai::{OpenAiConfig, OpenAiProvider};
+pub use provider::{ChatRequest, ItemStream, Provider, StreamItem, ToolCallDelta};
+pub use retry::{RetryPolicy, StreamObserver, complete_with_retry};
+pub use scripted::{Script, ScriptedProvider};

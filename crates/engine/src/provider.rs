@@ -1,0 +1,95 @@
+//! The provider interface: one streaming call to a model.
+
+use std::pin::Pin;
+
+use futures::Stream;
+use keel_events::{FinishReason, Usage};
+
+use crate::error::ProviderError;
+use crate::message::Message;
+
+/// One request to a model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatRequest {
+    /// Model to ask. The fallback driver rewrites it for each model of its chain.
+    pub model: String,
+    /// The conversation so far.
+    pub messages: Vec<Message>,
+    /// Tool definitions in OpenAI function format
+    /// (`{"type":"function","function":{"name":…,"description":…,"parameters":{…}}}`).
+    pub tools: Vec<serde_json::Value>,
+    /// Sampling temperature, when set.
+    pub temperature: Option<f32>,
+    /// Output token limit, when set.
+    pub max_tokens: Option<u32>,
+}
+
+impl ChatRequest {
+    /// A request for `model` with these messages, no tools and default sampling.
+    pub fn new(model: impl Into<String>, messages: Vec<Message>) -> Self {
+        Self {
+            model: model.into(),
+            messages,
+            tools: Vec::new(),
+            temperature: None,
+            max_tokens: None,
+        }
+    }
+
+    /// The same request with these tool definitions.
+    pub fn with_tools(mut self, tools: Vec<serde_json::Value>) -> Self {
+        self.tools = tools;
+        self
+    }
+}
+
+/// A piece of one tool call. Pieces with the same `index` belong to the same call; `id` and
+/// `name` usually come with the first piece only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCallDelta {
+    /// Position of the call within the response (parallel calls have distinct indexes).
+    pub index: u32,
+    /// The call's id, when this piece carries it.
+    pub id: Option<String>,
+    /// The tool name, when this piece carries it.
+    pub name: Option<String>,
+    /// The next piece of the argument text (may be empty).
+    pub arguments: String,
+}
+
+/// One item of a streamed model response.
+///
+/// A provider's stream yields any number of deltas, usage and warnings, then exactly one
+/// [`StreamItem::Finish`] as its last item — [`FinishReason::Truncated`] when the response ended
+/// without the model saying why. An `Err` item ends the stream.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamItem {
+    /// A piece of answer text.
+    Text(String),
+    /// A piece of reasoning text.
+    Thinking(String),
+    /// A piece of a tool call.
+    ToolCall(ToolCallDelta),
+    /// Token counts for the call.
+    Usage(Usage),
+    /// Something was wrong with the stream but it could go on (e.g. a skipped malformed chunk).
+    Warning(String),
+    /// The response is over, for this reason.
+    Finish(FinishReason),
+}
+
+/// The stream a provider returns.
+pub type ItemStream = Pin<Box<dyn Stream<Item = Result<StreamItem, ProviderError>> + Send>>;
+
+/// A model back end.
+#[async_trait::async_trait]
+pub trait Provider: Send + Sync {
+    /// Short name for logs and events (`openai`, `scripted`).
+    fn name(&self) -> &str;
+
+    /// Sends `request` and returns the response as a stream of items.
+    ///
+    /// Errors before the first item (refused connection, HTTP error status) come back as `Err`
+    /// here; errors after it arrive as an `Err` item of the stream.
+    async fn stream(&self, request: &ChatRequest) -> Result<ItemStream, ProviderError>;
+}
