@@ -118,6 +118,10 @@ pub struct RunApprovalResolve {
     pub approval_id: String,
     /// The decision.
     pub decision: ApprovalDecision,
+    /// What was approved (copied from the request), so consumers need not look the request up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub kind: Option<ApprovalKind>,
     /// Why, when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]

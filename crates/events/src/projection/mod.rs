@@ -1,7 +1,25 @@
-//! Projections of the event stream into other wire formats. Each is a pure function.
+//! Projections of the event stream into other wire formats. Each is a pure function of one
+//! event (or, for the window, of the records pushed so far).
 //!
-//! - [`timeline`]: seed 003's Activity Timeline (`agent_phase`, `tool_call`, …, camelCase).
+//! - [`legacy`]: seed 000's v1 flat dicts (`plan_created`, `tool_result`, `token`, …).
+//! - [`timeline`]: seed 003's Activity Timeline records ([`TimelineEvent`], camelCase), and
+//!   [`AgentEventRow`], their `agent_events` table row.
+//! - [`paths`]: seed 004's `/agent/edit/…` event paths.
+//! - [`log_line`]: seed 003 §8's legacy log lines read as timeline payloads.
+//! - [`window`]: seed 003 §7.3's 100-record timeline window that never halves a move.
 
+pub mod agent_event_row;
+pub mod legacy;
+pub mod log_line;
+pub mod paths;
+pub mod timeline;
 pub mod timeline_event;
+pub mod window;
 
+pub use agent_event_row::{AgentEventRow, RowError};
+pub use legacy::to_legacy;
+pub use log_line::parse_log_line;
+pub use paths::{EVENT_PATHS, event_path, kind_path};
+pub use timeline::{MOVE_FILE_TOOL, to_timeline, to_timeline_all};
 pub use timeline_event::*;
+pub use window::{MoveHalf, TimelineWindow, WINDOW_CAPACITY, move_half};
