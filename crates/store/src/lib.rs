@@ -1,0 +1,31 @@
+//! Keel's store: sessions, turns and the event log.
+//!
+//! [`Store`] is the backend trait front ends program against (`Arc<dyn Store>`); [`SqliteStore`]
+//! is the embedded default, one file at `<project>/.keel/keel.db` (see [`open_store`] for
+//! paths and URLs). Events are kept whole (their JSON) plus the envelope columns they are
+//! queried by, append-only and unique by `(session_id, seq)`. [`EventWriter`] persists a live
+//! event stream in batches, so a producer never waits on one transaction per event and
+//! subscribers can be fed only what is already stored.
+
+mod error;
+mod location;
+mod range;
+mod session;
+mod sqlite;
+mod store;
+mod turn;
+mod writer;
+
+pub use error::{StoreError, StoreResult};
+pub use location::{DB_FILE, STATE_DIR, default_db_path, open_store};
+pub use range::EventRange;
+pub use session::{
+    NewSession, Session, SessionFilter, SessionOrder, SessionStatus, SessionUpdate,
+    UnknownSessionStatus,
+};
+pub use sqlite::{BUSY_TIMEOUT, SqliteStore, migrator};
+pub use store::Store;
+pub use turn::{
+    INTERRUPTED_ERROR, NewTurn, Turn, TurnOutcome, TurnStart, TurnStatus, UnknownTurnStatus,
+};
+pub use writer::{EventSink, EventWriter, WriterOptions, WriterReport};

@@ -1,0 +1,223 @@
+//! The `events` table: the append-only event log.
+
+use std::sync::LazyLock;
+
+use keel_events::{Event, parse_line};
+use sqlx::error::ErrorKind;
+use sqlx::sqlite::{SqliteConnection, SqliteRow};
+use sqlx::{AssertSqlSafe, Row, SqlitePool};
+
+use crate::error::{StoreError, StoreResult};
+use crate::range::EventRange;
+
+/// One event, ready to insert.
+struct EventRow<'a> {
+    event: &'a Event,
+    seq: i64,
+    json: String,
+}
+
+impl<'a> EventRow<'a> {
+    fn new(event: &'a Event) -> StoreResult<Self> {
+        let seq = i64::try_from(event.seq).map_err(|_| StoreError::SeqOutOfRange {
+            session_id: event.session_id.clone(),
+            seq: event.seq,
+        })?;
+        Ok(Self {
+            event,
+            seq,
+            json: event.to_json(),
+        })
+    }
+}
+
+/// Turns a failed insert into an error that names the event.
+fn insert_error(error: sqlx::Error, row: &EventRow<'_>) -> StoreError {
+    let event = row.event;
+    match &error {
+        sqlx::Error::Database(db) if db.kind() == ErrorKind::UniqueViolation => {
+            if db.message().ends_with("events.id") {
+                StoreError::DuplicateEventId {
+                    id: event.id.to_string(),
+                    session_id: event.session_id.clone(),
+                    seq: event.seq,
+                }
+            } else {
+                StoreError::DuplicateSeq {
+                    session_id: event.session_id.clone(),
+                    seq: event.seq,
+                }
+            }
+        }
+        // The only foreign key of `events` is its session.
+        sqlx::Error::Database(db) if db.kind() == ErrorKind::ForeignKeyViolation => {
+            StoreError::session_not_found(&event.session_id)
+        }
+        _ => StoreError::Database(error),
+    }
+}
+
+/// Most rows in one multi-row `INSERT` (8 parameters each).
+const ROWS_PER_INSERT: usize = 64;
+
+/// `INSERT … VALUES (…), (…)` for 1 ..= [`ROWS_PER_INSERT`] rows (index `n - 1` has `n`).
+/// Only placeholders vary, never data.
+static INSERT_SQL: LazyLock<Vec<String>> = LazyLock::new(|| {
+    (1..=ROWS_PER_INSERT)
+        .map(|n| {
+            let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; n].join(", ");
+            format!(
+                "INSERT INTO events (session_id, seq, id, type, turn_id, project_id, ts, data) \
+                 VALUES {values}"
+            )
+        })
+        .collect()
+});
+
+/// Inserts `rows` with one statement (1 ..= [`ROWS_PER_INSERT`] of them).
+async fn insert(conn: &mut SqliteConnection, rows: &[EventRow<'_>]) -> Result<(), sqlx::Error> {
+    let Some(sql) = rows.len().checked_sub(1).and_then(|i| INSERT_SQL.get(i)) else {
+        return Ok(());
+    };
+    let mut query = sqlx::query(AssertSqlSafe(sql.as_str()));
+    for row in rows {
+        let event = row.event;
+        query = query
+            .bind(&event.session_id)
+            .bind(row.seq)
+            .bind(event.id.to_string())
+            .bind(event.type_name())
+            .bind(&event.turn_id)
+            .bind(&event.project_id)
+            .bind(event.ts_string())
+            .bind(&row.json);
+    }
+    query.execute(conn).await.map(|_| ())
+}
+
+/// After a multi-row insert failed, inserts its rows one by one (inside the same transaction)
+/// to find, and name, the row that fails.
+async fn find_failing_row(
+    conn: &mut SqliteConnection,
+    rows: &[EventRow<'_>],
+    error: sqlx::Error,
+) -> StoreError {
+    for row in rows {
+        if let Err(e) = insert(conn, std::slice::from_ref(row)).await {
+            return insert_error(e, row);
+        }
+    }
+    StoreError::Database(error)
+}
+
+pub(super) async fn append(pool: &SqlitePool, events: &[&Event]) -> StoreResult<usize> {
+    // Serialise before taking the write lock.
+    let rows = events
+        .iter()
+        .filter(|event| !event.kind.is_display_only())
+        .map(|event| EventRow::new(event))
+        .collect::<StoreResult<Vec<_>>>()?;
+    match rows.as_slice() {
+        [] => return Ok(0),
+        // One statement commits on its own.
+        [row] => {
+            let mut conn = pool.acquire().await?;
+            insert(&mut conn, &rows)
+                .await
+                .map_err(|e| insert_error(e, row))?;
+            return Ok(1);
+        }
+        _ => {}
+    }
+    // IMMEDIATE takes the write lock up front, so another process cannot make this transaction
+    // fail half-way; on error the transaction is dropped, which rolls it back.
+    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+    for chunk in rows.chunks(ROWS_PER_INSERT) {
+        if let Err(error) = insert(&mut tx, chunk).await {
+            return Err(match chunk {
+                [row] => insert_error(error, row),
+                _ => find_failing_row(&mut tx, chunk, error).await,
+            });
+        }
+    }
+    tx.commit().await?;
+    Ok(rows.len())
+}
+
+/// Reads one stored row back into an [`Event`], checking it against its indexed columns.
+fn from_row(session_id: &str, row: &SqliteRow) -> StoreResult<Event> {
+    let seq: i64 = row.try_get("seq")?;
+    let corrupt = |reason: String, source| StoreError::CorruptEvent {
+        session_id: session_id.to_owned(),
+        seq: u64::try_from(seq).unwrap_or_default(),
+        reason,
+        source,
+    };
+    let data = row
+        .try_get::<Option<String>, _>("data")
+        .map_err(|e| corrupt(format!("unreadable `data` column: {e}"), None))?
+        .ok_or_else(|| corrupt("`data` is NULL".to_owned(), None))?;
+    let line = u64::try_from(seq)
+        .ok()
+        .and_then(|s| usize::try_from(s).ok())
+        .unwrap_or_default();
+    let event = parse_line(line, &data).map_err(|e| {
+        let message = e.to_string();
+        let prefix = format!("line {}: ", e.line());
+        let reason = message.strip_prefix(&prefix).unwrap_or(&message).to_owned();
+        corrupt(reason, Some(Box::new(e)))
+    })?;
+    if u64::try_from(seq).ok() != Some(event.seq) || event.session_id != session_id {
+        return Err(corrupt(
+            format!(
+                "the stored JSON is session `{}` seq {}",
+                event.session_id, event.seq
+            ),
+            None,
+        ));
+    }
+    Ok(event)
+}
+
+pub(super) async fn read(
+    pool: &SqlitePool,
+    session_id: &str,
+    range: EventRange,
+) -> StoreResult<Vec<Event>> {
+    let Ok(after_seq) = i64::try_from(range.after_seq) else {
+        // No stored seq is that large.
+        return Ok(Vec::new());
+    };
+    let rows = sqlx::query(
+        "SELECT seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+    )
+    .bind(session_id)
+    .bind(after_seq)
+    .bind(range.limit.map_or(-1, i64::from))
+    .fetch_all(pool)
+    .await?;
+    rows.iter().map(|row| from_row(session_id, row)).collect()
+}
+
+pub(super) async fn last_seq(pool: &SqlitePool, session_id: &str) -> StoreResult<u64> {
+    let max: Option<i64> = sqlx::query_scalar("SELECT MAX(seq) FROM events WHERE session_id = ?")
+        .bind(session_id)
+        .fetch_one(pool)
+        .await?;
+    let max = max.unwrap_or(0);
+    u64::try_from(max).map_err(|_| StoreError::CorruptEvent {
+        session_id: session_id.to_owned(),
+        seq: 0,
+        reason: format!("a stored seq is negative ({max})"),
+        source: None,
+    })
+}
+
+pub(super) async fn count(pool: &SqlitePool, session_id: &str) -> StoreResult<u64> {
+    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE session_id = ?")
+        .bind(session_id)
+        .fetch_one(pool)
+        .await?;
+    // COUNT(*) is never negative.
+    Ok(u64::try_from(count).unwrap_or_default())
+}

@@ -1,0 +1,111 @@
+//! The backend trait every store (SQLite today, PostgreSQL later) implements.
+
+use async_trait::async_trait;
+use keel_events::Event;
+use serde_json::Value;
+
+use crate::error::StoreResult;
+use crate::range::EventRange;
+use crate::session::{NewSession, Session, SessionFilter, SessionStatus, SessionUpdate};
+use crate::turn::{NewTurn, Turn, TurnOutcome, TurnStart};
+
+/// Sessions, their turns and their event log.
+///
+/// Events are append-only: each session's events are unique by `seq`, and appending a seq that
+/// is already stored fails with [`StoreError::DuplicateSeq`](crate::StoreError::DuplicateSeq)
+/// rather than overwriting it. Display-only events (`system.cli_display`) are never stored.
+/// Events and turns belong to a session that must exist; deleting the session deletes them.
+///
+/// Object safe: front ends hold an `Arc<dyn Store>`.
+#[async_trait]
+pub trait Store: Send + Sync + std::fmt::Debug {
+    /// Short backend name (`"sqlite"`).
+    fn backend(&self) -> &'static str;
+
+    /// Creates a session, [`SessionStatus::Idle`], with no conversation yet.
+    async fn create_session(&self, new: NewSession) -> StoreResult<Session>;
+
+    /// One session by id.
+    async fn get_session(&self, id: &str) -> StoreResult<Session>;
+
+    /// Sessions matching `filter`, in its order (newest created first by default).
+    async fn list_sessions(&self, filter: &SessionFilter) -> StoreResult<Vec<Session>>;
+
+    /// Applies `update` and returns the session as stored afterwards.
+    async fn update_session(&self, id: &str, update: SessionUpdate) -> StoreResult<Session>;
+
+    /// Sets the session's status.
+    async fn set_session_status(&self, id: &str, status: SessionStatus) -> StoreResult<Session> {
+        self.update_session(id, SessionUpdate::status(status)).await
+    }
+
+    /// Deletes a session with its turns and events.
+    async fn delete_session(&self, id: &str) -> StoreResult<()>;
+
+    /// Replaces the session's conversation (opaque JSON, as the context crate serialises it).
+    async fn save_conversation(&self, id: &str, conversation: &Value) -> StoreResult<()>;
+
+    /// The session's conversation; `None` if none was saved yet.
+    async fn load_conversation(&self, id: &str) -> StoreResult<Option<Value>>;
+
+    /// Appends events in one transaction: either all storable events are stored or none is.
+    /// Display-only events are skipped. Returns how many were stored.
+    async fn append_batch(&self, events: &[&Event]) -> StoreResult<usize>;
+
+    /// [`Store::append_batch`] for a slice of owned events.
+    async fn append_events(&self, events: &[Event]) -> StoreResult<usize> {
+        let refs: Vec<&Event> = events.iter().collect();
+        self.append_batch(&refs).await
+    }
+
+    /// Appends one event; returns false if it was display-only and so not stored.
+    async fn append_event(&self, event: &Event) -> StoreResult<bool> {
+        Ok(self.append_batch(&[event]).await? == 1)
+    }
+
+    /// The session's events in `range`, in seq order.
+    async fn read_events(&self, session_id: &str, range: EventRange) -> StoreResult<Vec<Event>>;
+
+    /// The highest stored seq of the session, 0 when it has none (pass it to
+    /// `Sequencer::resume`).
+    async fn last_seq(&self, session_id: &str) -> StoreResult<u64>;
+
+    /// How many events of the session are stored.
+    async fn count_events(&self, session_id: &str) -> StoreResult<u64>;
+
+    /// Begins a turn, or, when `new.request_id` already started one in this session, returns
+    /// that turn with `created: false`. Reusing a request id for a different input fails with
+    /// [`StoreError::RequestConflict`](crate::StoreError::RequestConflict). Does not change the
+    /// session's status.
+    async fn begin_turn(&self, new: NewTurn) -> StoreResult<TurnStart>;
+
+    /// One turn by id.
+    async fn get_turn(&self, turn_id: &str) -> StoreResult<Turn>;
+
+    /// The turn a request id started in a session, if any.
+    async fn turn_by_request_id(
+        &self,
+        session_id: &str,
+        request_id: &str,
+    ) -> StoreResult<Option<Turn>>;
+
+    /// The session's turns, oldest first.
+    async fn list_turns(&self, session_id: &str) -> StoreResult<Vec<Turn>>;
+
+    /// Ends a running turn. Ending a turn twice fails with
+    /// [`StoreError::TurnNotRunning`](crate::StoreError::TurnNotRunning).
+    async fn finish_turn(
+        &self,
+        turn_id: &str,
+        outcome: TurnOutcome,
+        error: Option<String>,
+    ) -> StoreResult<Turn>;
+
+    /// Marks every running turn failed with [`INTERRUPTED_ERROR`](crate::INTERRUPTED_ERROR) and
+    /// returns them, for a process starting up after one that stopped mid-turn. Sessions are
+    /// left as they are.
+    async fn fail_running_turns(&self) -> StoreResult<Vec<Turn>>;
+
+    /// Closes the backend's connections; later calls fail.
+    async fn close(&self);
+}

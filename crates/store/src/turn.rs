@@ -1,0 +1,176 @@
+//! Turns: one user request inside a session, with the client's idempotency key.
+
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// Where a turn stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnStatus {
+    /// Still being served.
+    Running,
+    /// Finished normally.
+    Completed,
+    /// Failed, or was interrupted (e.g. by a server restart).
+    Failed,
+    /// Cancelled by the user.
+    Cancelled,
+}
+
+impl TurnStatus {
+    /// Every status, in declaration order.
+    pub const ALL: [Self; 4] = [
+        Self::Running,
+        Self::Completed,
+        Self::Failed,
+        Self::Cancelled,
+    ];
+
+    /// The stored (and serialised) name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl fmt::Display for TurnStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A status name that is not one of [`TurnStatus::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown turn status `{0}` (expected running, completed, failed or cancelled)")]
+pub struct UnknownTurnStatus(pub String);
+
+impl FromStr for TurnStatus {
+    type Err = UnknownTurnStatus;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|status| status.as_str() == s)
+            .ok_or_else(|| UnknownTurnStatus(s.to_owned()))
+    }
+}
+
+/// How a turn ended: the final statuses a running turn can move to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnOutcome {
+    /// Finished normally.
+    Completed,
+    /// Failed.
+    Failed,
+    /// Cancelled by the user.
+    Cancelled,
+}
+
+impl From<TurnOutcome> for TurnStatus {
+    fn from(outcome: TurnOutcome) -> Self {
+        match outcome {
+            TurnOutcome::Completed => Self::Completed,
+            TurnOutcome::Failed => Self::Failed,
+            TurnOutcome::Cancelled => Self::Cancelled,
+        }
+    }
+}
+
+/// A stored turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    /// Turn id; events of the turn carry it as `turn_id`.
+    pub id: String,
+    /// Session the turn belongs to.
+    pub session_id: String,
+    /// The client's idempotency key, unique within the session.
+    pub request_id: Option<String>,
+    /// The user's request.
+    pub input: String,
+    /// Where the turn stands.
+    pub status: TurnStatus,
+    /// Why the turn failed, if it did.
+    pub error: Option<String>,
+    /// When the turn began.
+    pub started_at: DateTime<Utc>,
+    /// When the turn ended, once it has.
+    pub ended_at: Option<DateTime<Utc>>,
+}
+
+/// What to begin a turn with. The turn starts [`TurnStatus::Running`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NewTurn {
+    /// Turn id; a UUID v7 is generated when `None`.
+    pub id: Option<String>,
+    /// Session the turn belongs to.
+    pub session_id: String,
+    /// The client's idempotency key: beginning a turn again with the same key returns the
+    /// existing turn instead of a new one.
+    pub request_id: Option<String>,
+    /// The user's request.
+    pub input: String,
+}
+
+impl NewTurn {
+    /// A turn of `session_id` serving `input`.
+    pub fn new(session_id: impl Into<String>, input: impl Into<String>) -> Self {
+        Self {
+            session_id: session_id.into(),
+            input: input.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Uses `id` instead of a generated one.
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// Sets the client's idempotency key.
+    pub fn with_request_id(mut self, request_id: impl Into<String>) -> Self {
+        self.request_id = Some(request_id.into());
+        self
+    }
+}
+
+/// The result of [`Store::begin_turn`](crate::Store::begin_turn).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnStart {
+    /// The turn: new, or the one the request id already started.
+    pub turn: Turn,
+    /// False when the request id had already started this turn (a client retry).
+    pub created: bool,
+}
+
+/// The error recorded on turns that [`Store::fail_running_turns`](crate::Store::fail_running_turns)
+/// marks failed.
+pub const INTERRUPTED_ERROR: &str = "interrupted: the process serving this turn stopped";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_names_round_trip() {
+        for status in TurnStatus::ALL {
+            assert_eq!(status.as_str().parse::<TurnStatus>(), Ok(status));
+        }
+        assert_eq!(
+            "paused".parse::<TurnStatus>(),
+            Err(UnknownTurnStatus("paused".to_owned()))
+        );
+        assert_eq!(
+            TurnStatus::from(TurnOutcome::Cancelled),
+            TurnStatus::Cancelled
+        );
+    }
+}

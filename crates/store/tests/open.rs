@@ -1,0 +1,134 @@
+//! Opening stores: the project default location, paths, `sqlite:` URLs, rejected locations,
+//! and the connection settings (WAL, synchronous=NORMAL, foreign keys, busy timeout).
+
+mod common;
+
+use common::{session, status_events};
+use keel_store::{EventRange, SqliteStore, Store, StoreError, default_db_path, open_store};
+use pretty_assertions::assert_eq;
+
+#[tokio::test]
+async fn project_default_is_dot_keel_keel_db_created_with_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open_project(dir.path()).await.unwrap();
+    let expected = dir.path().join(".keel").join("keel.db");
+    assert_eq!(default_db_path(dir.path()), expected);
+    assert_eq!(store.path(), Some(expected.as_path()));
+    assert!(expected.is_file());
+    assert_eq!(store.backend(), "sqlite");
+}
+
+#[tokio::test]
+async fn connections_use_wal_normal_sync_foreign_keys_and_a_busy_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open_project(dir.path()).await.unwrap();
+    let pragma = |name: &'static str| {
+        let pool = store.pool().clone();
+        async move {
+            let value: i64 = sqlx::query_scalar(name).fetch_one(&pool).await.unwrap();
+            value
+        }
+    };
+    let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    assert_eq!(mode, "wal");
+    assert_eq!(pragma("PRAGMA synchronous").await, 1, "NORMAL");
+    assert_eq!(pragma("PRAGMA foreign_keys").await, 1);
+    assert_eq!(pragma("PRAGMA busy_timeout").await, 5000);
+}
+
+#[tokio::test]
+async fn sqlite_urls_and_plain_paths_open_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state/db.sqlite");
+    let url = format!("sqlite://{}", path.display());
+    {
+        let store = open_store(&url).await.unwrap();
+        session(store.as_ref(), "s").await;
+        store.append_events(&status_events("s", 3)).await.unwrap();
+        store.close().await;
+    }
+    let by_path = open_store(path.to_str().unwrap()).await.unwrap();
+    assert_eq!(
+        by_path
+            .read_events("s", EventRange::all())
+            .await
+            .unwrap()
+            .len(),
+        3
+    );
+    let by_url = SqliteStore::connect(&url).await.unwrap();
+    assert_eq!(by_url.last_seq("s").await.unwrap(), 3);
+}
+
+#[tokio::test]
+async fn in_memory_store_works_and_keeps_its_data_while_open() {
+    let store = open_store("sqlite::memory:").await.unwrap();
+    session(store.as_ref(), "s").await;
+    store.append_events(&status_events("s", 20)).await.unwrap();
+    assert_eq!(store.count_events("s").await.unwrap(), 20);
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    assert_eq!(store.get_session("s").await.unwrap().id, "s");
+    // Two in-memory stores do not share data.
+    let other = SqliteStore::memory().await.unwrap();
+    assert!(other.get_session("s").await.unwrap_err().is_not_found());
+}
+
+#[tokio::test]
+async fn unsupported_or_malformed_locations_are_bad_urls() {
+    let err = open_store("postgres://localhost/keel").await.unwrap_err();
+    assert!(matches!(err, StoreError::BadUrl { .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "bad store location `postgres://localhost/keel`: unsupported scheme `postgres` \
+         (this build supports `sqlite:`)"
+    );
+    assert!(matches!(
+        open_store("  ").await.unwrap_err(),
+        StoreError::BadUrl { .. }
+    ));
+    assert!(matches!(
+        SqliteStore::connect("mysql://x").await.unwrap_err(),
+        StoreError::BadUrl { .. }
+    ));
+    let err = SqliteStore::connect("sqlite://x.db?mode=sideways")
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::BadUrl { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn an_unusable_location_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, "not a folder").unwrap();
+    let err = SqliteStore::open(blocker.join("keel.db"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::CreateDir { .. }), "{err}");
+
+    // A file that is not a database.
+    let junk = dir.path().join("junk.db");
+    std::fs::write(&junk, vec![b'x'; 4096]).unwrap();
+    let err = SqliteStore::open(&junk).await.unwrap_err();
+    assert!(
+        matches!(err, StoreError::Open { .. } | StoreError::Migration(_)),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn reopening_does_not_rerun_migrations() {
+    let dir = tempfile::tempdir().unwrap();
+    for _ in 0..3 {
+        let store = SqliteStore::open_project(dir.path()).await.unwrap();
+        let applied: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM _sqlx_migrations")
+            .fetch_one(store.pool())
+            .await
+            .unwrap();
+        assert_eq!(applied, keel_store::migrator().iter().count() as i64);
+        store.close().await;
+    }
+}
