@@ -128,6 +128,7 @@ export type Event = {
 id: string, 
 /**
  * Per-session sequence number: starts at 1, gap-free, strictly increasing. The resume key.
+ * Display-only events (`system.cli_display`, never stored) repeat the latest seq.
  */
 seq: number, 
 /**

@@ -17,6 +17,7 @@ pub struct Event {
     #[ts(type = "string")]
     pub id: Uuid,
     /// Per-session sequence number: starts at 1, gap-free, strictly increasing. The resume key.
+    /// Display-only events (`system.cli_display`, never stored) repeat the latest seq.
     pub seq: u64,
     /// When the event was stamped, RFC 3339 UTC with milliseconds.
     #[serde(serialize_with = "serialize_ts")]

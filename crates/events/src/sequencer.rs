@@ -12,6 +12,10 @@ use crate::envelope::Event;
 ///
 /// `stamp` takes `&self` and may be called from many tasks at once; every call gets the next
 /// number, so no two events share a seq and none is skipped.
+///
+/// Display-only events (`system.cli_display`) are never stored, so they do not advance the
+/// sequence: they carry the seq of the latest durable event (0 before the first). The stored
+/// stream therefore stays gap-free.
 #[derive(Debug)]
 pub struct Sequencer {
     session_id: String,
@@ -55,7 +59,12 @@ impl Sequencer {
 
     /// Builds the next event of this session around `kind`.
     pub fn stamp(&self, turn_id: Option<&str>, kind: impl Into<EventKind>) -> Event {
-        let seq = self.next.fetch_add(1, Ordering::SeqCst);
+        let kind = kind.into();
+        let seq = if kind.is_display_only() {
+            self.last_seq()
+        } else {
+            self.next.fetch_add(1, Ordering::SeqCst)
+        };
         Event {
             id: Uuid::now_v7(),
             seq,
@@ -63,7 +72,7 @@ impl Sequencer {
             session_id: self.session_id.clone(),
             turn_id: turn_id.map(str::to_owned),
             project_id: self.project_id.clone(),
-            kind: kind.into(),
+            kind,
         }
     }
 }
