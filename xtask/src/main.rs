@@ -4,8 +4,10 @@
 //! - `cargo xtask codegen --check` fails, listing what differs, when the committed files are out
 //!   of date.
 //! - `cargo xtask ci` runs every check CI runs.
+//! - `cargo xtask bench-repomap DIR…` measures the repo map against Aider's.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod bench_repomap;
 mod ci;
 mod codegen;
 
@@ -16,6 +18,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("codegen") => codegen::run(&args[1..]),
         Some("ci") => ci::run(&args[1..]),
+        Some("bench-repomap") => bench_repomap::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some(other) => Err(anyhow::anyhow!("unknown task `{other}`\n\n{USAGE}")),
         None => Err(anyhow::anyhow!("{USAGE}")),
     };
@@ -32,4 +35,6 @@ const USAGE: &str = "usage: cargo xtask <task>
 
 tasks:
   codegen [--check]        write (or check) schemas/ from the event contract
-  ci                       every check CI runs: fmt, clippy, tests, codegen --check, tsc, ajv";
+  ci                       every check CI runs: fmt, clippy, tests, codegen --check, tsc, ajv
+  bench-repomap DIR...     repo map cold/warm/update timings and peak memory, against Aider
+                           when KEEL_BENCH_AIDER points at an aider executable";

@@ -1,0 +1,272 @@
+//! Extracting definitions and references from one file with the language's tags query.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, Parser, QueryCursor};
+
+use crate::error::RepoMapError;
+use crate::language::Language;
+use crate::signature::{doc_from_comments, docstring_first_line, signature_text};
+use crate::symbol::{FileTags, Symbol, SymbolKind};
+
+thread_local! {
+    static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+}
+
+/// A definition before nesting is worked out.
+struct RawDef {
+    kind: SymbolKind,
+    name: String,
+    signature: String,
+    doc: Option<String>,
+    start_byte: usize,
+    end_byte: usize,
+    start_line: u32,
+    end_line: u32,
+}
+
+/// Parses `source` as `language` and returns its definitions and references.
+pub fn extract(language: Language, source: &[u8]) -> Result<FileTags, RepoMapError> {
+    let query = language.tags_query()?;
+    let tree = PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        parser
+            .set_language(&language.grammar())
+            .map_err(|e| RepoMapError::Grammar {
+                language: language.name(),
+                message: e.to_string(),
+            })?;
+        Ok::<_, RepoMapError>(parser.parse(source, None))
+    })?;
+    let Some(tree) = tree else {
+        return Ok(FileTags {
+            language,
+            symbols: Vec::new(),
+            references: Vec::new(),
+        });
+    };
+
+    let capture_names = query.capture_names();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, tree.root_node(), source);
+    let mut defs: Vec<RawDef> = Vec::new();
+    let mut seen: HashMap<(usize, String), usize> = HashMap::new();
+    let mut references: HashMap<&str, u32> = HashMap::new();
+
+    while let Some(m) = matches.next() {
+        let mut name_node = None;
+        let mut tag: Option<(Node, &str, bool)> = None;
+        for capture in m.captures {
+            let capture_name = capture_names
+                .get(capture.index as usize)
+                .copied()
+                .unwrap_or("");
+            if capture_name == "name" {
+                name_node = Some(capture.node);
+            } else if let Some(kind) = capture_name.strip_prefix("definition.") {
+                tag = Some((capture.node, kind, true));
+            } else if let Some(kind) = capture_name.strip_prefix("reference.") {
+                tag = Some((capture.node, kind, false));
+            }
+        }
+        let (Some(name_node), Some((node, tag_kind, is_definition))) = (name_node, tag) else {
+            continue;
+        };
+        let Ok(name) = name_node.utf8_text(source) else {
+            continue;
+        };
+        if name.is_empty() {
+            continue;
+        }
+        if !is_definition {
+            *references.entry(name).or_insert(0) += 1;
+            continue;
+        }
+        let Some(kind) = definition_kind(tag_kind, node) else {
+            // A type used, not defined (`struct foo *p;`): count it as a reference.
+            *references.entry(name).or_insert(0) += 1;
+            continue;
+        };
+        let range = range_node(node);
+        let key = (range.start_byte(), name.to_owned());
+        if let Some(&index) = seen.get(&key) {
+            // Two patterns matched one definition: keep the more specific kind.
+            if kind == SymbolKind::Method
+                && let Some(existing) = defs.get_mut(index)
+            {
+                existing.kind = SymbolKind::Method;
+            }
+            continue;
+        }
+        let doc = if language == Language::Python {
+            docstring_first_line(node, source).or_else(|| doc_from_comments(range, source))
+        } else {
+            doc_from_comments(range, source)
+        };
+        let start = range.start_position();
+        let end = range.end_position();
+        let end_row = if end.column == 0 && end.row > start.row {
+            end.row - 1
+        } else {
+            end.row
+        };
+        seen.insert(key, defs.len());
+        defs.push(RawDef {
+            kind,
+            name: name.to_owned(),
+            signature: signature_text(range, node, name, source),
+            doc,
+            start_byte: range.start_byte(),
+            end_byte: range.end_byte(),
+            start_line: u32::try_from(start.row + 1).unwrap_or(u32::MAX),
+            end_line: u32::try_from(end_row + 1).unwrap_or(u32::MAX),
+        });
+    }
+
+    let symbols = nest(language, defs);
+    let mut references: Vec<(String, u32)> = references
+        .into_iter()
+        .map(|(name, count)| (name.to_owned(), count))
+        .collect();
+    references.sort_unstable();
+    Ok(FileTags {
+        language,
+        symbols,
+        references,
+    })
+}
+
+/// The symbol kind for a `@definition.<tag>` capture on `node`, or `None` when the node is a
+/// use rather than a definition (a C struct named without a body).
+fn definition_kind(tag: &str, node: Node) -> Option<SymbolKind> {
+    let node_kind = node.kind();
+    if matches!(
+        node_kind,
+        "struct_specifier" | "enum_specifier" | "class_specifier" | "union_specifier"
+    ) && node.child_by_field_name("body").is_none()
+    {
+        return None;
+    }
+    Some(match tag {
+        "function" => SymbolKind::Function,
+        "method" => SymbolKind::Method,
+        "interface" => match node_kind {
+            "trait_item" => SymbolKind::Trait,
+            _ => SymbolKind::Interface,
+        },
+        "module" => SymbolKind::Module,
+        "macro" => SymbolKind::Macro,
+        "constant" => SymbolKind::Constant,
+        "enum" => SymbolKind::Enum,
+        "impl" => SymbolKind::Impl,
+        "type" => match node_kind {
+            "enum_specifier" => SymbolKind::Enum,
+            "type_spec" => match node.child_by_field_name("type").map(|t| t.kind()) {
+                Some("struct_type") => SymbolKind::Struct,
+                Some("interface_type") => SymbolKind::Interface,
+                _ => SymbolKind::Type,
+            },
+            _ => SymbolKind::Type,
+        },
+        _ => match node_kind {
+            "struct_item" | "struct_specifier" => SymbolKind::Struct,
+            "enum_item" => SymbolKind::Enum,
+            "type_item" => SymbolKind::Type,
+            _ => SymbolKind::Class,
+        },
+    })
+}
+
+/// The node whose lines a definition spans: the whole C function for its declarator, the
+/// whole `const f = () => …` statement for its declarator, the `export` around a declaration.
+fn range_node(node: Node) -> Node {
+    let mut range = node;
+    match node.kind() {
+        "function_declarator" => {
+            while let Some(parent) = range.parent() {
+                match parent.kind() {
+                    "pointer_declarator" | "reference_declarator" | "function_declarator" => {
+                        range = parent;
+                    }
+                    "function_definition" | "declaration" | "field_declaration" => {
+                        range = parent;
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+            if let Some(parent) = range.parent()
+                && parent.kind() == "template_declaration"
+            {
+                range = parent;
+            }
+        }
+        "variable_declarator" => {
+            if let Some(parent) = range.parent()
+                && matches!(
+                    parent.kind(),
+                    "lexical_declaration" | "variable_declaration"
+                )
+                && parent.named_child_count() == 1
+            {
+                range = parent;
+            }
+        }
+        "type_spec" => {
+            if let Some(parent) = range.parent()
+                && parent.kind() == "type_declaration"
+                && parent.named_child_count() == 1
+            {
+                range = parent;
+            }
+        }
+        _ => {}
+    }
+    if let Some(parent) = range.parent()
+        && parent.kind() == "export_statement"
+    {
+        range = parent;
+    }
+    range
+}
+
+/// Sorts definitions, works out how deeply each is nested, and turns functions directly
+/// inside classes, impls, traits and interfaces into methods.
+fn nest(language: Language, mut defs: Vec<RawDef>) -> Vec<Symbol> {
+    defs.sort_by(|a, b| {
+        a.start_byte
+            .cmp(&b.start_byte)
+            .then(b.end_byte.cmp(&a.end_byte))
+    });
+    let mut stack: Vec<(usize, SymbolKind)> = Vec::new();
+    let mut symbols = Vec::with_capacity(defs.len());
+    for def in defs {
+        while stack.last().is_some_and(|&(end, _)| end <= def.start_byte) {
+            stack.pop();
+        }
+        let container = stack.last().map(|&(_, kind)| kind);
+        let mut kind = def.kind;
+        let in_type = container.is_some_and(SymbolKind::holds_methods);
+        if kind == SymbolKind::Function && in_type {
+            kind = SymbolKind::Method;
+        } else if kind == SymbolKind::Method && language == Language::Rust && !in_type {
+            // The bundled Rust query calls every function in a `{ … }` list a method,
+            // including those in inline modules.
+            kind = SymbolKind::Function;
+        }
+        let depth = u8::try_from(stack.len()).unwrap_or(u8::MAX);
+        stack.push((def.end_byte, kind));
+        symbols.push(Symbol {
+            kind,
+            name: def.name,
+            signature: def.signature,
+            start_line: def.start_line,
+            end_line: def.end_line,
+            doc: def.doc,
+            depth,
+        });
+    }
+    symbols
+}

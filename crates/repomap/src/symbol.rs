@@ -1,0 +1,105 @@
+//! Definitions found in a file, and the identifiers it references.
+
+use serde::{Deserialize, Serialize};
+
+use crate::language::Language;
+
+/// What kind of thing a definition is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SymbolKind {
+    /// A free function.
+    Function,
+    /// A function inside a class, impl, trait or interface.
+    Method,
+    /// A class (or a C union).
+    Class,
+    /// A struct.
+    Struct,
+    /// An enum.
+    Enum,
+    /// An interface.
+    Interface,
+    /// A Rust trait.
+    Trait,
+    /// A Rust `impl` block (shown for context; it defines no name of its own).
+    Impl,
+    /// A type alias or other type definition.
+    Type,
+    /// A module or namespace.
+    Module,
+    /// A macro.
+    Macro,
+    /// A constant or static.
+    Constant,
+}
+
+impl SymbolKind {
+    /// Lower-case name (`function`, `struct`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SymbolKind::Function => "function",
+            SymbolKind::Method => "method",
+            SymbolKind::Class => "class",
+            SymbolKind::Struct => "struct",
+            SymbolKind::Enum => "enum",
+            SymbolKind::Interface => "interface",
+            SymbolKind::Trait => "trait",
+            SymbolKind::Impl => "impl",
+            SymbolKind::Type => "type",
+            SymbolKind::Module => "module",
+            SymbolKind::Macro => "macro",
+            SymbolKind::Constant => "constant",
+        }
+    }
+
+    /// Whether functions directly inside it are methods.
+    pub fn holds_methods(self) -> bool {
+        matches!(
+            self,
+            SymbolKind::Class
+                | SymbolKind::Struct
+                | SymbolKind::Enum
+                | SymbolKind::Interface
+                | SymbolKind::Trait
+                | SymbolKind::Impl
+        )
+    }
+
+    /// Whether the definition introduces a name other files can reference.
+    pub fn defines_name(self) -> bool {
+        !matches!(self, SymbolKind::Impl)
+    }
+}
+
+/// One definition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Symbol {
+    /// What it is.
+    pub kind: SymbolKind,
+    /// Its name.
+    pub name: String,
+    /// The declaration up to its body, on one line (`fn f(a: u32) -> bool`).
+    pub signature: String,
+    /// First line (1-based).
+    pub start_line: u32,
+    /// Last line (1-based, inclusive).
+    pub end_line: u32,
+    /// First line of its doc comment or docstring. (Always serialised: the cache's format is
+    /// not self-describing.)
+    #[serde(default)]
+    pub doc: Option<String>,
+    /// How many definitions enclose it (0 for top level).
+    pub depth: u8,
+}
+
+/// Everything the map knows about one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileTags {
+    /// The file's language.
+    pub language: Language,
+    /// Definitions, in source order.
+    pub symbols: Vec<Symbol>,
+    /// Identifiers the file references, with how often, sorted by name.
+    pub references: Vec<(String, u32)>,
+}

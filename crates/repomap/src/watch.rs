@@ -1,0 +1,109 @@
+//! Keeping a map current from file-system events: a debounced watcher on the root whose
+//! batches of changed paths are applied with [`RepoMap::update_paths`].
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use notify::RecursiveMode;
+use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
+
+use crate::error::RepoMapError;
+use crate::map::{RepoMap, warm_up};
+use crate::stats::BuildStats;
+
+/// A running watcher; dropping it stops watching.
+pub struct RepoWatcher {
+    debouncer: Option<Debouncer<notify::RecommendedWatcher, RecommendedCache>>,
+    worker: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for RepoWatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RepoWatcher").finish_non_exhaustive()
+    }
+}
+
+fn is_internal(path: &std::path::Path, root: &std::path::Path) -> bool {
+    path.strip_prefix(root)
+        .ok()
+        .and_then(|rel| rel.components().next())
+        .is_some_and(|first| {
+            let first = first.as_os_str();
+            first == ".keel" || first == ".git"
+        })
+}
+
+impl RepoWatcher {
+    /// Watches the map's root. After each debounced batch of events (quiet for `debounce`),
+    /// the changed paths are updated in the map, the cache is saved, and `on_update` is
+    /// called with the update's figures.
+    pub fn start(
+        map: Arc<Mutex<RepoMap>>,
+        debounce: Duration,
+        mut on_update: impl FnMut(&BuildStats) + Send + 'static,
+    ) -> Result<Self, RepoMapError> {
+        let root = map.lock().map_or_else(
+            |poisoned| poisoned.into_inner().root().to_path_buf(),
+            |m| m.root().to_path_buf(),
+        );
+        let (sender, receiver) = mpsc::channel::<DebounceEventResult>();
+        let mut debouncer = new_debouncer(debounce, None, sender)?;
+        debouncer.watch(&root, RecursiveMode::Recursive)?;
+        let worker_root = root.clone();
+        let worker = std::thread::Builder::new()
+            .name("keel-repomap-watch".into())
+            .spawn(move || {
+                let languages = match map.lock() {
+                    Ok(map) => map.languages(),
+                    Err(poisoned) => poisoned.into_inner().languages(),
+                };
+                warm_up(&languages);
+                while let Ok(result) = receiver.recv() {
+                    let Ok(events) = result else {
+                        continue;
+                    };
+                    let mut paths: Vec<PathBuf> = events
+                        .into_iter()
+                        .flat_map(|event| event.event.paths)
+                        .filter(|path| !is_internal(path, &worker_root))
+                        .collect();
+                    paths.sort();
+                    paths.dedup();
+                    if paths.is_empty() {
+                        continue;
+                    }
+                    let mut map = match map.lock() {
+                        Ok(map) => map,
+                        Err(poisoned) => poisoned.into_inner(),
+                    };
+                    if let Ok(stats) = map.update_paths(&paths) {
+                        if stats.parsed > 0 || stats.removed > 0 {
+                            // A failed save only costs a re-parse next time.
+                            let _ = map.save();
+                        }
+                        drop(map);
+                        on_update(&stats);
+                    }
+                }
+            })
+            .map_err(|source| RepoMapError::Io { path: root, source })?;
+        Ok(RepoWatcher {
+            debouncer: Some(debouncer),
+            worker: Some(worker),
+        })
+    }
+}
+
+impl Drop for RepoWatcher {
+    fn drop(&mut self) {
+        if let Some(debouncer) = self.debouncer.take() {
+            debouncer.stop();
+        }
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
+    }
+}

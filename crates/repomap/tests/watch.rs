@@ -1,0 +1,55 @@
+//! The watcher: an edited file shows up in the map within a bounded time.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use keel_repomap::{MapOptions, MapRequest, RepoMap, RepoWatcher};
+
+#[test]
+fn an_edit_updates_the_map_within_a_bounded_time() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    let lib = dir.path().join("src/lib.rs");
+    std::fs::write(&lib, "pub fn original() {}\n").unwrap();
+    std::fs::write(dir.path().join("src/other.rs"), "pub fn other() {}\n").unwrap();
+
+    let mut map = RepoMap::open(dir.path(), MapOptions::default()).unwrap();
+    map.refresh().unwrap();
+    let map = Arc::new(Mutex::new(map));
+    let (sender, receiver) = mpsc::channel();
+    let _watcher = RepoWatcher::start(map.clone(), Duration::from_millis(100), move |stats| {
+        let _ = sender.send(stats.clone());
+    })
+    .unwrap();
+
+    // Give the OS watch a moment to be registered.
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    std::fs::write(&lib, "pub fn original() {}\npub fn appeared() {}\n").unwrap();
+    let bound = Duration::from_secs(10);
+    let mut parsed = 0;
+    while started.elapsed() < bound {
+        if let Ok(stats) = receiver.recv_timeout(Duration::from_millis(100)) {
+            parsed += stats.parsed;
+            let text = map.lock().unwrap().render(&MapRequest::default()).text;
+            if text.contains("appeared") {
+                break;
+            }
+        }
+    }
+    let elapsed = started.elapsed();
+    let guard = map.lock().unwrap();
+    let names: Vec<&str> = guard
+        .file("src/lib.rs")
+        .unwrap()
+        .symbols
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(names, ["original", "appeared"], "after {elapsed:?}");
+    // Only the edited file was parsed.
+    assert_eq!(parsed, 1);
+    assert!(elapsed < bound);
+}
