@@ -1,0 +1,795 @@
+//! The message builder: turns instructions, memory, the repo map, focused files and the
+//! conversation into provider-agnostic messages that fit the model's window.
+//!
+//! Layout: one system message (instructions, project memory, summary of earlier turns,
+//! repository map, focused files — see [`crate::prompt`]), then the history. Tool results of the
+//! latest round are sent complete (their first return to the model); older ones, and the
+//! arguments of older file-writing calls, in their de-duplicated history form
+//! ([`crate::dedup`]). When the prompt is over budget the steps of [`crate::budget`] apply.
+
+use std::collections::HashMap;
+
+use keel_events::{RunContextCompress, RunContextWindow};
+
+use crate::budget::{Budget, FitStep};
+use crate::conversation::{Conversation, Message, NOT_RUN_RESULT, ToolMessage, turn_ranges};
+use crate::dedup::{HISTORY_CAP_CHARS, Retention, cap, history_arguments, history_content};
+use crate::eviction::EvictionLimits;
+use crate::focused_files::FocusedFiles;
+use crate::memory::Memory;
+use crate::message::{ChatMessage, ToolCallRequest};
+use crate::model_window::ModelWindows;
+use crate::prompt::{
+    FOCUSED_HEADING, MEMORY_HEADING, REPO_MAP_HEADING, SECTION_SEPARATOR, SUMMARY_HEADING,
+    focused_file_block, focused_file_stub, join_sections, section,
+};
+use crate::summarizer::{Summarizer, SummaryRequest};
+use crate::tokens::{TOKENS_PER_MESSAGE, TOKENS_REPLY_PRIMING, TokenCounter};
+
+/// Everything besides the conversation that goes into the prompt.
+#[derive(Debug, Clone, Copy)]
+pub struct PromptSources<'a> {
+    /// The agent's instructions (start of the system prompt).
+    pub instructions: &'a str,
+    /// Project memory, shown as background.
+    pub memory: Option<&'a Memory>,
+    /// The repository map, already rendered to its own token budget.
+    pub repo_map: Option<&'a str>,
+    /// The focused files.
+    pub focused: &'a FocusedFiles,
+}
+
+/// Tuning for summaries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BuildOptions {
+    /// Longest summary asked for, in tokens (longer answers are cut).
+    pub summary_max_tokens: usize,
+    /// After summarising, the share of the message limit the prompt should be down to, so that
+    /// the next requests do not summarise again at once (0.5).
+    pub summarize_to: f64,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        Self {
+            summary_max_tokens: 1_000,
+            summarize_to: 0.5,
+        }
+    }
+}
+
+/// A built prompt and how it was made to fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuiltPrompt {
+    /// The messages: system first, then history.
+    pub messages: Vec<ChatMessage>,
+    /// Exact tokens of the messages (framing included, tool definitions not).
+    pub tokens: usize,
+    /// Most tokens the messages were allowed ([`Budget::message_limit`]).
+    pub limit: usize,
+    /// Whether `tokens <= limit`.
+    pub fits: bool,
+    /// What was done to fit, in order.
+    pub steps: Vec<FitStep>,
+    /// The `run.context.window` payload: tokens used (messages plus tool definitions) and the
+    /// model's window.
+    pub window: RunContextWindow,
+    /// The `run.context.compress` payload, when older turns were summarised.
+    pub compression: Option<RunContextCompress>,
+}
+
+/// Builds prompts for one model: its tokenizer and budget.
+#[derive(Debug, Clone, Copy)]
+pub struct PromptBuilder {
+    counter: TokenCounter,
+    budget: Budget,
+    options: BuildOptions,
+}
+
+impl PromptBuilder {
+    /// A builder for `model`: its encoding and its window from the built-in table.
+    pub fn for_model(model: &str) -> Self {
+        Self::for_model_with(model, &ModelWindows::new())
+    }
+
+    /// A builder for `model`, its window looked up in `windows`.
+    pub fn for_model_with(model: &str, windows: &ModelWindows) -> Self {
+        Self::new(
+            TokenCounter::for_model(model),
+            Budget::for_model(model, windows),
+        )
+    }
+
+    /// A builder counting with `counter` under `budget`.
+    pub fn new(counter: TokenCounter, budget: Budget) -> Self {
+        Self {
+            counter,
+            budget,
+            options: BuildOptions::default(),
+        }
+    }
+
+    /// The same builder with other summary options.
+    pub fn with_options(mut self, options: BuildOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The same builder with another budget (e.g. once the tool definitions are known).
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// The token counter.
+    pub fn counter(&self) -> TokenCounter {
+        self.counter
+    }
+
+    /// The budget.
+    pub fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// Everything, with no fitting: system prompt and the whole history.
+    pub fn render(
+        &self,
+        sources: PromptSources<'_>,
+        conversation: &Conversation,
+    ) -> Vec<ChatMessage> {
+        Draft::new(self.counter, sources, conversation).assemble()
+    }
+
+    /// The prompt within budget, without summarising (steps 2–7 of [`crate::budget`]).
+    pub fn build_without_summary(
+        &self,
+        sources: PromptSources<'_>,
+        conversation: &Conversation,
+    ) -> BuiltPrompt {
+        let draft = Draft::new(self.counter, sources, conversation);
+        self.fit(draft, Vec::new(), None)
+    }
+
+    /// The prompt within budget. When it is over, the oldest turns before the current one are
+    /// first summarised with `summarizer` — which replaces them in `conversation` — and then
+    /// the other steps of [`crate::budget`] apply to this request. A summarizer failure is
+    /// recorded as a [`FitStep::SummaryFailed`] and the build goes on without a summary.
+    pub async fn build(
+        &self,
+        sources: PromptSources<'_>,
+        conversation: &mut Conversation,
+        summarizer: &dyn Summarizer,
+    ) -> BuiltPrompt {
+        let limit = self.budget.message_limit();
+        let mut steps = Vec::new();
+        let plan = {
+            let draft = Draft::new(self.counter, sources, conversation);
+            if draft.estimate() > limit {
+                draft.summary_plan(limit, &self.options)
+            } else {
+                None
+            }
+        };
+        let mut compression = None;
+        if let Some(plan) = plan {
+            let request = SummaryRequest {
+                previous_summary: conversation.summary().map(str::to_owned),
+                messages: plan.messages,
+                max_tokens: self.options.summary_max_tokens,
+            };
+            match summarizer.summarize(&request).await {
+                Ok(summary) if !summary.trim().is_empty() => {
+                    let summary = self.clip_tokens(summary.trim(), self.options.summary_max_tokens);
+                    match conversation.replace_prefix_with_summary(plan.cut, summary) {
+                        Ok(()) => {
+                            let after = Draft::new(self.counter, sources, conversation);
+                            compression = Some(RunContextCompress {
+                                original_tokens: plan.history_tokens as u64,
+                                compressed_tokens: after.history_tokens() as u64,
+                                summary: conversation.summary().unwrap_or("").to_owned(),
+                            });
+                            steps.push(FitStep::Summarized { messages: plan.cut });
+                        }
+                        Err(error) => steps.push(FitStep::SummaryFailed {
+                            error: error.to_string(),
+                        }),
+                    }
+                }
+                Ok(_) => steps.push(FitStep::SummaryFailed {
+                    error: "the summarizer returned an empty summary".to_owned(),
+                }),
+                Err(error) => steps.push(FitStep::SummaryFailed {
+                    error: error.to_string(),
+                }),
+            }
+        }
+        let draft = Draft::new(self.counter, sources, conversation);
+        self.fit(draft, steps, compression)
+    }
+
+    /// Drops the oldest messages of `conversation` until `limits` hold, costing each message as
+    /// history would show it with `focused`. Returns how many were dropped.
+    pub fn evict(
+        &self,
+        conversation: &mut Conversation,
+        focused: &FocusedFiles,
+        limits: &EvictionLimits,
+    ) -> usize {
+        let costs: Vec<usize> = render_history(conversation.messages(), focused)
+            .iter()
+            .map(|item| self.counter.count_message(&item.message))
+            .collect();
+        conversation.evict_with_costs(limits, &costs)
+    }
+
+    fn fit(
+        &self,
+        mut draft: Draft<'_>,
+        mut steps: Vec<FitStep>,
+        compression: Option<RunContextCompress>,
+    ) -> BuiltPrompt {
+        let limit = self.budget.message_limit();
+        let mut slack = 0usize;
+        loop {
+            let mut exhausted = false;
+            while draft.estimate().saturating_add(slack) > limit {
+                match draft.next_step() {
+                    Some(step) => steps.push(step),
+                    None => {
+                        exhausted = true;
+                        break;
+                    }
+                }
+            }
+            let messages = draft.assemble();
+            let tokens = self.counter.count_messages(&messages);
+            if tokens <= limit || exhausted {
+                let fits = tokens <= limit;
+                return BuiltPrompt {
+                    messages,
+                    tokens,
+                    limit,
+                    fits,
+                    steps,
+                    window: RunContextWindow {
+                        tokens_used: (tokens as u64).saturating_add(self.budget.extra_tokens),
+                        limit: self.budget.window,
+                    },
+                    compression,
+                };
+            }
+            // Sections joined into one text can tokenize differently from their sum: take the
+            // difference as slack and keep going.
+            slack = slack.saturating_add(tokens.saturating_sub(draft.estimate()).max(1));
+        }
+    }
+
+    /// `text` cut to about `max_tokens`.
+    fn clip_tokens(&self, text: &str, max_tokens: usize) -> String {
+        let mut text = text.to_owned();
+        for _ in 0..4 {
+            let tokens = self.counter.count(&text);
+            if tokens <= max_tokens {
+                break;
+            }
+            let chars = text.chars().count();
+            let keep = chars * max_tokens / tokens.max(1) * 9 / 10;
+            text = text.chars().take(keep).collect::<String>() + "…";
+        }
+        text
+    }
+}
+
+/// A part of the system prompt with its token count.
+#[derive(Debug, Clone)]
+struct Part {
+    text: String,
+    tokens: usize,
+}
+
+impl Part {
+    fn new(counter: TokenCounter, text: String) -> Self {
+        let tokens = counter.count(&text);
+        Self { text, tokens }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct FocusPart {
+    path: String,
+    editing: bool,
+    part: Part,
+}
+
+/// One history message as it will be sent.
+#[derive(Debug, Clone)]
+struct HistoryItem {
+    message: ChatMessage,
+    tokens: usize,
+    /// Index in the conversation (`None`: a placeholder result for an unanswered call).
+    source: Option<usize>,
+    /// Files whose focus changes how this message renders.
+    paths: Vec<String>,
+    /// A tool result of the latest round (sent complete).
+    first_return: bool,
+    /// Already capped by a fitting step.
+    capped: bool,
+    kept: bool,
+}
+
+struct SummaryPlan {
+    /// Messages to replace (a prefix of the conversation).
+    cut: usize,
+    /// The messages as history shows them.
+    messages: Vec<ChatMessage>,
+    /// Tokens of the summary and history before.
+    history_tokens: usize,
+}
+
+/// A prompt being fitted: every part with its tokens, and what is still included.
+struct Draft<'a> {
+    counter: TokenCounter,
+    source_messages: &'a [Message],
+    visible: FocusedFiles,
+    instructions: Part,
+    memory: Option<Part>,
+    summary: Option<Part>,
+    repo_map: Option<Part>,
+    focused_heading: Part,
+    focused: Vec<FocusPart>,
+    history: Vec<HistoryItem>,
+    /// Index ranges (into `history`) of whole turns before the current one.
+    previous_turns: Vec<std::ops::Range<usize>>,
+    /// Index ranges of earlier rounds of the current turn.
+    rounds: Vec<std::ops::Range<usize>>,
+}
+
+impl<'a> Draft<'a> {
+    fn new(
+        counter: TokenCounter,
+        sources: PromptSources<'_>,
+        conversation: &'a Conversation,
+    ) -> Self {
+        let messages = conversation.messages();
+        let mut history = render_history(messages, sources.focused);
+        for item in &mut history {
+            item.tokens = counter.count_message(&item.message);
+        }
+        let (previous_turns, rounds) = droppable_ranges(messages, history.len());
+        let nonempty = |text: &str| !text.trim().is_empty();
+        Self {
+            counter,
+            source_messages: messages,
+            visible: sources.focused.clone(),
+            instructions: Part::new(counter, sources.instructions.trim_end().to_owned()),
+            memory: sources
+                .memory
+                .and_then(Memory::render)
+                .map(|body| Part::new(counter, section(MEMORY_HEADING, &body))),
+            summary: conversation
+                .summary()
+                .filter(|s| nonempty(s))
+                .map(|s| Part::new(counter, section(SUMMARY_HEADING, s))),
+            repo_map: sources
+                .repo_map
+                .filter(|m| nonempty(m))
+                .map(|m| Part::new(counter, section(REPO_MAP_HEADING, m))),
+            focused_heading: Part::new(counter, FOCUSED_HEADING.to_owned()),
+            focused: {
+                let shown = shown_in_latest_round(messages, sources.focused);
+                sources
+                    .focused
+                    .iter()
+                    .map(|file| {
+                        let shown = shown.get(file.path()).copied();
+                        FocusPart {
+                            path: file.path().to_owned(),
+                            editing: file.editing(),
+                            part: Part::new(
+                                counter,
+                                match shown {
+                                    Some(place) => focused_file_stub(file, place),
+                                    None => focused_file_block(file),
+                                },
+                            ),
+                        }
+                    })
+                    .collect()
+            },
+            history,
+            previous_turns,
+            rounds,
+        }
+    }
+
+    fn system_parts(&self) -> Vec<&Part> {
+        let mut parts = vec![&self.instructions];
+        parts.extend(self.memory.iter());
+        parts.extend(self.summary.iter());
+        parts.extend(self.repo_map.iter());
+        if !self.focused.is_empty() {
+            parts.push(&self.focused_heading);
+            parts.extend(self.focused.iter().map(|f| &f.part));
+        }
+        parts.retain(|p| !p.text.is_empty());
+        parts
+    }
+
+    fn system_tokens(&self) -> usize {
+        let parts = self.system_parts();
+        if parts.is_empty() {
+            return 0;
+        }
+        let separator = self.counter.count(SECTION_SEPARATOR);
+        TOKENS_PER_MESSAGE
+            + parts.iter().map(|p| p.tokens).sum::<usize>()
+            + separator * (parts.len() - 1)
+    }
+
+    fn history_tokens(&self) -> usize {
+        self.history
+            .iter()
+            .filter(|item| item.kept)
+            .map(|item| item.tokens)
+            .sum::<usize>()
+            + self.summary.as_ref().map_or(0, |s| s.tokens)
+    }
+
+    fn estimate(&self) -> usize {
+        TOKENS_REPLY_PRIMING
+            + self.system_tokens()
+            + self
+                .history
+                .iter()
+                .filter(|item| item.kept)
+                .map(|item| item.tokens)
+                .sum::<usize>()
+    }
+
+    fn assemble(&self) -> Vec<ChatMessage> {
+        let system = join_sections(self.system_parts().iter().map(|p| p.text.as_str()));
+        let mut messages = Vec::with_capacity(self.history.len() + 1);
+        if !system.is_empty() {
+            messages.push(ChatMessage::system(system));
+        }
+        messages.extend(
+            self.history
+                .iter()
+                .filter(|item| item.kept)
+                .map(|item| item.message.clone()),
+        );
+        messages
+    }
+
+    /// Which oldest whole turns to summarise, if any turn precedes the current one.
+    fn summary_plan(&self, limit: usize, options: &BuildOptions) -> Option<SummaryPlan> {
+        if self.previous_turns.is_empty() {
+            return None;
+        }
+        let target = (limit as f64 * options.summarize_to.clamp(0.0, 1.0)) as usize;
+        let estimate = self.estimate();
+        let old_summary = self.summary.as_ref().map_or(0, |s| s.tokens);
+        let mut removed = old_summary;
+        let mut chosen = self.previous_turns.len();
+        for (k, turn) in self.previous_turns.iter().enumerate() {
+            removed += self.history[turn.clone()]
+                .iter()
+                .map(|i| i.tokens)
+                .sum::<usize>();
+            if estimate.saturating_sub(removed) + options.summary_max_tokens <= target {
+                chosen = k + 1;
+                break;
+            }
+        }
+        let end = self.previous_turns[chosen - 1].end;
+        let cut = self.history[..end]
+            .iter()
+            .filter_map(|item| item.source)
+            .max()
+            .map_or(0, |i| i + 1);
+        Some(SummaryPlan {
+            cut,
+            messages: self.history[..end]
+                .iter()
+                .map(|i| i.message.clone())
+                .collect(),
+            history_tokens: self.history_tokens(),
+        })
+    }
+
+    /// Applies the next fitting step (see [`crate::budget`]), or `None` when none is left.
+    fn next_step(&mut self) -> Option<FitStep> {
+        if let Some(turn) = self.take_range(true) {
+            return Some(FitStep::DroppedTurn { messages: turn });
+        }
+        if let Some(round) = self.take_range(false) {
+            return Some(FitStep::DroppedRound { messages: round });
+        }
+        let next_file =
+            self.focused
+                .iter()
+                .position(|f| !f.editing)
+                .or(if self.focused.is_empty() {
+                    None
+                } else {
+                    Some(0)
+                });
+        if let Some(index) = next_file {
+            let file = self.focused.remove(index);
+            self.visible.remove(&file.path);
+            self.rerender(&file.path);
+            return Some(FitStep::DroppedFocusedFile {
+                path: file.path,
+                editing: file.editing,
+            });
+        }
+        if self.repo_map.take().is_some() {
+            return Some(FitStep::DroppedRepoMap);
+        }
+        if let Some(step) = self.cap_largest_first_return() {
+            return Some(step);
+        }
+        if self.memory.take().is_some() {
+            return Some(FitStep::DroppedMemory);
+        }
+        if self.summary.take().is_some() {
+            return Some(FitStep::DroppedSummary);
+        }
+        None
+    }
+
+    fn take_range(&mut self, turns: bool) -> Option<usize> {
+        let ranges = if turns {
+            &mut self.previous_turns
+        } else {
+            &mut self.rounds
+        };
+        if ranges.is_empty() {
+            return None;
+        }
+        let range = ranges.remove(0);
+        let count = range.len();
+        for item in &mut self.history[range] {
+            item.kept = false;
+        }
+        Some(count)
+    }
+
+    /// Renders again the history messages that depend on whether `path` is focused.
+    fn rerender(&mut self, path: &str) {
+        let affected: Vec<usize> = self
+            .history
+            .iter()
+            .enumerate()
+            .filter(|(_, item)| !item.first_return && item.paths.iter().any(|p| p == path))
+            .map(|(i, _)| i)
+            .collect();
+        for index in affected {
+            let Some(source) = self.history[index].source else {
+                continue;
+            };
+            let first_return = first_return_start(self.source_messages);
+            let message = render_one(self.source_messages, source, &self.visible, first_return);
+            self.history[index].tokens = self.counter.count_message(&message);
+            self.history[index].message = message;
+        }
+    }
+
+    fn cap_largest_first_return(&mut self) -> Option<FitStep> {
+        let (index, chars) = self
+            .history
+            .iter()
+            .enumerate()
+            .filter(|(_, item)| item.kept && item.first_return && !item.capped)
+            .map(|(i, item)| (i, item.message.content.chars().count()))
+            .filter(|(_, chars)| *chars > HISTORY_CAP_CHARS)
+            .max_by_key(|(_, chars)| *chars)?;
+        let item = &mut self.history[index];
+        item.message.content = cap(&item.message.content, HISTORY_CAP_CHARS).into_owned();
+        item.capped = true;
+        item.tokens = self.counter.count_message(&item.message);
+        // Focused files (including any pointing at this result) are already gone: capping comes
+        // after dropping them, so no pointer is left dangling.
+        Some(FitStep::CappedToolResult {
+            tool_call_id: item.message.tool_call_id.clone().unwrap_or_default(),
+            chars,
+        })
+    }
+}
+
+/// Where the latest round's results start: after the last non-tool message when it is an
+/// assistant message that called tools; otherwise there is no latest round.
+fn first_return_start(messages: &[Message]) -> usize {
+    match messages.iter().rposition(|m| !m.is_tool()) {
+        Some(i) if !messages[i].tool_calls().is_empty() => i + 1,
+        _ => messages.len(),
+    }
+}
+
+/// Focused files whose exact current content the latest round already shows complete (a
+/// `read_file` result, or the `content` argument of a file-writing call), with where: this
+/// request shows them there only, so each file's content still appears once.
+fn shown_in_latest_round<'m>(
+    messages: &'m [Message],
+    focused: &FocusedFiles,
+) -> HashMap<&'m str, &'static str> {
+    let mut shown = HashMap::new();
+    let first = first_return_start(messages);
+    if first == 0 || first > messages.len() {
+        return shown;
+    }
+    let same = |path: &str, content: &str| {
+        focused
+            .get(path)
+            .is_some_and(|file| file.content() == content)
+    };
+    for message in &messages[first..] {
+        if let Message::Tool(tool) = message
+            && tool.success
+            && tool.retention == Retention::FileRead
+            && let Some(path) = tool.path.as_deref()
+            && same(path, &tool.content)
+        {
+            shown.insert(path, "in the latest tool result below");
+        }
+    }
+    let answers = answers_of(messages, first - 1);
+    for call in messages[first - 1].tool_calls() {
+        let Some(answer) = answers.get(call.id.as_str()) else {
+            continue;
+        };
+        if answer.success
+            && answer.retention == Retention::FileWrite
+            && let Some(path) = answer.path.as_deref()
+            && let Some(args) = call.arguments_json()
+            && let Some(content) = args.get("content").and_then(|c| c.as_str())
+            && same(path, content)
+        {
+            shown.insert(path, "in the latest tool call's `content` argument below");
+        }
+    }
+    shown
+}
+
+/// Renders every message as it will be sent (tokens not yet counted), plus placeholder results
+/// for calls of the last message still unanswered.
+fn render_history(messages: &[Message], focused: &FocusedFiles) -> Vec<HistoryItem> {
+    let first_return = first_return_start(messages);
+    let mut items: Vec<HistoryItem> = (0..messages.len())
+        .map(|index| HistoryItem {
+            message: render_one(messages, index, focused, first_return),
+            tokens: 0,
+            source: Some(index),
+            paths: paths_of(messages, index),
+            first_return: index >= first_return && messages[index].is_tool(),
+            capped: false,
+            kept: true,
+        })
+        .collect();
+    if let Some(last) = messages.iter().rposition(|m| !m.is_tool()) {
+        let answered: Vec<&str> = messages[last + 1..]
+            .iter()
+            .filter_map(|m| match m {
+                Message::Tool(tool) => Some(tool.tool_call_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        for call in messages[last].tool_calls() {
+            if !answered.contains(&call.id.as_str()) {
+                items.push(HistoryItem {
+                    message: ChatMessage::tool(&call.id, &call.name, NOT_RUN_RESULT),
+                    tokens: 0,
+                    source: None,
+                    paths: Vec::new(),
+                    first_return: true,
+                    capped: false,
+                    kept: true,
+                });
+            }
+        }
+    }
+    items
+}
+
+/// Renders message `index`: complete when it belongs to the latest round (`index >=
+/// first_return`), in history form otherwise.
+fn render_one(
+    messages: &[Message],
+    index: usize,
+    focused: &FocusedFiles,
+    first_return: usize,
+) -> ChatMessage {
+    match &messages[index] {
+        Message::User { content, .. } => ChatMessage::user(content.clone()),
+        Message::Assistant {
+            content,
+            tool_calls,
+            ..
+        } => {
+            let latest = index + 1 == first_return;
+            let calls = if latest {
+                tool_calls.clone()
+            } else {
+                let answers = answers_of(messages, index);
+                tool_calls
+                    .iter()
+                    .map(|call| ToolCallRequest {
+                        arguments: history_arguments(
+                            call,
+                            answers.get(call.id.as_str()).copied(),
+                            focused,
+                        )
+                        .into_owned(),
+                        ..call.clone()
+                    })
+                    .collect()
+            };
+            ChatMessage::assistant(content.clone(), calls)
+        }
+        Message::Tool(tool) => {
+            let content = if index >= first_return {
+                tool.content.clone()
+            } else {
+                history_content(tool, focused).into_owned()
+            };
+            ChatMessage::tool(&tool.tool_call_id, &tool.tool_name, content)
+        }
+    }
+}
+
+fn answers_of(messages: &[Message], index: usize) -> HashMap<&str, &ToolMessage> {
+    messages[index + 1..]
+        .iter()
+        .map_while(|m| match m {
+            Message::Tool(tool) => Some((tool.tool_call_id.as_str(), tool)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn paths_of(messages: &[Message], index: usize) -> Vec<String> {
+    match &messages[index] {
+        Message::Tool(tool) => tool.path.iter().cloned().collect(),
+        Message::Assistant { .. } => answers_of(messages, index)
+            .values()
+            .filter_map(|tool| tool.path.clone())
+            .collect(),
+        Message::User { .. } => Vec::new(),
+    }
+}
+
+/// The droppable parts of history: whole turns before the current one, and the rounds of the
+/// current turn between its user message and its latest round.
+fn droppable_ranges(
+    messages: &[Message],
+    history_len: usize,
+) -> (Vec<std::ops::Range<usize>>, Vec<std::ops::Range<usize>>) {
+    let turns = turn_ranges(messages);
+    let Some(current) = turns.last().cloned() else {
+        return (Vec::new(), Vec::new());
+    };
+    let previous = turns[..turns.len() - 1].to_vec();
+    // Segments of the current turn: each non-tool message with the tool results after it.
+    let mut segments: Vec<std::ops::Range<usize>> = Vec::new();
+    for index in current.clone() {
+        if messages[index].is_tool() {
+            if let Some(last) = segments.last_mut() {
+                last.end = index + 1;
+            }
+        } else {
+            segments.push(index..index + 1);
+        }
+    }
+    if let Some(last) = segments.last_mut() {
+        // Placeholder results belong to the last segment.
+        last.end = last.end.max(history_len);
+    }
+    let protected_first = messages.get(current.start).is_some_and(Message::is_user);
+    let skip = usize::from(protected_first);
+    let rounds = if segments.len() > skip + 1 {
+        segments[skip..segments.len() - 1].to_vec()
+    } else {
+        Vec::new()
+    };
+    (previous, rounds)
+}

@@ -1,0 +1,128 @@
+//! The system prompt's layout: instructions, project memory, the summary of earlier turns, the
+//! repository map, then the focused files, as markdown sections.
+
+use crate::focused_files::FocusedFile;
+
+/// Heading of the memory section.
+pub const MEMORY_HEADING: &str = "## Project memory";
+/// Heading of the summary section.
+pub const SUMMARY_HEADING: &str = "## Earlier in this conversation (summary)";
+/// Heading of the repository-map section.
+pub const REPO_MAP_HEADING: &str = "## Repository map";
+/// Heading and preamble of the focused-files section.
+pub const FOCUSED_HEADING: &str = "## Focused files\n\nThe complete, current content of the files you are working with. Tool results in the conversation refer here instead of repeating file contents; this section is always up to date.";
+
+/// Separator between system-prompt sections.
+pub const SECTION_SEPARATOR: &str = "\n\n";
+
+/// A section: `heading`, a blank line, `body`.
+pub fn section(heading: &str, body: &str) -> String {
+    format!("{heading}\n\n{}", body.trim_end())
+}
+
+/// One focused file as a markdown block: `### path` (marked when being edited) and the content
+/// in a fence long enough not to clash with any backticks inside it.
+pub fn focused_file_block(file: &FocusedFile) -> String {
+    let fence = "`".repeat(longest_backtick_run(file.content()).max(2) + 1);
+    let language = language_of(file.path());
+    let marker = if file.editing() {
+        " (being edited)"
+    } else {
+        ""
+    };
+    let content = file.content();
+    let newline = if content.ends_with('\n') || content.is_empty() {
+        ""
+    } else {
+        "\n"
+    };
+    format!(
+        "### {}{marker}\n{fence}{language}\n{content}{newline}{fence}",
+        file.path()
+    )
+}
+
+/// A focused file whose complete current content the conversation shows elsewhere in the same
+/// request (`place`, e.g. "in the latest tool result below"): its heading and a pointer.
+pub fn focused_file_stub(file: &FocusedFile, place: &str) -> String {
+    let marker = if file.editing() {
+        " (being edited)"
+    } else {
+        ""
+    };
+    format!(
+        "### {}{marker}
+(Its complete current content is {place}.)",
+        file.path()
+    )
+}
+
+/// Joins non-empty sections with [`SECTION_SEPARATOR`].
+pub fn join_sections<'a>(sections: impl IntoIterator<Item = &'a str>) -> String {
+    sections
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(SECTION_SEPARATOR)
+}
+
+fn longest_backtick_run(text: &str) -> usize {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    longest
+}
+
+/// Markdown fence language for a path's extension (empty when unknown).
+pub fn language_of(path: &str) -> &'static str {
+    let extension = path.rsplit_once('.').map_or("", |(_, ext)| ext);
+    match extension.to_ascii_lowercase().as_str() {
+        "rs" => "rust",
+        "py" | "pyi" => "python",
+        "js" | "mjs" | "cjs" | "jsx" => "javascript",
+        "ts" | "tsx" | "mts" | "cts" => "typescript",
+        "go" => "go",
+        "java" => "java",
+        "c" | "h" => "c",
+        "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => "cpp",
+        "sh" | "bash" => "bash",
+        "toml" => "toml",
+        "json" => "json",
+        "yaml" | "yml" => "yaml",
+        "md" => "markdown",
+        "html" => "html",
+        "css" => "css",
+        "sql" => "sql",
+        _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::focused_files::FocusedFiles;
+
+    #[test]
+    fn fences_outgrow_backticks_in_content() {
+        let mut files = FocusedFiles::new();
+        files.upsert("README.md", "```rust\nfn a() {}\n```", true);
+        let block = focused_file_block(files.get("README.md").unwrap());
+        assert_eq!(
+            block,
+            "### README.md (being edited)\n````markdown\n```rust\nfn a() {}\n```\n````"
+        );
+    }
+
+    #[test]
+    fn joins_only_non_empty_sections() {
+        assert_eq!(join_sections(["a", "", "b"]), "a\n\nb");
+        assert_eq!(section("## T", "body\n"), "## T\n\nbody");
+    }
+}

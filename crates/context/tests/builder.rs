@@ -1,0 +1,236 @@
+//! The prompt builder end to end: summarising through a `Summarizer` (and what happens when it
+//! fails), the fitting order, eviction costed as history, and `run.context.*` payloads.
+
+mod support;
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+use keel_context::{
+    Budget, EvictionLimits, ExtractiveSummarizer, FitStep, PromptBuilder, Role, SummarizeError,
+    Summarizer, SummaryRequest, TokenCounter,
+};
+use support::{Call, Session, python_source};
+
+fn long_session(turns: usize) -> Session {
+    let disk: BTreeMap<String, String> = [
+        ("a.py".to_owned(), python_source("a", 150)),
+        ("b.py".to_owned(), python_source("b", 150)),
+    ]
+    .into_iter()
+    .collect();
+    let mut s = Session::new(disk);
+    for t in 0..turns {
+        s.user(&format!("Turn {t}: look into case {t}."));
+        s.round(
+            "",
+            vec![Call::Read(if t % 2 == 0 { "a.py" } else { "b.py" })],
+        );
+        s.round("", vec![Call::Shell("pytest", "ok\n".repeat(400))]);
+        s.answer(&format!("Case {t} is fine."));
+    }
+    s.user("Now the final question.");
+    s
+}
+
+struct Failing;
+
+#[async_trait]
+impl Summarizer for Failing {
+    async fn summarize(&self, _: &SummaryRequest) -> Result<String, SummarizeError> {
+        Err(SummarizeError("model unavailable".into()))
+    }
+}
+
+#[tokio::test]
+async fn summarises_the_oldest_turns_when_over_budget() {
+    let mut s = long_session(12);
+    let builder = PromptBuilder::new(TokenCounter::default(), Budget::new(16_000));
+    let sources_focused = s.focused.clone();
+    let memory = s.memory.clone();
+    let before = s.conversation.len();
+    let sources = keel_context::PromptSources {
+        instructions: support::INSTRUCTIONS,
+        memory: Some(&memory),
+        repo_map: None,
+        focused: &sources_focused,
+    };
+    let untouched = builder.render(sources, &s.conversation);
+    assert!(builder.counter().count_messages(&untouched) > builder.budget().message_limit());
+
+    let built = builder
+        .build(sources, &mut s.conversation, &ExtractiveSummarizer)
+        .await;
+    assert!(built.fits, "{:?}", built.steps);
+    let compression = built.compression.clone().expect("summarised");
+    assert!(compression.compressed_tokens < compression.original_tokens);
+    assert!(compression.summary.contains("User asked: Turn 0"));
+    assert!(matches!(built.steps[0], FitStep::Summarized { .. }));
+    assert!(s.conversation.len() < before);
+    assert_eq!(s.conversation.summary(), Some(compression.summary.as_str()));
+    let system = &built.messages[0];
+    assert_eq!(system.role, Role::System);
+    assert!(
+        system
+            .content
+            .contains("## Earlier in this conversation (summary)")
+    );
+    // History after the summary starts at a user message.
+    assert_eq!(built.messages[1].role, Role::User);
+    assert_eq!(built.window.limit, 16_000);
+    assert_eq!(built.window.tokens_used, built.tokens as u64);
+
+    // The next request fits without summarising again.
+    let again = builder
+        .build(sources, &mut s.conversation, &ExtractiveSummarizer)
+        .await;
+    assert!(again.compression.is_none());
+    assert!(again.fits);
+}
+
+#[tokio::test]
+async fn a_failing_summarizer_falls_back_to_dropping_turns() {
+    let mut s = long_session(12);
+    let builder = PromptBuilder::new(TokenCounter::default(), Budget::new(16_000));
+    let before = s.conversation.clone();
+    let sources_focused = s.focused.clone();
+    let sources = keel_context::PromptSources {
+        instructions: support::INSTRUCTIONS,
+        memory: None,
+        repo_map: None,
+        focused: &sources_focused,
+    };
+    let built = builder.build(sources, &mut s.conversation, &Failing).await;
+    assert!(built.fits);
+    assert!(built.compression.is_none());
+    assert_eq!(s.conversation, before, "nothing summarised, nothing lost");
+    assert_eq!(
+        built.steps[0],
+        FitStep::SummaryFailed {
+            error: "summarising failed: model unavailable".into()
+        }
+    );
+    assert!(
+        built.steps[1..]
+            .iter()
+            .all(|s| matches!(s, FitStep::DroppedTurn { .. }))
+    );
+    assert_eq!(
+        built.messages.last().unwrap().content,
+        "Now the final question."
+    );
+}
+
+#[test]
+fn fitting_order_turns_then_rounds_then_files_then_map_then_caps() {
+    let mut s = long_session(2);
+    s.repo_map = Some("map ".repeat(500));
+    s.round("", vec![Call::Shell("make", "step one\n".repeat(50))]);
+    s.round("", vec![Call::Shell("make", "step two\n".repeat(50))]);
+    s.round(
+        "",
+        vec![Call::Shell("make all", "step three done\n".repeat(600))],
+    );
+    let builder = PromptBuilder::new(TokenCounter::default(), Budget::new(2_000));
+    let built = builder.build_without_summary(s.sources(), &s.conversation);
+    assert!(built.fits, "{:?}", built.steps);
+    let kinds: Vec<&str> = built
+        .steps
+        .iter()
+        .map(|step| match step {
+            FitStep::DroppedTurn { .. } => "turn",
+            FitStep::DroppedRound { .. } => "round",
+            FitStep::DroppedFocusedFile { .. } => "file",
+            FitStep::DroppedRepoMap => "map",
+            FitStep::CappedToolResult { .. } => "cap",
+            FitStep::DroppedMemory => "memory",
+            FitStep::DroppedSummary => "summary",
+            FitStep::Summarized { .. } | FitStep::SummaryFailed { .. } => "summarise",
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "turn", "turn", "round", "round", "file", "file", "map", "cap"
+        ]
+    );
+    // The user's request and the latest round survive.
+    let history: Vec<_> = built.messages[1..].iter().collect();
+    assert_eq!(history[0].content, "Now the final question.");
+    assert_eq!(
+        history[1].tool_calls[0].arguments,
+        "{\"command\":\"make all\",\"requires_approval\":false}"
+    );
+    assert!(history[2].content.contains("characters omitted"));
+}
+
+#[test]
+fn evicting_costs_messages_as_history_shows_them() {
+    let mut s = long_session(6);
+    let builder = PromptBuilder::for_model("gpt-4o");
+    let limits = EvictionLimits {
+        max_messages: Some(1_000),
+        max_tokens: Some(300),
+    };
+    let focused = s.focused.clone();
+    let dropped = builder.evict(&mut s.conversation, &focused, &limits);
+    assert!(dropped > 0);
+    assert!(!s.conversation.messages()[0].is_tool());
+    let kept = builder.render(s.sources(), &s.conversation);
+    let history_tokens: usize = kept[1..]
+        .iter()
+        .map(|m| builder.counter().count_message(m))
+        .sum();
+    assert!(history_tokens <= 300, "{history_tokens}");
+}
+
+#[test]
+fn an_impossible_prompt_is_returned_marked_as_not_fitting() {
+    let mut s = long_session(1);
+    s.round("", vec![Call::Shell("make", "x\n".repeat(5_000))]);
+    let builder = PromptBuilder::new(TokenCounter::default(), Budget::new(300));
+    let built = builder.build_without_summary(s.sources(), &s.conversation);
+    assert!(!built.fits);
+    assert!(built.tokens > built.limit);
+    // Everything that could go went, each thing once.
+    let caps = built
+        .steps
+        .iter()
+        .filter(|s| matches!(s, FitStep::CappedToolResult { .. }))
+        .count();
+    assert_eq!(caps, 1);
+    assert_eq!(
+        built.messages.len(),
+        4,
+        "system, request, call, capped result"
+    );
+}
+
+#[test]
+fn capping_a_fresh_read_does_not_leave_a_dangling_pointer() {
+    let disk: BTreeMap<String, String> = [("big.py".to_owned(), python_source("big", 600))]
+        .into_iter()
+        .collect();
+    let mut s = Session::new(disk);
+    s.user("Read big.py.");
+    s.round("", vec![Call::Read("big.py")]);
+    let roomy = PromptBuilder::for_model("gpt-4o");
+    let full = roomy.render(s.sources(), &s.conversation);
+    assert!(full[0].content.contains(
+        "### big.py\n(Its complete current content is in the latest tool result below.)"
+    ));
+    let tight = PromptBuilder::new(TokenCounter::default(), Budget::new(3_000));
+    let built = tight.build_without_summary(s.sources(), &s.conversation);
+    assert!(built.fits, "{:?}", built.steps);
+    assert!(
+        built
+            .steps
+            .iter()
+            .any(|s| matches!(s, FitStep::CappedToolResult { .. }))
+    );
+    let system = &built.messages[0].content;
+    assert!(
+        !system.contains("in the latest tool result below"),
+        "{system}"
+    );
+}
