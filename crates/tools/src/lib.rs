@@ -7,9 +7,24 @@
 //! so a turn can be rolled back.
 
 mod approval;
+pub mod builtin;
+pub mod checkpoint;
+pub mod file_change;
+pub mod file_run;
+pub mod file_text;
+pub mod process;
+pub mod registry;
+pub mod safety;
+pub mod search_replace;
 mod tool;
+pub mod walk;
+pub mod workspace;
 
 pub use approval::{
     ApprovalPolicy, ApprovalReply, ApprovalRequest, ApproveAll, Approver, CannotAsk, UnknownPolicy,
 };
+pub use checkpoint::{Checkpoint, CheckpointError, CheckpointStore, FileSnapshot, RollbackReport};
+pub use registry::ToolRegistry;
+pub use safety::{Category, Classification, classify};
 pub use tool::{Tool, ToolContext, ToolResult, TypedTool};
+pub use workspace::{PathError, Workspace};

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalPolicy, Approver};
+use crate::checkpoint::CheckpointStore;
 
 /// What a tool call returns to the model (and to `keel tool call`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,6 +71,46 @@ pub struct ToolContext {
     pub approval: ApprovalPolicy,
     /// Who is asked when approval is needed.
     pub approver: Arc<dyn Approver>,
+    /// Where file changes are recorded so a turn can be rolled back (`None`: not recorded).
+    pub checkpoints: Option<Arc<CheckpointStore>>,
+}
+
+impl ToolContext {
+    /// A context for `root` reporting to `emitter`: a fresh call id, no step, default approval
+    /// policy, an approver that cannot ask, no checkpoints.
+    pub fn new(root: impl Into<PathBuf>, emitter: Emitter) -> Self {
+        Self {
+            root: root.into(),
+            emitter,
+            call_id: format!("call_{}", uuid::Uuid::now_v7().simple()),
+            step_id: None,
+            cancel: CancellationToken::new(),
+            approval: ApprovalPolicy::default(),
+            approver: Arc::new(crate::approval::CannotAsk),
+            checkpoints: None,
+        }
+    }
+
+    /// The same context recording file changes in `store`.
+    pub fn with_checkpoints(mut self, store: Arc<CheckpointStore>) -> Self {
+        self.checkpoints = Some(store);
+        self
+    }
+
+    /// The same context with another approval policy and approver.
+    pub fn with_approval(mut self, policy: ApprovalPolicy, approver: Arc<dyn Approver>) -> Self {
+        self.approval = policy;
+        self.approver = approver;
+        self
+    }
+
+    /// The key file changes of this call are grouped under: the current turn id, or the call id
+    /// when there is no turn (e.g. one `keel tool call`).
+    pub fn change_group(&self) -> String {
+        self.emitter
+            .turn_id()
+            .unwrap_or_else(|| self.call_id.clone())
+    }
 }
 
 /// A tool the model can call.
@@ -173,5 +214,45 @@ impl<T: TypedTool> Tool for T {
                 ))
             }
         }
+    }
+}
+
+impl ToolContext {
+    /// Asks [`ToolContext::approver`] to approve something, reporting it as
+    /// `run.approval.request` then `run.approval.resolve`. Used by `execute_command` (kind
+    /// `command`) and reusable for plans and other tools. Cancelling the turn while waiting
+    /// counts as a rejection.
+    pub async fn request_approval(
+        &self,
+        kind: keel_events::ApprovalKind,
+        subject: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> crate::approval::ApprovalReply {
+        let request = crate::approval::ApprovalRequest {
+            approval_id: format!("appr_{}", uuid::Uuid::now_v7().simple()),
+            kind,
+            subject: subject.into(),
+            reason: reason.into(),
+        };
+        self.emitter.emit(keel_events::RunApprovalRequest {
+            approval_id: request.approval_id.clone(),
+            kind,
+            subject: request.subject.clone(),
+            reason: request.reason.clone(),
+        });
+        let reply = tokio::select! {
+            reply = self.approver.approve(&request) => reply,
+            () = self.cancel.cancelled() => crate::approval::ApprovalReply::reject(
+                "the turn was cancelled while waiting for approval",
+            ),
+        };
+        self.emitter.emit(keel_events::RunApprovalResolve {
+            approval_id: request.approval_id,
+            decision: reply.decision,
+            kind: Some(kind),
+            reason: reply.reason.clone(),
+            modified: reply.modified.clone(),
+        });
+        reply
     }
 }

@@ -1,0 +1,294 @@
+//! `execute_command`: runs a shell command in the workspace after the safety check and the
+//! approval policy allow it.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use keel_events::{ApprovalDecision, ApprovalKind, RunToolOutput};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::approval::ApprovalPolicy;
+use crate::process::{self, ProcessSpec};
+use crate::safety::{Classification, classify};
+use crate::tool::{ToolContext, ToolResult, TypedTool};
+
+/// Longest time-out a call may ask for.
+pub const MAX_TIMEOUT_SECS: u64 = 3600;
+/// How many times a person may modify a command into another dangerous one before it is
+/// refused.
+const MAX_APPROVAL_ROUNDS: usize = 3;
+
+/// Arguments of `execute_command`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExecuteCommandArgs {
+    /// The command line to run, as in a terminal (run by bash in the workspace root).
+    pub command: String,
+    /// Set to true when the command could be destructive or have effects outside the workspace
+    /// (installing or removing packages, deleting or overwriting files, network changes,
+    /// pushing to a remote); the user is then asked first. False for reads, builds and tests.
+    pub requires_approval: bool,
+    /// Seconds before the command is killed (default 120, at most 3600).
+    #[serde(default)]
+    pub timeout_secs: Option<u64>,
+}
+
+/// The `execute_command` tool.
+#[derive(Debug, Clone)]
+pub struct ExecuteCommand {
+    /// Time-out when the call gives none.
+    pub default_timeout: Duration,
+    /// Time between SIGTERM and SIGKILL when a command is ended.
+    pub grace: Duration,
+    /// Cap on the output given back to the model, in bytes.
+    pub output_cap: usize,
+}
+
+impl Default for ExecuteCommand {
+    fn default() -> Self {
+        Self {
+            default_timeout: process::DEFAULT_TIMEOUT,
+            grace: process::DEFAULT_GRACE,
+            output_cap: process::DEFAULT_OUTPUT_CAP,
+        }
+    }
+}
+
+/// What the policy says to do with a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Gate {
+    Run,
+    Ask(String),
+    Refuse,
+}
+
+fn gate(policy: ApprovalPolicy, verdict: &Classification, requires_approval: bool) -> Gate {
+    let danger = || match verdict.category {
+        Some(category) => format!("dangerous command ({category}): {}", verdict.reason),
+        None => verdict.reason.clone(),
+    };
+    match policy {
+        ApprovalPolicy::Never => Gate::Run,
+        ApprovalPolicy::DenyDangerous if verdict.dangerous => Gate::Refuse,
+        ApprovalPolicy::DenyDangerous => Gate::Run,
+        ApprovalPolicy::OnDangerous if verdict.dangerous => Gate::Ask(danger()),
+        ApprovalPolicy::OnDangerous if requires_approval => {
+            Gate::Ask("the model marked this command as needing approval".to_owned())
+        }
+        ApprovalPolicy::OnDangerous => Gate::Run,
+        ApprovalPolicy::Always if verdict.dangerous => Gate::Ask(danger()),
+        ApprovalPolicy::Always => {
+            Gate::Ask("the approval policy asks before every command".to_owned())
+        }
+    }
+}
+
+/// The command line in a `modify` reply: a JSON string, or an object with `command`.
+fn modified_command(value: Option<&serde_json::Value>) -> Option<String> {
+    let text = match value? {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Object(map) => map.get("command")?.as_str()?.to_owned(),
+        _ => return None,
+    };
+    (!text.trim().is_empty()).then_some(text)
+}
+
+#[async_trait]
+impl TypedTool for ExecuteCommand {
+    type Args = ExecuteCommandArgs;
+
+    fn name(&self) -> &'static str {
+        "execute_command"
+    }
+
+    fn description(&self) -> &'static str {
+        "Run a shell command in the workspace root (bash -c) and get its exit code and output \
+         (stdout and stderr interleaved; long output keeps its beginning and end). Use it to \
+         build, test, run scripts, inspect git state or install dependencies. Commands run \
+         without standard input, so never use interactive programs; pass non-interactive flags \
+         (e.g. -y). Set requires_approval to true for anything destructive or with effects \
+         outside the workspace. Dangerous commands (recursive deletes of / or ~, disk writes, \
+         force pushes, git reset --hard, shutdowns, curl | sh, …) need the user's approval or \
+         are refused. The command is killed after timeout_secs (default 120), together with \
+         any background processes it started."
+    }
+
+    async fn run(&self, ctx: &ToolContext, args: ExecuteCommandArgs) -> ToolResult {
+        if args.command.trim().is_empty() {
+            return ToolResult::error(
+                "`command` is empty. Pass the command line to run, e.g. `cargo test`.",
+            );
+        }
+        let timeout = match args.timeout_secs {
+            None => self.default_timeout,
+            Some(0) => {
+                return ToolResult::error("`timeout_secs` must be at least 1.");
+            }
+            Some(secs) if secs > MAX_TIMEOUT_SECS => {
+                return ToolResult::error(format!(
+                    "`timeout_secs` is {secs}; the most allowed is {MAX_TIMEOUT_SECS}."
+                ));
+            }
+            Some(secs) => Duration::from_secs(secs),
+        };
+
+        if !ctx.root.is_dir() {
+            return ToolResult::error(format!(
+                "The workspace root `{}` is not a folder; the command was not run.",
+                ctx.root.display()
+            ));
+        }
+        let original = args.command;
+        let mut command = original.clone();
+        let mut verdict = classify(&command);
+        let mut rounds = 0;
+        loop {
+            match gate(
+                ctx.approval,
+                &verdict,
+                args.requires_approval && command == original,
+            ) {
+                Gate::Run => break,
+                Gate::Refuse => {
+                    let category = verdict
+                        .category
+                        .map_or_else(String::new, |c| format!(" ({c})"));
+                    return ToolResult::error(format!(
+                        "Refused to run `{command}`: it is dangerous{category}: {}. The approval \
+                         policy `deny-dangerous` refuses dangerous commands without asking. Find \
+                         a safer way to reach the goal, or ask the user to run it themselves.",
+                        verdict.reason
+                    ));
+                }
+                Gate::Ask(_) if rounds >= MAX_APPROVAL_ROUNDS => {
+                    return ToolResult::error(format!(
+                        "Refused to run `{command}`: it is still dangerous after {rounds} rounds \
+                         of approval ({}).",
+                        verdict.reason
+                    ));
+                }
+                Gate::Ask(reason) => {
+                    rounds += 1;
+                    let reply = ctx
+                        .request_approval(ApprovalKind::Command, &command, reason)
+                        .await;
+                    match reply.decision {
+                        ApprovalDecision::Approve => break,
+                        ApprovalDecision::Reject => {
+                            let why = reply.reason.filter(|r| !r.trim().is_empty()).map_or_else(
+                                || " (no reason given)".to_owned(),
+                                |r| format!(": {r}"),
+                            );
+                            return ToolResult::error(format!(
+                                "The user denied running `{command}`{why}. It was not run. Do not \
+                                 retry the same command; change the approach or ask the user how \
+                                 to proceed."
+                            ));
+                        }
+                        ApprovalDecision::Modify => {
+                            let Some(new) = modified_command(reply.modified.as_ref()) else {
+                                return ToolResult::error(format!(
+                                    "The user chose to modify `{command}` but gave no command \
+                                     line; nothing was run. Ask the user what to run instead."
+                                ));
+                            };
+                            command = new;
+                            verdict = classify(&command);
+                            // The person wrote it: run it unless it is dangerous.
+                            if !verdict.dangerous {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        let spec = ProcessSpec::shell(&command, &ctx.root)
+            .with_timeout(timeout)
+            .with_grace(self.grace)
+            .with_output_cap(self.output_cap);
+        let emitter = ctx.emitter.clone();
+        let call_id = ctx.call_id.clone();
+        let mut on_output = |stream, text: &str| {
+            emitter.emit(RunToolOutput {
+                call_id: call_id.clone(),
+                stream,
+                content: text.to_owned(),
+            });
+        };
+        let outcome = match process::run(&spec, &ctx.cancel, &mut on_output).await {
+            Ok(outcome) => outcome,
+            Err(e) => return ToolResult::error(format!("Could not run `{command}`: {e}.")),
+        };
+
+        let modified = if command == original {
+            String::new()
+        } else {
+            format!("The user changed the command to `{command}`. ")
+        };
+        let ending = outcome.describe(timeout);
+        let message = if outcome.timed_out {
+            format!(
+                "{modified}Command timed out after {} s and was killed with everything it \
+                 started; pass a larger timeout_secs if it needs longer.",
+                timeout.as_secs()
+            )
+        } else if outcome.cancelled {
+            format!("{modified}Command was cancelled and killed.")
+        } else {
+            format!("{modified}Command finished: {ending}.")
+        };
+        let exit = match outcome.exit_code {
+            Some(code) => code.to_string(),
+            None => format!("none ({ending})"),
+        };
+        let output = if outcome.output.is_empty() {
+            "(no output)".to_owned()
+        } else {
+            outcome.output
+        };
+        let content = format!("Exit code: {exit}\nOutput:\n{output}");
+        ToolResult {
+            success: outcome.exit_code == Some(0) && !outcome.timed_out && !outcome.cancelled,
+            message,
+            content: Some(content),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::safety::Category;
+
+    #[test]
+    fn policy_gate() {
+        let danger = Classification::dangerous(Category::ForcePush, "x");
+        let benign = Classification::benign();
+        use ApprovalPolicy::*;
+        assert_eq!(gate(Never, &danger, true), Gate::Run);
+        assert_eq!(gate(DenyDangerous, &danger, false), Gate::Refuse);
+        assert_eq!(gate(DenyDangerous, &benign, true), Gate::Run);
+        assert!(
+            matches!(gate(OnDangerous, &danger, false), Gate::Ask(r) if r.contains("force_push"))
+        );
+        assert!(matches!(gate(OnDangerous, &benign, true), Gate::Ask(_)));
+        assert_eq!(gate(OnDangerous, &benign, false), Gate::Run);
+        assert!(matches!(gate(Always, &benign, false), Gate::Ask(_)));
+    }
+
+    #[test]
+    fn modified_command_shapes() {
+        use serde_json::json;
+        assert_eq!(modified_command(Some(&json!("ls"))), Some("ls".into()));
+        assert_eq!(
+            modified_command(Some(&json!({"command": "ls -a"}))),
+            Some("ls -a".into())
+        );
+        assert_eq!(modified_command(Some(&json!(3))), None);
+        assert_eq!(modified_command(Some(&json!("  "))), None);
+        assert_eq!(modified_command(None), None);
+    }
+}

@@ -1,0 +1,44 @@
+//! The built-in tools, one per file.
+
+pub mod code_definitions;
+pub mod delete_file;
+pub mod execute_command;
+pub mod list_files;
+pub mod move_file;
+pub mod project_structure;
+pub mod read_file;
+pub mod replace_in_file;
+pub mod search_files;
+pub mod write_file;
+
+pub use code_definitions::ListCodeDefinitionNames;
+pub use delete_file::DeleteFile;
+pub use execute_command::{ExecuteCommand, ExecuteCommandArgs};
+pub use list_files::ListFiles;
+pub use move_file::MoveFile;
+pub use project_structure::GetProjectStructure;
+pub use read_file::ReadFile;
+pub use replace_in_file::ReplaceInFile;
+pub use search_files::SearchFiles;
+pub use write_file::WriteFile;
+
+use crate::tool::{ToolContext, ToolResult};
+use crate::workspace::Workspace;
+
+/// The call's workspace, or a failed result saying why the root cannot be used.
+fn workspace(ctx: &ToolContext) -> Result<Workspace, ToolResult> {
+    Workspace::new(&ctx.root).map_err(|e| ToolResult::error(e.to_string()))
+}
+
+/// Adds thousands separators: 12345 → "12,345".
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

@@ -1,0 +1,114 @@
+//! `move_file`: move or rename a file (seed 003 §5: four outcomes, four messages).
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::workspace;
+use crate::file_change::{checkpoint_before, emit_move};
+use crate::tool::{ToolContext, ToolResult, TypedTool};
+
+/// Arguments of `move_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveFileArgs {
+    /// Source file path, relative to the project root.
+    #[serde(rename = "fromPath")]
+    pub from_path: String,
+    /// Target file path, relative to the project root.
+    #[serde(rename = "toPath")]
+    pub to_path: String,
+    /// Whether to overwrite the target if it already exists (default false).
+    #[serde(default)]
+    pub overwrite: Option<bool>,
+}
+
+/// Moves or renames a file.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MoveFile;
+
+fn failed(error: impl std::fmt::Display) -> ToolResult {
+    ToolResult::error(format!("Failed to move file: {error}"))
+}
+
+#[async_trait]
+impl TypedTool for MoveFile {
+    type Args = MoveFileArgs;
+
+    fn name(&self) -> &'static str {
+        "move_file"
+    }
+
+    fn description(&self) -> &'static str {
+        "Move or rename a file. Moves the file from one path to another (paths relative to the project root); missing target folders are created. Fails if the target exists unless overwrite is true."
+    }
+
+    async fn run(&self, ctx: &ToolContext, args: MoveFileArgs) -> ToolResult {
+        let ws = match workspace(ctx) {
+            Ok(ws) => ws,
+            Err(result) => return result,
+        };
+        let from = match ws.resolve_for_write(&args.from_path) {
+            Ok(path) => path,
+            Err(e) => return failed(e),
+        };
+        let to = match ws.resolve_for_write(&args.to_path) {
+            Ok(path) => path,
+            Err(e) => return failed(e),
+        };
+        match tokio::fs::symlink_metadata(&from).await {
+            Ok(meta) if meta.is_dir() => {
+                return failed(format!(
+                    "{} is a folder; move_file moves files",
+                    args.from_path
+                ));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return ToolResult::error(format!(
+                    "Source file does not exist: {}",
+                    args.from_path
+                ));
+            }
+            Err(e) => return failed(e),
+        }
+        if from == to {
+            return ToolResult::error(format!("Target file already exists: {}", args.to_path));
+        }
+        match tokio::fs::symlink_metadata(&to).await {
+            Ok(meta) if meta.is_dir() => {
+                return failed(format!("{} is a folder", args.to_path));
+            }
+            Ok(_) if !args.overwrite.unwrap_or(false) => {
+                return ToolResult::error(format!("Target file already exists: {}", args.to_path));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return failed(e),
+        }
+        if let Err(message) = checkpoint_before(ctx, &from) {
+            return failed(message);
+        }
+        if let Err(message) = checkpoint_before(ctx, &to) {
+            return failed(message);
+        }
+        if let Some(parent) = to.parent()
+            && let Err(e) = tokio::fs::create_dir_all(parent).await
+        {
+            return failed(e);
+        }
+        if tokio::fs::rename(&from, &to).await.is_err() {
+            // Across file systems rename fails: copy, then remove the source.
+            if let Err(e) = tokio::fs::copy(&from, &to).await {
+                return failed(e);
+            }
+            if let Err(e) = tokio::fs::remove_file(&from).await {
+                let _ = tokio::fs::remove_file(&to).await;
+                return failed(e);
+            }
+        }
+        let size = tokio::fs::metadata(&to).await.ok().map(|m| m.len());
+        emit_move(ctx, &ws.relative(&from), &ws.relative(&to), size);
+        ToolResult::ok(format!("File moved: {} → {}", args.from_path, args.to_path))
+    }
+}

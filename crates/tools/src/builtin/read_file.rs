@@ -1,0 +1,147 @@
+//! `read_file`: a text file's content, whole or a range of lines.
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{thousands, workspace};
+use crate::file_text::{FileText, decode};
+use crate::tool::{ToolContext, ToolResult, TypedTool};
+
+/// Files with more lines than this are previewed unless a range is asked for (seed 002).
+pub const LARGE_FILE_LINES: usize = 2000;
+/// Lines shown in a large file's preview.
+pub const PREVIEW_LINES: usize = 100;
+
+/// Arguments of `read_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadFileArgs {
+    /// Path of the file, relative to the workspace root.
+    pub path: String,
+    /// First line to read (1-based, inclusive). Defaults to 1.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub start_line: Option<usize>,
+    /// Last line to read (1-based, inclusive). Defaults to the last line.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub end_line: Option<usize>,
+}
+
+/// Reads a text file.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadFile;
+
+#[async_trait]
+impl TypedTool for ReadFile {
+    type Args = ReadFileArgs;
+
+    fn name(&self) -> &'static str {
+        "read_file"
+    }
+
+    fn description(&self) -> &'static str {
+        "Read a text file in the workspace. Returns the whole file, or only lines start_line..end_line (1-based, inclusive) when given. Files over 2,000 lines return the first 100 lines and the total line count: read the rest in ranges. Binary files are refused."
+    }
+
+    async fn run(&self, ctx: &ToolContext, args: ReadFileArgs) -> ToolResult {
+        let ws = match workspace(ctx) {
+            Ok(ws) => ws,
+            Err(result) => return result,
+        };
+        let path = match ws.resolve(&args.path) {
+            Ok(path) => path,
+            Err(e) => return ToolResult::error(format!("Cannot read `{}`: {e}", args.path)),
+        };
+        let rel = ws.relative(&path);
+        if path.is_dir() {
+            return ToolResult::error(format!(
+                "`{rel}` is a folder, not a file; use list_files to see what it holds."
+            ));
+        }
+        let bytes = match tokio::fs::read(&path).await {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return ToolResult::error(format!(
+                    "File does not exist: {rel}. Check the path with list_files or search_files."
+                ));
+            }
+            Err(e) => return ToolResult::error(format!("Cannot read `{rel}`: {e}")),
+        };
+        let size = bytes.len();
+        let (text, lossy) = match decode(bytes) {
+            FileText::Binary => {
+                let kind = crate::file_change::mime_type(&rel)
+                    .map(|m| format!(", {m}"))
+                    .unwrap_or_default();
+                return ToolResult::error(format!(
+                    "`{rel}` is a binary file ({} bytes{kind}); read_file only reads text.",
+                    thousands(size)
+                ));
+            }
+            FileText::Text { text, lossy } => (text, lossy),
+        };
+        let lossy_note = if lossy {
+            " The file is not valid UTF-8: it was decoded lossily (invalid bytes shown as U+FFFD \u{FFFD}); do not edit it with replace_in_file."
+        } else {
+            ""
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        let total = lines.len();
+
+        if args.start_line.is_some() || args.end_line.is_some() {
+            let start = args.start_line.unwrap_or(1);
+            let end = args.end_line.unwrap_or(total).min(total);
+            if start == 0 {
+                return ToolResult::error("start_line is 1-based: the first line is 1.");
+            }
+            if let Some(end_line) = args.end_line
+                && end_line < start
+            {
+                return ToolResult::error(format!(
+                    "end_line ({end_line}) is before start_line ({start})."
+                ));
+            }
+            if start > total {
+                return ToolResult::error(format!(
+                    "start_line {start} is past the end of `{rel}`, which has {} lines.",
+                    thousands(total)
+                ));
+            }
+            let mut content = lines[start - 1..end].join("\n");
+            content.push('\n');
+            return ToolResult::ok_with(
+                format!(
+                    "Read `{rel}` lines {start}-{end} of {}.{lossy_note}",
+                    thousands(total)
+                ),
+                content,
+            );
+        }
+
+        if total > LARGE_FILE_LINES {
+            let mut content = lines[..PREVIEW_LINES].join("\n");
+            content.push_str(&format!(
+                "\n\n... [{} lines in total; lines {}-{} not shown]\n",
+                thousands(total),
+                PREVIEW_LINES + 1,
+                total
+            ));
+            return ToolResult::ok_with(
+                format!(
+                    "`{rel}` is large ({} lines): showing the first {PREVIEW_LINES} lines. Read other parts with start_line and end_line, e.g. {{\"path\": \"{rel}\", \"start_line\": {}, \"end_line\": {}}}.{lossy_note}",
+                    thousands(total),
+                    PREVIEW_LINES + 1,
+                    (PREVIEW_LINES + 500).min(total)
+                ),
+                content,
+            );
+        }
+
+        ToolResult::ok_with(
+            format!("Read `{rel}` ({} lines).{lossy_note}", thousands(total)),
+            text,
+        )
+    }
+}

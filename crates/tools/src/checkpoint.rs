@@ -1,0 +1,327 @@
+//! Checkpoints: the before-content of every file a turn changes, so the turn can be undone.
+//!
+//! Before the first change to a file in a turn, the file's content (or the fact that it did not
+//! exist) is saved. Rolling back to a checkpoint undoes that checkpoint's turn and every later
+//! one: modified, deleted and moved files get their old content back and created files are
+//! removed. Checkpoints persist under `<root>/.keel/checkpoints/` (one JSON file per checkpoint,
+//! contents as blobs named by their BLAKE3 hash) so a later process can roll back.
+
+use std::collections::HashMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::workspace::{PathError, Workspace};
+
+/// Where checkpoints live, relative to the workspace root.
+pub const CHECKPOINT_DIR: &str = ".keel/checkpoints";
+
+/// What went wrong with a checkpoint.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    /// Reading or writing a file failed.
+    #[error("checkpoint store: {action} `{path}`: {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The file.
+        path: String,
+        /// The error.
+        source: io::Error,
+    },
+    /// A checkpoint file is not valid JSON.
+    #[error("checkpoint file `{path}` is damaged: {source}")]
+    Json {
+        /// The file.
+        path: String,
+        /// The error.
+        source: serde_json::Error,
+    },
+    /// No checkpoint has that id.
+    #[error("no checkpoint `{0}` (list them to see the ids)")]
+    NotFound(String),
+    /// A path recorded in a checkpoint is not inside the workspace.
+    #[error(transparent)]
+    Path(#[from] PathError),
+}
+
+/// One file's state before a turn first changed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSnapshot {
+    /// Workspace-relative path.
+    pub path: String,
+    /// BLAKE3 hash of the content blob; `None` when the file did not exist.
+    pub blob: Option<String>,
+    /// Size in bytes of the saved content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+}
+
+/// The saved state of the files one turn changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Checkpoint id (a UUID v7, so ids sort by creation).
+    pub id: String,
+    /// The turn (or, outside a turn, the tool call) whose changes it covers.
+    pub turn_id: String,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// Each changed file's state before its first change in the turn, in order of first change.
+    pub files: Vec<FileSnapshot>,
+}
+
+/// What a rollback did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RollbackReport {
+    /// Checkpoints undone, newest first.
+    pub checkpoints: Vec<String>,
+    /// Files given back their earlier content.
+    pub restored: Vec<String>,
+    /// Files removed because they did not exist before.
+    pub removed: Vec<String>,
+}
+
+/// Records file states per turn and rolls turns back.
+#[derive(Debug)]
+pub struct CheckpointStore {
+    workspace: Workspace,
+    dir: PathBuf,
+    /// Turn id → checkpoint id, for turns seen by this process.
+    turns: Mutex<HashMap<String, String>>,
+}
+
+impl CheckpointStore {
+    /// The store of the workspace at `root` (nothing is written until something is recorded).
+    pub fn open(root: impl AsRef<Path>) -> Result<Self, CheckpointError> {
+        let workspace = Workspace::new(root)?;
+        let dir = workspace.root().join(CHECKPOINT_DIR);
+        Ok(Self {
+            workspace,
+            dir,
+            turns: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The folder checkpoints are stored in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Saves the current state of `path` (absolute, inside the root) in `turn_id`'s checkpoint,
+    /// unless the turn already saved it. Call it before changing the file.
+    pub fn record_before(&self, turn_id: &str, path: &Path) -> Result<(), CheckpointError> {
+        let mut turns = self.turns.lock().unwrap_or_else(|p| p.into_inner());
+        let mut checkpoint = match turns.get(turn_id) {
+            Some(id) => self.get(id)?,
+            None => match self
+                .list()?
+                .into_iter()
+                .rev()
+                .find(|c| c.turn_id == turn_id)
+            {
+                Some(found) => found,
+                None => Checkpoint {
+                    id: uuid::Uuid::now_v7().to_string(),
+                    turn_id: turn_id.to_owned(),
+                    created_at: keel_events::now_millis(),
+                    files: Vec::new(),
+                },
+            },
+        };
+        turns.insert(turn_id.to_owned(), checkpoint.id.clone());
+        let rel = self.workspace.relative(path);
+        if checkpoint.files.iter().any(|f| f.path == rel) {
+            return Ok(());
+        }
+        let snapshot = match std::fs::read(path) {
+            Ok(bytes) => FileSnapshot {
+                path: rel,
+                blob: Some(self.put_blob(&bytes)?),
+                size: Some(bytes.len() as u64),
+            },
+            Err(e) if e.kind() == io::ErrorKind::NotFound => FileSnapshot {
+                path: rel,
+                blob: None,
+                size: None,
+            },
+            Err(source) => {
+                return Err(CheckpointError::Io {
+                    action: "reading",
+                    path: path.display().to_string(),
+                    source,
+                });
+            }
+        };
+        checkpoint.files.push(snapshot);
+        self.save(&checkpoint)
+    }
+
+    /// Every checkpoint, oldest first.
+    pub fn list(&self) -> Result<Vec<Checkpoint>, CheckpointError> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => return Err(self.io_err("listing", &self.dir, source)),
+        };
+        let mut checkpoints = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|source| self.io_err("listing", &self.dir, source))?;
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "json") {
+                checkpoints.push(self.load(&path)?);
+            }
+        }
+        checkpoints.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(checkpoints)
+    }
+
+    /// The checkpoint with this id.
+    pub fn get(&self, id: &str) -> Result<Checkpoint, CheckpointError> {
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            return Err(CheckpointError::NotFound(id.to_owned()));
+        }
+        let path = self.dir.join(format!("{id}.json"));
+        if !path.is_file() {
+            return Err(CheckpointError::NotFound(id.to_owned()));
+        }
+        self.load(&path)
+    }
+
+    /// Undoes checkpoint `id` and every later one, newest first, and forgets them.
+    pub fn rollback(&self, id: &str) -> Result<RollbackReport, CheckpointError> {
+        let mut turns = self.turns.lock().unwrap_or_else(|p| p.into_inner());
+        let all = self.list()?;
+        let Some(index) = all.iter().position(|c| c.id == id) else {
+            return Err(CheckpointError::NotFound(id.to_owned()));
+        };
+        let mut report = RollbackReport::default();
+        for checkpoint in all[index..].iter().rev() {
+            for file in checkpoint.files.iter().rev() {
+                self.restore(file, &mut report)?;
+            }
+            let json = self.dir.join(format!("{}.json", checkpoint.id));
+            std::fs::remove_file(&json).map_err(|source| self.io_err("removing", &json, source))?;
+            turns.retain(|_, v| v != &checkpoint.id);
+            report.checkpoints.push(checkpoint.id.clone());
+        }
+        report.restored.sort();
+        report.restored.dedup();
+        report.removed.sort();
+        report.removed.dedup();
+        report.removed.retain(|p| !report.restored.contains(p));
+        Ok(report)
+    }
+
+    fn restore(
+        &self,
+        file: &FileSnapshot,
+        report: &mut RollbackReport,
+    ) -> Result<(), CheckpointError> {
+        let path = self.workspace.resolve_for_write(&file.path)?;
+        match &file.blob {
+            Some(hash) => {
+                let bytes = self.get_blob(hash)?;
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|source| self.io_err("creating", parent, source))?;
+                }
+                std::fs::write(&path, bytes)
+                    .map_err(|source| self.io_err("writing", &path, source))?;
+                report.restored.push(file.path.clone());
+            }
+            None => {
+                match std::fs::remove_file(&path) {
+                    Ok(()) => report.removed.push(file.path.clone()),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    Err(source) => return Err(self.io_err("removing", &path, source)),
+                }
+                self.remove_empty_parents(&path);
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes folders left empty by removing a created file (they were created with it).
+    fn remove_empty_parents(&self, path: &Path) {
+        let mut dir = path.parent();
+        while let Some(d) = dir {
+            if d == self.workspace.root() || !d.starts_with(self.workspace.root()) {
+                break;
+            }
+            if std::fs::remove_dir(d).is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
+    }
+
+    fn blob_path(&self, hash: &str) -> PathBuf {
+        self.dir.join("blobs").join(hash)
+    }
+
+    fn put_blob(&self, bytes: &[u8]) -> Result<String, CheckpointError> {
+        let hash = blake3::hash(bytes).to_hex().to_string();
+        let path = self.blob_path(&hash);
+        if !path.exists() {
+            write_atomically(&path, bytes)
+                .map_err(|source| self.io_err("writing", &path, source))?;
+        }
+        Ok(hash)
+    }
+
+    fn get_blob(&self, hash: &str) -> Result<Vec<u8>, CheckpointError> {
+        if !hash.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(CheckpointError::NotFound(format!("blob {hash}")));
+        }
+        let path = self.blob_path(hash);
+        std::fs::read(&path).map_err(|source| self.io_err("reading", &path, source))
+    }
+
+    fn save(&self, checkpoint: &Checkpoint) -> Result<(), CheckpointError> {
+        let path = self.dir.join(format!("{}.json", checkpoint.id));
+        let json =
+            serde_json::to_vec_pretty(checkpoint).map_err(|source| CheckpointError::Json {
+                path: path.display().to_string(),
+                source,
+            })?;
+        write_atomically(&path, &json).map_err(|source| self.io_err("writing", &path, source))
+    }
+
+    fn load(&self, path: &Path) -> Result<Checkpoint, CheckpointError> {
+        let bytes = std::fs::read(path).map_err(|source| self.io_err("reading", path, source))?;
+        serde_json::from_slice(&bytes).map_err(|source| CheckpointError::Json {
+            path: path.display().to_string(),
+            source,
+        })
+    }
+
+    fn io_err(&self, action: &'static str, path: &Path, source: io::Error) -> CheckpointError {
+        CheckpointError::Io {
+            action,
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it into place.
+fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let parent = path
+        .parent()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no parent folder"))?;
+    std::fs::create_dir_all(parent)?;
+    let tmp = parent.join(format!(
+        ".{}.{}.tmp",
+        path.file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default(),
+        uuid::Uuid::now_v7().simple()
+    ));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}

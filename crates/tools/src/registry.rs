@@ -1,0 +1,149 @@
+//! The tool registry: every tool by name and alias, its listing, and its OpenAI function
+//! definitions.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::builtin;
+use crate::tool::{Tool, ToolContext, ToolResult};
+
+/// Tools by name.
+#[derive(Clone, Default)]
+pub struct ToolRegistry {
+    tools: Vec<Arc<dyn Tool>>,
+    /// Name or alias → index in `tools`.
+    index: BTreeMap<&'static str, usize>,
+}
+
+impl std::fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolRegistry")
+            .field("tools", &self.names())
+            .finish()
+    }
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A registry holding every built-in tool.
+    pub fn builtin() -> Self {
+        let mut registry = Self::new();
+        registry
+            .register(builtin::ReadFile)
+            .register(builtin::WriteFile)
+            .register(builtin::ReplaceInFile)
+            .register(builtin::DeleteFile)
+            .register(builtin::MoveFile)
+            .register(builtin::ListFiles)
+            .register(builtin::SearchFiles)
+            .register(builtin::ListCodeDefinitionNames)
+            .register(builtin::GetProjectStructure)
+            .register(builtin::ExecuteCommand::default());
+        registry
+    }
+
+    /// Adds `tool`; a tool already registered under the same name or alias is replaced there.
+    pub fn register(&mut self, tool: impl Tool + 'static) -> &mut Self {
+        self.register_arc(Arc::new(tool))
+    }
+
+    /// Adds a shared tool (see [`ToolRegistry::register`]).
+    pub fn register_arc(&mut self, tool: Arc<dyn Tool>) -> &mut Self {
+        let slot = match self.index.get(tool.name()) {
+            Some(&i) => {
+                self.tools[i] = tool.clone();
+                i
+            }
+            None => {
+                self.tools.push(tool.clone());
+                self.tools.len() - 1
+            }
+        };
+        self.index.insert(tool.name(), slot);
+        for alias in tool.aliases() {
+            self.index.insert(alias, slot);
+        }
+        self
+    }
+
+    /// The tool called `name` (or with that alias).
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.index.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// Every tool, in registration order.
+    pub fn tools(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
+        self.tools.iter()
+    }
+
+    /// Every tool's name, in registration order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.tools.iter().map(|t| t.name()).collect()
+    }
+
+    /// Every tool's name and the first sentence of its description.
+    pub fn summaries(&self) -> Vec<(&'static str, String)> {
+        self.tools
+            .iter()
+            .map(|t| (t.name(), one_line(t.description())))
+            .collect()
+    }
+
+    /// Every tool as an OpenAI function definition:
+    /// `{"type":"function","function":{"name","description","parameters"}}`.
+    pub fn openai_functions(&self) -> Vec<serde_json::Value> {
+        self.tools
+            .iter()
+            .map(|t| {
+                serde_json::json!({
+                    "type": "function",
+                    "function": {
+                        "name": t.name(),
+                        "description": t.description(),
+                        "parameters": t.parameters(),
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// Calls the tool `name`; an unknown name gives a failed result listing the tools.
+    pub async fn call(
+        &self,
+        ctx: &ToolContext,
+        name: &str,
+        arguments: serde_json::Value,
+    ) -> ToolResult {
+        match self.get(name) {
+            Some(tool) => tool.call(ctx, arguments).await,
+            None => ToolResult::error(format!(
+                "Unknown tool `{name}`. Available tools: {}.",
+                self.names().join(", ")
+            )),
+        }
+    }
+}
+
+/// The first sentence (or line) of a description.
+fn one_line(description: &str) -> String {
+    let line = description.lines().next().unwrap_or("");
+    match line.find(". ") {
+        Some(end) => line[..=end].to_owned(),
+        None => line.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_takes_first_sentence() {
+        assert_eq!(one_line("Read a file. More."), "Read a file.");
+        assert_eq!(one_line("Edit:\nmore"), "Edit:");
+    }
+}

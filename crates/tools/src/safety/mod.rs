@@ -1,0 +1,571 @@
+//! The command safety check: classifies a command line before it runs.
+//!
+//! The line is parsed with tree-sitter-bash (a real shell grammar: quoting, escapes,
+//! `&&`/`||`/`;`/`|`/`&`, `$(…)`, backticks, subshells, `{ …; }`, here-documents). Every simple
+//! command found anywhere in it is checked, after peeling off wrappers (`sudo`, `env VAR=x`,
+//! `nohup`, `time`, `xargs`, `timeout`, …); strings given to `sh -c`/`bash -c`/`zsh -c`,
+//! `su -c`, `eval` and `env -S` are parsed again, recursively. When the grammar reports a
+//! syntax error, a forgiving quote-aware splitter checks the line as well, so a misparse cannot
+//! hide a dangerous command. Words inside quotes are data: `echo "rm -rf /"` is benign.
+//! Variables given a literal value earlier in the line are substituted (`x='rm -rf /'; $x`),
+//! and `cd /` (or to home) followed by `rm -r *` counts as deleting that folder.
+//!
+//! It is a guard against mistakes, not a sandbox: code that builds a command at run time
+//! (`python -c "shutil.rmtree('/')"`, a script file, values read from the network) is not seen.
+//!
+//! What counts as dangerous is listed on [`Category`]; notable decisions:
+//! - `git push --force-with-lease` counts as a force push: it still overwrites remote history
+//!   (the lease only protects commits the pusher has not seen).
+//! - `git reset --hard` counts (it discards uncommitted work); `--soft`/`--mixed` do not.
+//! - `git clean` counts whenever it is forced (`-f`) and not a dry run (`-n`): untracked files
+//!   are not in git, so nothing brings them back. `-d`/`-x` only widen what it deletes.
+//! - `rm -r "$VAR"/` or `"$VAR"/*` counts: an empty variable turns it into `/`.
+//! - Downloading to a file and running it in a second step (`curl -o x.sh … && sh x.sh`) is not
+//!   flagged; piping or substituting a download into an interpreter is.
+
+mod category;
+mod lexer;
+mod rules;
+mod words;
+mod wrappers;
+
+pub use category::{Category, Classification};
+
+use rules::Hit;
+use tree_sitter::Node;
+use wrappers::{Unwrapped, base_name};
+
+/// How deep `sh -c "sh -c '…'"` strings are followed.
+const MAX_DEPTH: usize = 8;
+
+/// Classifies one command line. Never panics, whatever the input.
+pub fn classify(command: &str) -> Classification {
+    let mut analyzer = Analyzer::default();
+    analyzer.script(command, 0);
+    match analyzer.hit {
+        Some(hit) => Classification::dangerous(hit.category, hit.reason),
+        None => Classification::benign(),
+    }
+}
+
+#[derive(Default)]
+struct Analyzer {
+    hit: Option<Hit>,
+    /// Set once a `cd` moved to the root, a system folder or home (`cd / && rm -rf *`).
+    cwd_root_like: Option<&'static str>,
+    /// Variables assigned a literal earlier in the line (`x='rm -rf /'; $x`).
+    vars: std::collections::HashMap<String, String>,
+}
+
+impl Analyzer {
+    fn record(&mut self, hit: Option<Hit>) {
+        if self.hit.is_none() {
+            self.hit = hit;
+        }
+    }
+
+    fn flag(&mut self, category: Category, reason: impl Into<String>) {
+        self.record(Some(Hit {
+            category,
+            reason: reason.into(),
+        }));
+    }
+
+    fn done(&self) -> bool {
+        self.hit.is_some()
+    }
+
+    /// Checks a whole script (a command line, or the text of `sh -c`).
+    fn script(&mut self, src: &str, depth: usize) {
+        if depth > MAX_DEPTH || self.done() {
+            return;
+        }
+        // tree-sitter-bash's scanner crashes (SIGSEGV) on some non-ASCII input, e.g. `{` followed
+        // by U+CC062. It only ever sees an ASCII shadow of the line: every non-ASCII character
+        // becomes as many `x` bytes, so node byte ranges still index the original text, and a
+        // non-ASCII character was a word character to the shell anyway.
+        let shadow: String = src
+            .chars()
+            .flat_map(|c| {
+                let n = if c.is_ascii() { 0 } else { c.len_utf8() };
+                std::iter::once(c)
+                    .filter(char::is_ascii)
+                    .chain(std::iter::repeat_n('x', n))
+            })
+            .collect();
+        let mut parser = tree_sitter::Parser::new();
+        let tree = parser
+            .set_language(&tree_sitter_bash::LANGUAGE.into())
+            .ok()
+            .and_then(|()| parser.parse(&shadow, None));
+        let clean = match &tree {
+            Some(tree) => {
+                self.walk(tree.root_node(), src, depth);
+                !tree.root_node().has_error()
+            }
+            None => false,
+        };
+        if !clean && !self.done() {
+            // The grammar gave up somewhere: also look for the classic bomb as text.
+            let squeezed: String = src.chars().filter(|c| !c.is_whitespace()).collect();
+            if squeezed.contains(":(){:|:&};:") {
+                self.flag(Category::ForkBomb, "`:(){ :|:& };:` forks without end");
+                return;
+            }
+            for pipeline in lexer::pipelines(src) {
+                let argvs: Vec<Vec<String>> = pipeline.iter().map(|s| s.argv.clone()).collect();
+                self.pipeline(&argvs);
+                for stage in &pipeline {
+                    for target in &stage.writes {
+                        self.redirect_target(target);
+                    }
+                    self.argv(&stage.argv, depth);
+                }
+            }
+        }
+    }
+
+    /// Checks one command's words (wrappers not yet peeled off).
+    fn argv(&mut self, argv: &[String], depth: usize) {
+        if self.done() {
+            return;
+        }
+        let cmd = match wrappers::unwrap(argv) {
+            Unwrapped::Command(cmd) => cmd,
+            Unwrapped::Script(script) => return self.script(&script, depth + 1),
+            Unwrapped::Nothing => return,
+        };
+        let name = base_name(&cmd[0]);
+        if rules::is_shell(name)
+            && let Some(script) = shell_c_script(cmd)
+        {
+            self.script(script, depth + 1);
+        }
+        match name {
+            "eval" => self.script(&cmd[1..].join(" "), depth + 1),
+            "su" | "runuser" => {
+                if let Some(script) = su_script(cmd) {
+                    self.script(&script, depth + 1);
+                }
+            }
+            "find" => {
+                let mut rest = &cmd[1..];
+                while let Some(pos) = rest
+                    .iter()
+                    .position(|a| matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+                {
+                    let after = &rest[pos + 1..];
+                    let end = after
+                        .iter()
+                        .position(|a| a == ";" || a == "+")
+                        .unwrap_or(after.len());
+                    self.argv(&after[..end], depth + 1);
+                    rest = &after[end..];
+                }
+            }
+            "cd" | "pushd" => {
+                let target = cmd[1..]
+                    .iter()
+                    .find(|a| !a.starts_with('-') || *a == "-")
+                    .map_or("~", String::as_str);
+                // `cd -` goes back to a folder we cannot know.
+                self.cwd_root_like = rules::root_like(target).filter(|_| target != "-");
+            }
+            "rm" => {
+                if let Some(what) = self.cwd_root_like {
+                    let args = &cmd[1..];
+                    let recursive = args.iter().any(|a| {
+                        a == "--recursive"
+                            || (a.starts_with('-')
+                                && !a.starts_with("--")
+                                && (a.contains('r') || a.contains('R')))
+                    });
+                    let everything = args
+                        .iter()
+                        .any(|a| matches!(a.as_str(), "*" | "." | "./" | "./*" | ".*"));
+                    if recursive && everything {
+                        self.flag(
+                            Category::RecursiveDelete,
+                            format!("`rm -r *` after `cd` deletes {what}"),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.record(rules::check(cmd));
+    }
+
+    /// Checks a pipeline's stages for a download piped into an interpreter.
+    fn pipeline(&mut self, stages: &[Vec<String>]) {
+        if self.done() || stages.len() < 2 {
+            return;
+        }
+        let unwrapped: Vec<Option<&[String]>> = stages
+            .iter()
+            .map(|s| match wrappers::unwrap(s) {
+                Unwrapped::Command(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        let Some(first) = unwrapped
+            .iter()
+            .position(|s| s.is_some_and(rules::is_download))
+        else {
+            return;
+        };
+        if let Some(runner) = unwrapped[first + 1..]
+            .iter()
+            .flatten()
+            .find(|s| rules::executes_stdin(s))
+        {
+            let download = unwrapped[first].map_or("curl", |s| base_name(&s[0]));
+            self.flag(
+                Category::DownloadToShell,
+                format!(
+                    "`{download} … | {}` runs downloaded code",
+                    base_name(&runner[0])
+                ),
+            );
+        }
+    }
+
+    fn redirect_target(&mut self, target: &str) {
+        if rules::is_disk_device(target) {
+            self.flag(
+                Category::RawDiskWrite,
+                format!("`> {target}` overwrites a disk device"),
+            );
+        }
+    }
+
+    /// Walks the syntax tree, checking every command, pipeline, function and redirection.
+    fn walk(&mut self, root: Node<'_>, src: &str, depth: usize) {
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            if self.done() {
+                return;
+            }
+            match node.kind() {
+                "command" => self.tree_command(node, src, depth),
+                "pipeline" => {
+                    let mut cursor = node.walk();
+                    let stages: Vec<Vec<String>> = node
+                        .named_children(&mut cursor)
+                        .map(|stage| {
+                            stage_command(stage)
+                                .map(|c| command_words(c, src).0)
+                                .unwrap_or_default()
+                        })
+                        .collect();
+                    self.pipeline(&stages);
+                }
+                "function_definition" => self.fork_bomb(node, src),
+                "file_redirect" => {
+                    let mut cursor = node.walk();
+                    let writes = node.children(&mut cursor).any(|c| {
+                        !c.is_named() && c.kind().contains('>') && !c.kind().contains(">&")
+                    });
+                    if writes && let Some(dest) = node.child_by_field_name("destination") {
+                        self.redirect_target(&words::text(dest, src));
+                    }
+                }
+                "variable_assignment" => {
+                    if let (Some(name), Some(value)) = (
+                        node.child_by_field_name("name"),
+                        node.child_by_field_name("value"),
+                    ) {
+                        let value = words::text(value, src);
+                        self.vars.insert(words::raw(name, src).into_owned(), value);
+                    }
+                }
+                "redirected_statement" => {
+                    let runs_stdin = node
+                        .child_by_field_name("body")
+                        .filter(|b| b.kind() == "command")
+                        .is_some_and(|b| shell_reads_stdin(&command_words(b, src).0));
+                    if runs_stdin {
+                        let mut cursor = node.walk();
+                        for redirect in node.children_by_field_name("redirect", &mut cursor) {
+                            if redirect.kind() == "heredoc_redirect" {
+                                let mut inner = redirect.walk();
+                                for part in redirect.named_children(&mut inner) {
+                                    if part.kind() == "heredoc_body" {
+                                        self.script(&words::raw(part, src), depth + 1);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            let mut cursor = node.walk();
+            let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev());
+        }
+    }
+
+    fn tree_command(&mut self, node: Node<'_>, src: &str, depth: usize) {
+        let (argv, nodes) = command_words(node, src);
+        if argv.is_empty() {
+            return;
+        }
+        // `$(curl …)` as the command itself runs what was downloaded.
+        if nodes.first().is_some_and(|n| has_download(*n, src)) {
+            self.flag(
+                Category::DownloadToShell,
+                "the command runs the output of a download",
+            );
+            return;
+        }
+        let expanded = self.expand(&argv, &nodes);
+        self.argv(&expanded, depth);
+        if self.done() {
+            return;
+        }
+        let Unwrapped::Command(cmd) = wrappers::unwrap(&argv) else {
+            return;
+        };
+        let offset = argv.len() - cmd.len();
+        let name = base_name(&cmd[0]);
+        // `sh <(curl …)`, `bash -c "$(curl …)"`, `eval "$(wget -O- …)"`, `source <(curl …)`.
+        if (rules::is_interpreter(name) || name == "eval")
+            && nodes[offset + 1..].iter().any(|n| has_download(*n, src))
+        {
+            self.flag(
+                Category::DownloadToShell,
+                format!("`{name}` runs code produced by a download"),
+            );
+            return;
+        }
+        // `sh <<< "$(curl …)"` or `bash <<< 'rm -rf /'`.
+        let mut cursor = node.walk();
+        for redirect in node.children_by_field_name("redirect", &mut cursor) {
+            if redirect.kind() == "herestring_redirect" && rules::executes_stdin(cmd) {
+                if has_download(redirect, src) {
+                    self.flag(
+                        Category::DownloadToShell,
+                        format!("`{name} <<<` runs code produced by a download"),
+                    );
+                    return;
+                }
+                if rules::is_shell(name) {
+                    let mut inner = redirect.walk();
+                    let text: String = redirect
+                        .named_children(&mut inner)
+                        .map(|c| words::text(c, src))
+                        .collect();
+                    self.script(&text, depth + 1);
+                }
+            }
+        }
+    }
+
+    /// `argv` with variables assigned earlier in the line substituted: an unquoted `$x` alone
+    /// is split into words as the shell would; elsewhere `$x` is replaced in place.
+    fn expand(&self, argv: &[String], nodes: &[Node<'_>]) -> Vec<String> {
+        if self.vars.is_empty() {
+            return argv.to_vec();
+        }
+        let mut out = Vec::with_capacity(argv.len());
+        for (word, node) in argv.iter().zip(nodes) {
+            let name = word.strip_prefix('$').unwrap_or_default();
+            let node = if node.kind() == "command_name" {
+                node.named_child(0).unwrap_or(*node)
+            } else {
+                *node
+            };
+            match self.vars.get(name) {
+                Some(value) if node.kind() == "simple_expansion" || node.kind() == "expansion" => {
+                    out.extend(value.split_whitespace().map(str::to_owned));
+                }
+                _ => {
+                    let mut word = word.clone();
+                    for (name, value) in &self.vars {
+                        word = word.replace(&format!("${name}"), value);
+                    }
+                    out.push(word);
+                }
+            }
+        }
+        out
+    }
+
+    /// A function that calls itself twice, or once in the background: `:(){ :|:& };:`.
+    fn fork_bomb(&mut self, node: Node<'_>, src: &str) {
+        let (Some(name), Some(body)) = (
+            node.child_by_field_name("name"),
+            node.child_by_field_name("body"),
+        ) else {
+            return;
+        };
+        let name = words::text(name, src);
+        let mut calls = 0;
+        let mut stack = vec![body];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "function_definition" {
+                continue;
+            }
+            if n.kind() == "command"
+                && n.child_by_field_name("name")
+                    .is_some_and(|c| words::text(c, src) == name)
+            {
+                calls += 1;
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.children(&mut cursor));
+        }
+        let backgrounded = {
+            let mut cursor = body.walk();
+            let mut found = false;
+            let mut stack = vec![body];
+            while let Some(n) = stack.pop() {
+                if !n.is_named() && n.kind() == "&" {
+                    found = true;
+                    break;
+                }
+                stack.extend(n.children(&mut cursor).collect::<Vec<_>>());
+            }
+            found
+        };
+        if calls >= 2 || (calls == 1 && backgrounded) {
+            self.flag(
+                Category::ForkBomb,
+                format!("function `{name}` calls itself without end, forking each time"),
+            );
+        }
+    }
+}
+
+/// The command node of a pipeline stage (looking through redirections).
+fn stage_command(stage: Node<'_>) -> Option<Node<'_>> {
+    match stage.kind() {
+        "command" => Some(stage),
+        "redirected_statement" => stage
+            .child_by_field_name("body")
+            .filter(|b| b.kind() == "command"),
+        _ => None,
+    }
+}
+
+/// A command node's words (name first) and the nodes they came from.
+fn command_words<'t>(node: Node<'t>, src: &str) -> (Vec<String>, Vec<Node<'t>>) {
+    let mut argv = Vec::new();
+    let mut nodes = Vec::new();
+    if let Some(name) = node.child_by_field_name("name") {
+        argv.push(words::text(name, src));
+        nodes.push(name);
+    }
+    let mut cursor = node.walk();
+    for arg in node.children_by_field_name("argument", &mut cursor) {
+        argv.push(words::text(arg, src));
+        nodes.push(arg);
+    }
+    (argv, nodes)
+}
+
+/// Whether `argv` is a shell running commands from its standard input (so a here-document
+/// fed to it is shell code).
+fn shell_reads_stdin(argv: &[String]) -> bool {
+    match wrappers::unwrap(argv) {
+        Unwrapped::Command(cmd) => rules::is_shell(&cmd[0]) && rules::executes_stdin(cmd),
+        _ => false,
+    }
+}
+
+/// Whether a download command appears anywhere inside `node` (e.g. in `$(…)` or `<(…)`).
+fn has_download(node: Node<'_>, src: &str) -> bool {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "command" {
+            let (argv, _) = command_words(n, src);
+            if let Unwrapped::Command(cmd) = wrappers::unwrap(&argv)
+                && rules::is_download(cmd)
+            {
+                return true;
+            }
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.children(&mut cursor));
+    }
+    false
+}
+
+/// The command string of `sh -c 'cmd'` (options may be bundled: `bash -lc`, `sh -ec`).
+fn shell_c_script(cmd: &[String]) -> Option<&str> {
+    let mut has_c = false;
+    let mut i = 1;
+    while i < cmd.len() {
+        let arg = cmd[i].as_str();
+        i += 1;
+        if arg == "--" {
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            if matches!(long, "rcfile" | "init-file") {
+                i += 1;
+            }
+            if long == "command" {
+                has_c = true;
+            }
+            continue;
+        }
+        if let Some(cluster) = arg.strip_prefix('-').or_else(|| arg.strip_prefix('+')) {
+            if cluster.contains('c') {
+                has_c = true;
+            }
+            if matches!(cluster, "o" | "O") {
+                i += 1;
+            }
+            continue;
+        }
+        return has_c.then_some(arg);
+    }
+    if has_c {
+        cmd.get(i).map(String::as_str)
+    } else {
+        None
+    }
+}
+
+/// The command of `su [user] -c 'cmd'` / `su --command=cmd`.
+fn su_script(cmd: &[String]) -> Option<String> {
+    let mut args = cmd[1..].iter();
+    while let Some(arg) = args.next() {
+        if arg == "-c" || arg == "--command" || arg == "--session-command" {
+            return args.next().cloned();
+        }
+        if let Some(script) = arg.strip_prefix("--command=") {
+            return Some(script.to_owned());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_shell_strings() {
+        let c = classify(r#"bash -lc "sh -c 'rm -rf /'""#);
+        assert_eq!(c.category, Some(Category::RecursiveDelete), "{c:?}");
+    }
+
+    #[test]
+    fn misparse_falls_back() {
+        let c = classify("[ -d / ] && rm -rf /");
+        assert_eq!(c.category, Some(Category::RecursiveDelete), "{c:?}");
+    }
+
+    #[test]
+    fn depth_is_bounded() {
+        let mut cmd = "rm -rf /".to_owned();
+        for _ in 0..20 {
+            cmd = format!("eval {}", cmd);
+        }
+        // Deeper than MAX_DEPTH: not followed, and no stack overflow.
+        let _ = classify(&cmd);
+    }
+}
