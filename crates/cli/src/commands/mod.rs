@@ -4,6 +4,13 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 
+pub mod exec_file;
+pub mod replay;
+pub mod repomap;
+pub mod run;
+pub mod safety;
+pub mod tool;
+
 /// Exit code for usage errors (bad flags, bad JSON arguments).
 pub const EXIT_USAGE: u8 = 2;
 
@@ -12,6 +19,20 @@ pub const EXIT_USAGE: u8 = 2;
 pub enum Command {
     /// Print the JSON Schema of the event contract.
     Schema,
+    /// List the built-in tools, or call one with JSON arguments.
+    #[command(subcommand)]
+    Tool(tool::ToolCommand),
+    /// Print the repository map: ranked definitions within a token budget.
+    Repomap(repomap::RepomapArgs),
+    /// Render a recorded JSONL event log as the terminal shows a live run.
+    Replay(replay::ReplayArgs),
+    /// Check whether a command line is dangerous (the check `execute_command` applies).
+    #[command(subcommand)]
+    Safety(safety::SafetyCommand),
+    /// Run one script file of a workspace, streaming its output (or its events as JSON lines).
+    ExecFile(exec_file::ExecFileArgs),
+    /// Run one task with the agent: the model works on the project with the tools until done.
+    Run(run::RunArgs),
 }
 
 /// Runs a subcommand and returns the process exit code.
@@ -21,6 +42,12 @@ pub fn run(command: Command) -> ExitCode {
             println!("{}", keel_events_schema());
             ExitCode::SUCCESS
         }
+        Command::Tool(command) => tool::run(command),
+        Command::Repomap(args) => repomap::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Safety(command) => safety::run(command),
+        Command::ExecFile(args) => exec_file::run(args),
+        Command::Run(args) => run::run(args),
     }
 }
 

@@ -1,0 +1,127 @@
+//! `keel exec-file`: run one script file of a workspace (seed 000's file run), streaming its
+//! output, or its `exec.file.*` events as JSON lines.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use keel_events::{Bus, Emitter, Event, EventHandler, EventKind, JsonlHandler, Sequencer};
+use keel_tools::file_run::{FileRun, FileRunError, run_file};
+use tokio_util::sync::CancellationToken;
+
+use super::EXIT_USAGE;
+
+/// Arguments of `keel exec-file`.
+///
+/// Exit status: the script's exit code; 1 when it was killed (time-out, Ctrl-C, signal);
+/// 2 for usage errors (bad path, no interpreter for the file).
+#[derive(Debug, clap::Args)]
+pub struct ExecFileArgs {
+    /// The script, relative to the workspace root.
+    pub path: String,
+    /// Print the run's events as JSON lines instead of its output.
+    #[arg(long)]
+    pub json: bool,
+    /// Workspace root the script must be inside (it also runs there).
+    #[arg(long, value_name = "DIR")]
+    pub root: PathBuf,
+    /// Seconds before the script and everything it started are killed (default 120).
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
+}
+
+/// Prints the script's output as it arrives.
+struct Human;
+
+impl EventHandler for Human {
+    fn handle(&mut self, event: &Event) {
+        match &event.kind {
+            EventKind::ExecFileStdout(out) => {
+                let mut stdout = std::io::stdout().lock();
+                let _ = stdout.write_all(out.content.as_bytes());
+                let _ = stdout.flush();
+            }
+            EventKind::ExecFileStderr(err) => {
+                let mut stderr = std::io::stderr().lock();
+                let _ = stderr.write_all(err.content.as_bytes());
+                let _ = stderr.flush();
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Runs `keel exec-file`.
+pub fn run(args: ExecFileArgs) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("keel exec-file: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(exec(args))
+}
+
+async fn exec(args: ExecFileArgs) -> ExitCode {
+    let emitter = Emitter::new(
+        Sequencer::new(format!("cli-{}", std::process::id()), "cli"),
+        Bus::default(),
+    );
+    if args.json {
+        emitter
+            .bus()
+            .add_handler(JsonlHandler::new(std::io::stdout()));
+    } else {
+        emitter.bus().add_handler(Human);
+    }
+    let mut request = FileRun::new(&args.root, &args.path);
+    if let Some(secs) = args.timeout {
+        request = request.with_timeout(Duration::from_secs(secs));
+    }
+    let cancel = CancellationToken::new();
+    let on_interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_interrupt.cancel();
+        }
+    });
+
+    let result = run_file(&request, &emitter, &cancel).await;
+    emitter.bus().flush();
+    match result {
+        Ok(outcome) => {
+            if !args.json {
+                let ending = if outcome.timed_out {
+                    format!("timed out after {} s, killed", request.timeout.as_secs())
+                } else if outcome.cancelled {
+                    "interrupted, killed".to_owned()
+                } else {
+                    match outcome.exit_code {
+                        Some(code) => format!("exit code {code}"),
+                        None => "killed by a signal".to_owned(),
+                    }
+                };
+                eprintln!("[{}: {ending} in {} ms]", outcome.file, outcome.duration_ms);
+            }
+            match outcome.exit_code {
+                Some(code) if !outcome.timed_out && !outcome.cancelled => {
+                    ExitCode::from(u8::try_from(code).unwrap_or(1))
+                }
+                _ => ExitCode::FAILURE,
+            }
+        }
+        Err(e @ FileRunError::Process(_)) => {
+            eprintln!("keel exec-file: {e}");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("keel exec-file: {e}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}

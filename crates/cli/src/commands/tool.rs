@@ -1,0 +1,167 @@
+//! `keel tool`: list the built-in tools, or call one with JSON arguments.
+
+use std::io::Read as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Subcommand;
+use keel_events::{Bus, Emitter, Sequencer};
+use keel_tools::{ApprovalPolicy, CannotAsk, CheckpointStore, ToolContext, ToolRegistry};
+
+use super::EXIT_USAGE;
+
+/// `keel tool` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ToolCommand {
+    /// List the built-in tools with a one-line description each.
+    List,
+    /// Call one tool and print its result `{success, message, content}` as JSON.
+    ///
+    /// Exit status: 0 when the tool succeeds, 1 when it reports failure, 2 for usage errors.
+    Call {
+        /// Tool name (or alias), e.g. `read_file`.
+        name: String,
+        /// Arguments as a JSON object, or `-` to read them from standard input (default `{}`).
+        arguments: Option<String>,
+        /// Workspace root the tool is confined to.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+        /// Approval policy for commands: never, on-dangerous, always, deny-dangerous.
+        #[arg(long, default_value = "on-dangerous")]
+        approval: String,
+    },
+    /// List the checkpoints recorded in a workspace (JSON), oldest first.
+    Checkpoints {
+        /// Workspace root.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+    },
+    /// Undo a checkpoint's changes and every later checkpoint's, newest first (JSON report).
+    Rollback {
+        /// Checkpoint id (see `keel tool checkpoints`).
+        id: String,
+        /// Workspace root.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+    },
+}
+
+/// Runs `keel tool …`.
+pub fn run(command: ToolCommand) -> ExitCode {
+    match command {
+        ToolCommand::List => {
+            let registry = ToolRegistry::builtin();
+            let summaries = registry.summaries();
+            let width = summaries.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+            for (name, summary) in summaries {
+                println!("{name:<width$}  {summary}");
+            }
+            ExitCode::SUCCESS
+        }
+        ToolCommand::Call {
+            name,
+            arguments,
+            root,
+            approval,
+        } => match call(&name, arguments.as_deref(), root, &approval) {
+            Ok(code) => code,
+            Err(message) => {
+                eprintln!("keel tool call: {message}");
+                ExitCode::from(EXIT_USAGE)
+            }
+        },
+        ToolCommand::Checkpoints { root } => checkpoints(root, None),
+        ToolCommand::Rollback { id, root } => checkpoints(root, Some(&id)),
+    }
+}
+
+/// Lists checkpoints (`rollback: None`) or rolls back to one, printing JSON.
+fn checkpoints(root: PathBuf, rollback: Option<&str>) -> ExitCode {
+    let store = match CheckpointStore::open(&root) {
+        Ok(store) => store,
+        Err(e) => {
+            eprintln!("keel tool: --root: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let json = match rollback {
+        None => store
+            .list()
+            .map(|list| serde_json::to_string_pretty(&list).unwrap_or_default()),
+        Some(id) => store
+            .rollback(id)
+            .map(|report| serde_json::to_string_pretty(&report).unwrap_or_default()),
+    };
+    match json {
+        Ok(json) => {
+            println!("{json}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("keel tool: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Calls the tool; `Err` is a usage error.
+fn call(
+    name: &str,
+    arguments: Option<&str>,
+    root: PathBuf,
+    approval: &str,
+) -> Result<ExitCode, String> {
+    let registry = ToolRegistry::builtin();
+    if registry.get(name).is_none() {
+        return Err(format!(
+            "unknown tool `{name}` (available: {})",
+            registry.names().join(", ")
+        ));
+    }
+    let policy: ApprovalPolicy = approval.parse().map_err(|e| format!("--approval: {e}"))?;
+    let text = match arguments {
+        None => "{}".to_owned(),
+        Some("-") => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read the arguments from standard input: {e}"))?;
+            text
+        }
+        Some(text) => text.to_owned(),
+    };
+    let arguments: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("the arguments are not valid JSON: {e}"))?;
+    if !arguments.is_object() {
+        return Err(
+            "the arguments must be a JSON object, e.g. '{\"path\": \"src/main.rs\"}'".to_owned(),
+        );
+    }
+    if !root.is_dir() {
+        return Err(format!("--root `{}` is not a folder", root.display()));
+    }
+    let root = root
+        .canonicalize()
+        .map_err(|e| format!("--root `{}`: {e}", root.display()))?;
+    let checkpoints = CheckpointStore::open(&root).map_err(|e| format!("--root: {e}"))?;
+    let emitter = Emitter::new(
+        Sequencer::new(format!("cli-{}", std::process::id()), "cli"),
+        Bus::default(),
+    );
+    let ctx = ToolContext::new(root, emitter)
+        .with_approval(policy, Arc::new(CannotAsk))
+        .with_checkpoints(Arc::new(checkpoints));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let result = runtime.block_on(registry.call(&ctx, name, arguments));
+    let json = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?;
+    println!("{json}");
+    Ok(if result.success {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

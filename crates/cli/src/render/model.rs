@@ -1,0 +1,201 @@
+//! `run.response.*`, `run.llm.*`, `run.thinking.*`, `run.usage.report`, `run.context.*`: the
+//! conversation with the model.
+//!
+//! Answer text is streamed as it arrives. Reasoning is collapsed to one dim `✻ thinking…` line
+//! unless verbose, where it is streamed dim under that line. Model-call bookkeeping (request,
+//! finish reason) is shown only in verbose mode, except finish reasons that cut the answer short,
+//! which are always warned about.
+
+use std::io::Write;
+
+use keel_events::{
+    FinishReason, ResponseMode, RunContextCompress, RunContextWindow, RunLlmDelta, RunLlmEnd,
+    RunLlmRetry, RunLlmStart, RunResponseEnd, RunResponseStart, RunThinkingDelta, RunThinkingEnd,
+    RunThinkingFail, RunThinkingStart, RunUsageReport,
+};
+
+use super::agent::usage_text;
+use super::format::{count, duration, one_line, plural};
+use super::renderer::{ConsoleRenderer, StreamKind};
+use super::style::Tone;
+
+/// Context-window use from which the window line turns yellow, in percent.
+const WINDOW_WARNING_PERCENT: u64 = 80;
+
+impl<W: Write> ConsoleRenderer<W> {
+    /// `run.response.start`: verbose only, a dim mode marker.
+    pub(super) fn print_run_response_start(&mut self, p: &RunResponseStart) {
+        if self.verbose {
+            let text = match p.mode {
+                ResponseMode::Direct => "— direct mode —",
+                ResponseMode::Plan => "— plan mode —",
+            };
+            self.line(&[(Tone::Dim, text)]);
+        }
+    }
+
+    /// `run.response.end`: ends any open line; nothing else to show.
+    pub(super) fn print_run_response_end(&mut self, _p: &RunResponseEnd) {
+        self.close_line();
+    }
+
+    /// `run.llm.start`: starts the wait (spinner on a terminal); verbose adds a dim line.
+    pub(super) fn print_run_llm_start(&mut self, p: &RunLlmStart) {
+        self.waiting_for_model = true;
+        self.answer_streamed = false;
+        if self.verbose {
+            let text = format!(
+                "→ {} · iteration {} · {}",
+                p.model,
+                p.iteration,
+                plural(p.message_count as usize, "message", "messages")
+            );
+            self.line(&[(Tone::Dim, &text)]);
+        }
+    }
+
+    /// `run.llm.delta`: the text, as it arrives, without line breaks of our own.
+    pub(super) fn print_run_llm_delta(&mut self, p: &RunLlmDelta) {
+        self.waiting_for_model = false;
+        if !p.text.is_empty() {
+            self.answer_streamed = true;
+        }
+        self.stream(StreamKind::Answer, "", Tone::Plain, &p.text);
+    }
+
+    /// `run.llm.end`: ends the answer's line (printing the answer if it was not streamed) and
+    /// warns when it was cut short; verbose adds the finish reason and tool calls.
+    pub(super) fn print_run_llm_end(&mut self, p: &RunLlmEnd) {
+        self.waiting_for_model = false;
+        if !self.answer_streamed && !p.llm_output.is_empty() {
+            self.stream(StreamKind::Answer, "", Tone::Plain, &p.llm_output);
+        }
+        self.answer_streamed = false;
+        self.close_stream(&StreamKind::Answer);
+        let warning = match p.finish_reason {
+            FinishReason::Length => Some("⚠ the answer was cut off at the output token limit"),
+            FinishReason::ContentFilter => Some("⚠ the provider filtered the answer"),
+            FinishReason::Truncated => Some("⚠ the response stream ended early"),
+            FinishReason::Cancelled => Some("⊘ the response was cancelled"),
+            FinishReason::Stop | FinishReason::ToolCalls | FinishReason::Other => None,
+        };
+        if let Some(warning) = warning {
+            self.line(&[(Tone::Warning, warning)]);
+        }
+        if self.verbose {
+            let reason = serde_json::to_value(p.finish_reason)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let mut text = format!("← {reason}");
+            if !p.tool_calls.is_empty() {
+                let names: Vec<&str> = p.tool_calls.iter().map(|c| c.name.as_str()).collect();
+                text.push_str(&format!(" · {}", names.join(", ")));
+            }
+            if let Some(usage) = &p.usage {
+                text.push_str(&format!(" · {}", usage_text(usage)));
+            }
+            self.line(&[(Tone::Dim, &text)]);
+        }
+    }
+
+    /// `run.llm.retry`: a yellow line with the error and the wait.
+    pub(super) fn print_run_llm_retry(&mut self, p: &RunLlmRetry) {
+        self.waiting_for_model = true;
+        let text = format!(
+            "↻ model call failed (attempt {}/{}): {} — retrying in {}",
+            p.attempt,
+            p.max_attempts,
+            one_line(&p.error, 160),
+            duration(p.delay_ms)
+        );
+        self.line(&[(Tone::Warning, &text)]);
+    }
+
+    /// `run.thinking.start`: a dim `✻ thinking…` marker (verbose: a header for the text).
+    pub(super) fn print_run_thinking_start(&mut self, _p: &RunThinkingStart) {
+        self.waiting_for_model = false;
+        self.thinking = true;
+        self.thought_streamed = false;
+        let marker = if self.verbose {
+            "✻ thinking"
+        } else {
+            "✻ thinking…"
+        };
+        self.line(&[(Tone::Dim, marker)]);
+    }
+
+    /// `run.thinking.delta`: verbose only, the reasoning streamed dim.
+    pub(super) fn print_run_thinking_delta(&mut self, p: &RunThinkingDelta) {
+        self.waiting_for_model = false;
+        if self.verbose {
+            self.thought_streamed |= !p.text.is_empty();
+            self.stream(StreamKind::Thinking, "  ", Tone::Dim, &p.text);
+        }
+    }
+
+    /// `run.thinking.end`: closes the reasoning (verbose: prints it if it was not streamed).
+    pub(super) fn print_run_thinking_end(&mut self, p: &RunThinkingEnd) {
+        self.thinking = false;
+        if self.verbose && !self.thought_streamed && !p.result.trim().is_empty() {
+            self.block("  ", Tone::Dim, &p.result);
+        }
+        self.thought_streamed = false;
+        self.close_stream(&StreamKind::Thinking);
+    }
+
+    /// `run.thinking.fail`: a yellow line.
+    pub(super) fn print_run_thinking_fail(&mut self, p: &RunThinkingFail) {
+        self.thinking = false;
+        self.thought_streamed = false;
+        let text = format!("⚠ thinking failed: {}", one_line(&p.error, 160));
+        self.line(&[(Tone::Warning, &text)]);
+    }
+
+    /// `run.usage.report`: one dim line with this call's tokens and the session total.
+    pub(super) fn print_run_usage_report(&mut self, p: &RunUsageReport) {
+        let cached = p
+            .cached_tokens
+            .filter(|c| *c > 0)
+            .map(|c| format!(", {} cached", count(c)))
+            .unwrap_or_default();
+        let text = format!(
+            "tokens: {} in, {} out{cached} · session {}",
+            count(p.prompt_tokens),
+            count(p.completion_tokens),
+            count(p.cumulative.total_tokens)
+        );
+        self.line(&[(Tone::Dim, &text)]);
+    }
+
+    /// `run.context.window`: one dim line (yellow from 80 % full).
+    pub(super) fn print_run_context_window(&mut self, p: &RunContextWindow) {
+        let percent = (p.tokens_used.saturating_mul(100))
+            .checked_div(p.limit)
+            .unwrap_or(0);
+        let text = format!(
+            "context: {} / {} tokens ({percent}%)",
+            count(p.tokens_used),
+            count(p.limit)
+        );
+        let tone = if percent >= WINDOW_WARNING_PERCENT {
+            Tone::Warning
+        } else {
+            Tone::Dim
+        };
+        self.line(&[(tone, &text)]);
+    }
+
+    /// `run.context.compress`: one dim line (verbose adds the summary).
+    pub(super) fn print_run_context_compress(&mut self, p: &RunContextCompress) {
+        let text = format!(
+            "context compressed: {} → {} tokens",
+            count(p.original_tokens),
+            count(p.compressed_tokens)
+        );
+        self.line(&[(Tone::Dim, &text)]);
+        if self.verbose && !p.summary.trim().is_empty() {
+            self.block("  ", Tone::Dim, &p.summary);
+        }
+    }
+}

@@ -1,0 +1,727 @@
+//! Unit tests of the renderer: one rendering per catalogue type, line state, tool pairing,
+//! the spinner's cues, and write errors.
+
+use std::sync::{Arc, Mutex};
+
+use keel_events::*;
+use serde_json::json;
+
+use super::{ConsoleRenderer, RenderOptions, Spinner};
+
+fn plan() -> Plan {
+    Plan {
+        goal: "Add a --json flag".into(),
+        steps: vec![
+            PlanStep {
+                index: 1,
+                title: "Parse the flag".into(),
+                description: "Add `json: bool` to the CLI arguments".into(),
+                expected_tools: vec!["edit_file".into()],
+            },
+            PlanStep {
+                index: 2,
+                title: "Print JSON".into(),
+                description: "Serialise the result when the flag is set".into(),
+                expected_tools: vec![],
+            },
+        ],
+        estimated_complexity: Complexity::Low,
+    }
+}
+
+fn usage(prompt: u64, completion: u64) -> Usage {
+    Usage {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+        cached_tokens: None,
+    }
+}
+
+/// One payload of every catalogue type, in catalogue order.
+fn one_of_each() -> Vec<EventKind> {
+    let progress = Progress {
+        current: 1,
+        total: 2,
+    };
+    vec![
+        AgentStart {
+            agent_name: "keel".into(),
+            task_input: "Add a --json flag\nand document it".into(),
+            mode_hint: Some(ModeHint::Plan),
+        }
+        .into(),
+        AgentEnd {
+            status: AgentStatus::Completed,
+            result: "done".into(),
+            files_changed: vec!["src/main.rs".into()],
+            usage: usage(1200, 300),
+        }
+        .into(),
+        PrepareModelSelect {
+            requested_model: "big".into(),
+            final_model: "small".into(),
+            is_fallback: true,
+            reason: Some("big is overloaded".into()),
+        }
+        .into(),
+        PrepareConversationOpen {
+            conversation_id: "conv-1".into(),
+            action: ConversationAction::Resume,
+        }
+        .into(),
+        PrepareHistoryLoad {
+            start_turn: 3,
+            action_history_len: 14,
+            pending_tool_count: 1,
+        }
+        .into(),
+        PrepareRepomapBuild {
+            files: 120,
+            symbols: 1450,
+            tokens: 4096,
+            duration_ms: 230,
+            cached: true,
+        }
+        .into(),
+        RunResponseStart {
+            mode: ResponseMode::Plan,
+        }
+        .into(),
+        RunResponseEnd {
+            mode: ResponseMode::Plan,
+        }
+        .into(),
+        RunLlmStart {
+            model: "small".into(),
+            iteration: 2,
+            message_count: 9,
+            system_prompt: None,
+        }
+        .into(),
+        RunLlmDelta {
+            text: "Partial answer".into(),
+        }
+        .into(),
+        RunLlmEnd {
+            llm_output: "Partial answer".into(),
+            tool_calls: vec![ToolCall {
+                id: "c1".into(),
+                name: "read_file".into(),
+                arguments: json!({"path": "src/main.rs"}),
+            }],
+            finish_reason: FinishReason::Length,
+            usage: Some(usage(900, 40)),
+        }
+        .into(),
+        RunLlmRetry {
+            attempt: 1,
+            max_attempts: 3,
+            delay_ms: 2000,
+            error: "HTTP 429 Too Many Requests".into(),
+        }
+        .into(),
+        RunThinkingStart {
+            agent_name: "keel".into(),
+        }
+        .into(),
+        RunThinkingDelta {
+            agent_name: "keel".into(),
+            text: "The flag goes in main.rs".into(),
+        }
+        .into(),
+        RunThinkingEnd {
+            agent_name: "keel".into(),
+            result: "The flag goes in main.rs".into(),
+        }
+        .into(),
+        RunThinkingFail {
+            agent_name: "keel".into(),
+            error: "reasoning stream closed".into(),
+        }
+        .into(),
+        RunToolStart {
+            call_id: "c1".into(),
+            tool_name: "run_command".into(),
+            arguments: json!({"command": "cargo test"}),
+            step_id: None,
+        }
+        .into(),
+        RunToolOutput {
+            call_id: "c1".into(),
+            stream: OutputStream::Stderr,
+            content: "error[E0425]: cannot find value `x`\n".into(),
+        }
+        .into(),
+        RunToolEnd {
+            call_id: "c1".into(),
+            tool_name: "run_command".into(),
+            status: ToolStatus::Error,
+            result: "exit code 101\nerror[E0425]: cannot find value `x`".into(),
+            duration_ms: 3100,
+            args_summary: "cargo test".into(),
+            result_summary: "exit code 101".into(),
+            step_id: None,
+            from_path: None,
+            to_path: None,
+        }
+        .into(),
+        RunApprovalRequest {
+            approval_id: "a1".into(),
+            kind: ApprovalKind::Command,
+            subject: "rm -rf target".into(),
+            reason: "deletes files".into(),
+        }
+        .into(),
+        RunApprovalResolve {
+            approval_id: "a1".into(),
+            decision: ApprovalDecision::Modify,
+            kind: Some(ApprovalKind::Command),
+            reason: Some("only the debug folder".into()),
+            modified: Some(json!("rm -rf target/debug")),
+        }
+        .into(),
+        RunPlanCreate { plan: plan() }.into(),
+        RunPlanModify { plan: plan() }.into(),
+        RunPlanReplan {
+            message: "Step 2 keeps failing".into(),
+            reason: "consecutive failures".into(),
+        }
+        .into(),
+        RunPlanComplete {
+            success: true,
+            summary: "The flag works".into(),
+            files_changed: vec!["src/main.rs".into(), "README.md".into()],
+        }
+        .into(),
+        RunPlanRespond {
+            response: "Two ways to do it:".into(),
+            options: vec!["a flag".into(), "an env var".into()],
+        }
+        .into(),
+        RunExecutionStart {
+            plan: plan(),
+            message: "Executing the plan (2 steps)".into(),
+        }
+        .into(),
+        RunExecutionEnd {
+            plan: plan(),
+            message: "Plan executed".into(),
+            summary: "Added --json".into(),
+        }
+        .into(),
+        RunExecutionFail {
+            plan: None,
+            step_id: Some(2),
+            error: "tests fail".into(),
+        }
+        .into(),
+        RunExecutionCancel {
+            message: "Execution cancelled".into(),
+            step_id: Some(1),
+        }
+        .into(),
+        RunStepStart {
+            step_id: 1,
+            title: "Parse the flag".into(),
+            description: "Add `json: bool`".into(),
+            progress,
+        }
+        .into(),
+        RunStepOutput {
+            step_id: 1,
+            content: "editing main.rs\n".into(),
+        }
+        .into(),
+        RunStepEnd {
+            step_id: 1,
+            title: "Parse the flag".into(),
+            files_changed: vec!["src/main.rs".into()],
+            progress,
+        }
+        .into(),
+        RunStepFail {
+            step_id: 1,
+            title: "Parse the flag".into(),
+            error: "edit did not apply".into(),
+            progress,
+        }
+        .into(),
+        RunRepairAttempt {
+            step_id: Some(1),
+            attempt_number: 1,
+            max_attempts: 3,
+            trigger: "step_failed".into(),
+            error_type: Some("edit_mismatch".into()),
+            error_message: Some("SEARCH block not found".into()),
+            suggestion: Some("re-read the file first".into()),
+            result: RepairResult::Success,
+        }
+        .into(),
+        RunAnomalyDetect {
+            step_id: None,
+            anomaly: AnomalyKind::RepeatedCall,
+            message: "read_file src/main.rs called 4 times".into(),
+        }
+        .into(),
+        RunFileChange {
+            path: "src/new.rs".into(),
+            op: FileOp::Move,
+            from_path: Some("src/old.rs".into()),
+            to_path: Some("src/new.rs".into()),
+            summary: "renamed".into(),
+            lines_added: 0,
+            lines_removed: 0,
+            size: Some(120),
+            mime_type: None,
+            diff: None,
+        }
+        .into(),
+        RunContextCompress {
+            original_tokens: 50_000,
+            compressed_tokens: 8_000,
+            summary: "Earlier: read main.rs".into(),
+        }
+        .into(),
+        RunContextWindow {
+            tokens_used: 110_000,
+            limit: 128_000,
+        }
+        .into(),
+        RunUsageReport {
+            prompt_tokens: 900,
+            completion_tokens: 40,
+            total_tokens: 940,
+            cached_tokens: Some(512),
+            cumulative: usage(5000, 700),
+        }
+        .into(),
+        RunQuestionAsk {
+            question_id: "q1".into(),
+            question: "Which output format?".into(),
+            options: vec!["JSON".into(), "YAML".into()],
+        }
+        .into(),
+        RunQuestionAnswer {
+            question_id: "q1".into(),
+            answer: "JSON".into(),
+        }
+        .into(),
+        RunCompletionAttempt {
+            result: "Added --json.".into(),
+            command: Some("keel run --json".into()),
+        }
+        .into(),
+        ExecFileStart {
+            run_id: "r1".into(),
+            file: "scripts/hello.py".into(),
+            command: vec!["python3".into(), "scripts/hello.py".into()],
+        }
+        .into(),
+        ExecFileStdout {
+            run_id: "r1".into(),
+            content: "hello\n".into(),
+        }
+        .into(),
+        ExecFileStderr {
+            run_id: "r1".into(),
+            content: "warning: old python\n".into(),
+        }
+        .into(),
+        ExecFileExit {
+            run_id: "r1".into(),
+            file: "scripts/hello.py".into(),
+            exit_code: Some(0),
+            duration_ms: 85,
+            timed_out: false,
+        }
+        .into(),
+        SystemStatus {
+            message: "Indexing".into(),
+        }
+        .into(),
+        SystemLog {
+            level: LogLevel::Debug,
+            message: "cache hit".into(),
+            metadata: serde_json::from_value(json!({"key": "repomap"})).ok(),
+        }
+        .into(),
+        SystemError {
+            error: "provider unreachable".into(),
+            error_type: "provider".into(),
+            recoverable: true,
+            stack: Some("at engine::call\nat engine::run".into()),
+            error_display: Some("provider unreachable: connection refused".into()),
+        }
+        .into(),
+        SystemCliDisplay {
+            message: "Saved".into(),
+            style: DisplayStyle::Success,
+        }
+        .into(),
+    ]
+}
+
+fn render_all(kinds: &[EventKind], options: RenderOptions) -> String {
+    let mut out = Vec::new();
+    {
+        let mut renderer = ConsoleRenderer::new(&mut out, options);
+        for kind in kinds {
+            renderer.render(kind);
+        }
+        renderer.finish().unwrap();
+    }
+    String::from_utf8(out).unwrap()
+}
+
+/// Each event rendered alone, under a `## type` heading.
+fn render_each(options: RenderOptions) -> String {
+    let mut text = String::new();
+    for kind in one_of_each() {
+        text.push_str(&format!("## {}\n", kind.type_name()));
+        text.push_str(&render_all(&[kind], options));
+    }
+    text
+}
+
+const PLAIN: RenderOptions = RenderOptions {
+    color: false,
+    verbose: false,
+};
+const VERBOSE: RenderOptions = RenderOptions {
+    color: false,
+    verbose: true,
+};
+
+#[test]
+fn the_samples_cover_the_whole_catalogue() {
+    let names: Vec<&str> = one_of_each().iter().map(EventKind::type_name).collect();
+    assert_eq!(names, EventKind::TYPES);
+}
+
+#[test]
+fn every_event_type_has_a_rendering() {
+    insta::assert_snapshot!("each_type_plain", render_each(PLAIN));
+}
+
+#[test]
+fn every_event_type_has_a_verbose_rendering() {
+    insta::assert_snapshot!("each_type_verbose", render_each(VERBOSE));
+}
+
+#[test]
+fn deltas_stay_on_one_line_and_the_next_block_starts_a_new_one() {
+    let kinds: Vec<EventKind> = vec![
+        RunLlmDelta { text: "Hel".into() }.into(),
+        RunLlmDelta {
+            text: "lo, ".into(),
+        }
+        .into(),
+        RunLlmDelta {
+            text: "world".into(),
+        }
+        .into(),
+        SystemStatus {
+            message: "next".into(),
+        }
+        .into(),
+        RunLlmDelta {
+            text: "more\n".into(),
+        }
+        .into(),
+        SystemStatus {
+            message: "after a newline".into(),
+        }
+        .into(),
+    ];
+    assert_eq!(
+        render_all(&kinds, PLAIN),
+        "Hello, world\n· next\nmore\n· after a newline\n"
+    );
+}
+
+#[test]
+fn an_answer_that_was_not_streamed_is_printed_at_the_end_of_the_call() {
+    let kinds: Vec<EventKind> = vec![
+        RunLlmStart {
+            model: "m".into(),
+            iteration: 1,
+            message_count: 1,
+            system_prompt: None,
+        }
+        .into(),
+        RunLlmEnd {
+            llm_output: "Whole answer".into(),
+            tool_calls: vec![],
+            finish_reason: FinishReason::Stop,
+            usage: None,
+        }
+        .into(),
+    ];
+    assert_eq!(render_all(&kinds, PLAIN), "Whole answer\n");
+}
+
+fn tool_start(call_id: &str, name: &str, path: &str) -> EventKind {
+    RunToolStart {
+        call_id: call_id.into(),
+        tool_name: name.into(),
+        arguments: json!({ "path": path }),
+        step_id: None,
+    }
+    .into()
+}
+
+fn tool_end(call_id: &str, name: &str, summary: &str) -> EventKind {
+    RunToolEnd {
+        call_id: call_id.into(),
+        tool_name: name.into(),
+        status: ToolStatus::Success,
+        result: String::new(),
+        duration_ms: 4,
+        args_summary: String::new(),
+        result_summary: summary.into(),
+        step_id: None,
+        from_path: None,
+        to_path: None,
+    }
+    .into()
+}
+
+#[test]
+fn interleaved_tool_calls_pair_by_call_id() {
+    let kinds = vec![
+        tool_start("a", "read_file", "src/a.rs"),
+        tool_start("b", "read_file", "src/b.rs"),
+        tool_end("b", "read_file", "10 lines"),
+        tool_end("a", "read_file", "20 lines"),
+    ];
+    assert_eq!(
+        render_all(&kinds, PLAIN),
+        "✓ read_file src/b.rs (4 ms) — 10 lines\n✓ read_file src/a.rs (4 ms) — 20 lines\n"
+    );
+}
+
+#[test]
+fn tool_calls_that_never_end_are_reported_at_the_finish() {
+    let kinds = vec![tool_start("a", "list_files", "src")];
+    assert_eq!(render_all(&kinds, PLAIN), "… list_files src — no result\n");
+}
+
+#[test]
+fn verbose_tool_output_is_streamed_under_a_header_and_closed_by_the_end() {
+    let kinds: Vec<EventKind> = vec![
+        RunToolStart {
+            call_id: "c".into(),
+            tool_name: "run_command".into(),
+            arguments: json!({"command": "make"}),
+            step_id: None,
+        }
+        .into(),
+        RunToolOutput {
+            call_id: "c".into(),
+            stream: OutputStream::Stdout,
+            content: "building".into(),
+        }
+        .into(),
+        RunToolOutput {
+            call_id: "c".into(),
+            stream: OutputStream::Stdout,
+            content: "... ok\ndone".into(),
+        }
+        .into(),
+        tool_end("c", "run_command", "exit 0"),
+    ];
+    assert_eq!(
+        render_all(&kinds, VERBOSE),
+        "▸ run_command make\n  │ building... ok\n  │ done\n✓ run_command make (4 ms) — exit 0\n"
+    );
+    assert_eq!(
+        render_all(&kinds, PLAIN),
+        "✓ run_command make (4 ms) — exit 0\n"
+    );
+}
+
+#[test]
+fn long_diffs_are_cut_unless_verbose() {
+    let diff: String = (0..100).map(|i| format!("+line {i}\n")).collect();
+    let change: EventKind = RunFileChange {
+        path: "big.txt".into(),
+        op: FileOp::Create,
+        from_path: None,
+        to_path: None,
+        summary: "created".into(),
+        lines_added: 100,
+        lines_removed: 0,
+        size: None,
+        mime_type: None,
+        diff: Some(diff),
+    }
+    .into();
+    let plain = render_all(std::slice::from_ref(&change), PLAIN);
+    assert!(plain.starts_with("A big.txt +100 -0\n    +line 0\n"));
+    assert!(plain.ends_with("    +line 59\n    … 40 more diff lines (--verbose shows them)\n"));
+    let verbose = render_all(&[change], VERBOSE);
+    assert!(verbose.ends_with("    +line 99\n"));
+}
+
+/// Records what the renderer asked of its spinner.
+#[derive(Clone, Default)]
+struct RecordingSpinner(Arc<Mutex<Vec<String>>>);
+
+impl Spinner for RecordingSpinner {
+    fn show(&mut self, message: &str) {
+        self.0.lock().unwrap().push(format!("show {message}"));
+    }
+    fn hide(&mut self) {
+        let mut log = self.0.lock().unwrap();
+        if log.last().is_some_and(|l| l.starts_with("show")) {
+            log.push("hide".into());
+        }
+    }
+}
+
+#[test]
+fn the_spinner_shows_while_the_model_or_a_tool_is_awaited() {
+    let spinner = RecordingSpinner::default();
+    let log = spinner.0.clone();
+    let mut out = Vec::new();
+    let mut renderer =
+        ConsoleRenderer::new(&mut out, PLAIN).with_spinner(Box::new(spinner.clone()));
+    let sequencer = Sequencer::new("s", "p");
+    let kinds: Vec<EventKind> = vec![
+        RunLlmStart {
+            model: "m".into(),
+            iteration: 1,
+            message_count: 1,
+            system_prompt: None,
+        }
+        .into(),
+        RunLlmDelta { text: "Hi".into() }.into(),
+        RunLlmEnd {
+            llm_output: "Hi".into(),
+            tool_calls: vec![],
+            finish_reason: FinishReason::ToolCalls,
+            usage: None,
+        }
+        .into(),
+        tool_start("a", "read_file", "src/a.rs"),
+        tool_end("a", "read_file", "1 line"),
+    ];
+    for kind in kinds {
+        renderer.handle(&sequencer.stamp(None, kind));
+    }
+    renderer.finish().unwrap();
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "show waiting for the model…",
+            "hide",
+            "show running read_file src/a.rs",
+            "hide"
+        ]
+    );
+}
+
+/// A writer that always fails.
+struct Broken;
+
+impl std::io::Write for Broken {
+    fn write(&mut self, _buf: &[u8]) -> std::io::Result<usize> {
+        Err(std::io::ErrorKind::BrokenPipe.into())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn write_errors_are_kept_not_panicked_on() {
+    let mut renderer = ConsoleRenderer::new(Broken, PLAIN);
+    for kind in one_of_each() {
+        renderer.render(&kind);
+    }
+    assert_eq!(
+        renderer.error().map(std::io::Error::kind),
+        Some(std::io::ErrorKind::BrokenPipe)
+    );
+    assert!(renderer.finish().is_err());
+}
+
+fn deltas(pieces: &[String]) -> Vec<EventKind> {
+    pieces
+        .iter()
+        .map(|text| RunLlmDelta { text: text.clone() }.into())
+        .collect()
+}
+
+fn tool_output(pieces: &[String]) -> Vec<EventKind> {
+    let mut kinds = vec![tool_start("c", "run_command", "make")];
+    kinds.extend(pieces.iter().map(|content| {
+        EventKind::from(RunToolOutput {
+            call_id: "c".into(),
+            stream: OutputStream::Stdout,
+            content: content.clone(),
+        })
+    }));
+    kinds.push(tool_end("c", "run_command", "exit 0"));
+    kinds
+}
+
+/// `text` cut at the given char positions (taken modulo its length).
+fn split_at_chars(text: &str, cuts: &[usize]) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (chars.len() + 1)).collect();
+    cuts.sort_unstable();
+    let mut pieces = Vec::new();
+    let mut from = 0;
+    for cut in cuts.into_iter().chain([chars.len()]) {
+        pieces.push(chars[from..cut].iter().collect());
+        from = cut;
+    }
+    pieces
+}
+
+proptest::proptest! {
+    /// However the model's stream is chunked, the rendered text is the same.
+    #[test]
+    fn answer_rendering_does_not_depend_on_chunking(
+        text in "[a-z \\n\\r✓é]{0,60}",
+        cuts in proptest::collection::vec(0usize..80, 0..8),
+    ) {
+        let whole = render_all(&deltas(std::slice::from_ref(&text)), PLAIN);
+        let chunked = render_all(&deltas(&split_at_chars(&text, &cuts)), PLAIN);
+        proptest::prop_assert_eq!(whole, chunked);
+    }
+
+    /// The same for a tool's streamed output in verbose mode, where every line is prefixed.
+    #[test]
+    fn tool_output_rendering_does_not_depend_on_chunking(
+        text in "[a-z \\n]{0,60}",
+        cuts in proptest::collection::vec(0usize..80, 0..8),
+    ) {
+        let whole = render_all(&tool_output(std::slice::from_ref(&text)), VERBOSE);
+        let chunked = render_all(&tool_output(&split_at_chars(&text, &cuts)), VERBOSE);
+        proptest::prop_assert_eq!(whole, chunked);
+    }
+
+    /// Any text in any payload renders without panicking, and the output ends on a new line.
+    #[test]
+    fn arbitrary_text_renders_and_ends_the_line(text in "\\PC{0,40}", verbose: bool, color: bool) {
+        let options = RenderOptions { color, verbose };
+        let kinds: Vec<EventKind> = vec![
+            RunLlmDelta { text: text.clone() }.into(),
+            SystemError {
+                error: text.clone(),
+                error_type: text.clone(),
+                recoverable: false,
+                stack: Some(text.clone()),
+                error_display: Some(text.clone()),
+            }
+            .into(),
+            RunCompletionAttempt { result: text.clone(), command: Some(text.clone()) }.into(),
+            ExecFileStderr { run_id: "r".into(), content: text.clone() }.into(),
+        ];
+        let out = render_all(&kinds, options);
+        proptest::prop_assert!(out.is_empty() || out.ends_with('\n'));
+    }
+}
