@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use keel_engine::{
-    ChatRequest, Message, OpenAiConfig, OpenAiProvider, Provider, Script, ScriptedProvider,
+    ChatMessage, ChatRequest, OpenAiConfig, OpenAiProvider, Provider, Script, ScriptedProvider,
     assemble,
 };
 
@@ -26,7 +26,7 @@ fn scripted(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
         .collect();
     let script = serde_json::json!({"chunk_chars": 1, "turns": [{"text": text}]}).to_string();
     let script = Script::from_json(&script).unwrap();
-    let request = ChatRequest::new("m", vec![Message::user("go")]);
+    let request = ChatRequest::new("m", vec![ChatMessage::user("go")]);
     let mut group = c.benchmark_group("provider");
     group.throughput(Throughput::Elements(DELTAS as u64));
     group.bench_function("scripted_10k_deltas", |b| {
@@ -57,7 +57,7 @@ fn loopback(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
     let provider = rt.block_on(async {
         OpenAiProvider::new(OpenAiConfig::new(&server.base_url, "k", "m")).unwrap()
     });
-    let request = ChatRequest::new("m", vec![Message::user("go")]);
+    let request = ChatRequest::new("m", vec![ChatMessage::user("go")]);
     let mut group = c.benchmark_group("provider");
     group.throughput(Throughput::Elements(DELTAS as u64));
     group.measurement_time(Duration::from_secs(10));

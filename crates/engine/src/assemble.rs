@@ -6,8 +6,8 @@ use futures::StreamExt;
 use keel_events::{FinishReason, Usage};
 
 use crate::error::ProviderError;
-use crate::message::{Message, MessageToolCall};
 use crate::provider::{ItemStream, StreamItem};
+use keel_context::{ChatMessage, ToolCallRequest};
 
 /// Whether a tool call's argument text can be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,12 +107,12 @@ impl AssembledResponse {
     }
 
     /// The response as an assistant message for the conversation.
-    pub fn to_message(&self) -> Message {
-        Message::assistant(
+    pub fn to_message(&self) -> ChatMessage {
+        ChatMessage::assistant(
             self.text.clone(),
             self.tool_calls
                 .iter()
-                .map(|c| MessageToolCall {
+                .map(|c| ToolCallRequest {
                     id: c.id.clone(),
                     name: c.name.clone(),
                     arguments: c.arguments.clone(),

@@ -57,6 +57,19 @@ impl ModelChain {
         &self.models
     }
 
+    /// Announces the model calls will go to now as `prepare.model.select` (a fallback when it
+    /// is not the first of the chain). Later calls do not announce it again; a fallback taken
+    /// during a call is still announced.
+    pub fn announce(&mut self, emitter: &Emitter) {
+        self.announced = true;
+        emitter.emit(PrepareModelSelect {
+            requested_model: self.requested().to_owned(),
+            final_model: self.current().to_owned(),
+            is_fallback: self.current != 0,
+            reason: None,
+        });
+    }
+
     /// Sends `request` (its `model` is replaced) to the current model with retries, falling
     /// back along the chain; returns the response and the model that gave it, or the last
     /// model's error.

@@ -6,22 +6,24 @@
 //! endpoint) and [`ScriptedProvider`] (replays a JSON script, for tests, demos and offline
 //! use). [`complete_with_retry`] adds back-off retries with `run.llm.retry` events,
 //! [`ModelChain`] model fallback with `prepare.model.select`, and [`xml`] parses the XML
-//! tool-call format for models without native tool calling.
+//! tool-call format for models without native tool calling. The [`agent`] module runs the
+//! agent loop on top: an [`AgentSession`] drives turns in direct or plan mode.
 
+pub mod agent;
 mod assemble;
 mod error;
 mod fallback;
-mod message;
 pub mod openai;
 mod provider;
 pub mod retry;
 pub mod scripted;
 pub mod xml;
 
+pub use agent::{AgentConfig, AgentSession, Mode, TurnOutcome};
 pub use assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall, Assembler, assemble};
 pub use error::ProviderError;
 pub use fallback::ModelChain;
-pub use message::{Message, MessageToolCall, Role};
+pub use keel_context::{ChatMessage, Role, ToolCallRequest};
 pub use openai::{OpenAiConfig, OpenAiProvider};
 pub use provider::{ChatRequest, ItemStream, Provider, StreamItem, ToolCallDelta};
 pub use retry::{RetryPolicy, StreamObserver, complete_with_retry};

@@ -6,7 +6,7 @@ use futures::Stream;
 use keel_events::{FinishReason, Usage};
 
 use crate::error::ProviderError;
-use crate::message::Message;
+use keel_context::ChatMessage;
 
 /// One request to a model.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,7 +14,7 @@ pub struct ChatRequest {
     /// Model to ask. The fallback driver rewrites it for each model of its chain.
     pub model: String,
     /// The conversation so far.
-    pub messages: Vec<Message>,
+    pub messages: Vec<ChatMessage>,
     /// Tool definitions in OpenAI function format
     /// (`{"type":"function","function":{"name":…,"description":…,"parameters":{…}}}`).
     pub tools: Vec<serde_json::Value>,
@@ -26,7 +26,7 @@ pub struct ChatRequest {
 
 impl ChatRequest {
     /// A request for `model` with these messages, no tools and default sampling.
-    pub fn new(model: impl Into<String>, messages: Vec<Message>) -> Self {
+    pub fn new(model: impl Into<String>, messages: Vec<ChatMessage>) -> Self {
         Self {
             model: model.into(),
             messages,

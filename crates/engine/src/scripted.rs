@@ -50,8 +50,8 @@ use keel_events::{FinishReason, Usage};
 use serde::Deserialize;
 
 use crate::error::ProviderError;
-use crate::message::Role;
 use crate::provider::{ChatRequest, ItemStream, Provider, StreamItem, ToolCallDelta};
+use keel_context::Role;
 
 /// A parsed script; see the [module documentation](self) for the format.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

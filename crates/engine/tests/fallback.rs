@@ -8,7 +8,7 @@ mod support;
 use std::time::Duration;
 
 use keel_engine::{
-    ChatRequest, Message, ModelChain, OpenAiConfig, OpenAiProvider, ProviderError, RetryPolicy,
+    ChatMessage, ChatRequest, ModelChain, OpenAiConfig, OpenAiProvider, ProviderError, RetryPolicy,
 };
 use keel_events::{Bus, Delivery, Emitter, EventKind, PrepareModelSelect, Sequencer};
 use support::{MockServer, Reply, text_answer};
@@ -61,7 +61,7 @@ async fn a_missing_model_falls_back_and_stays_on_the_fallback() {
     })
     .await;
     let mut chain = ModelChain::new(["m1", "m2"]).unwrap();
-    let request = ChatRequest::new("ignored", vec![Message::user("hi")]);
+    let request = ChatRequest::new("ignored", vec![ChatMessage::user("hi")]);
     let cancel = CancellationToken::new();
     let (response, model) = chain
         .complete(&provider, &request, &policy(), &emitter, &cancel, &mut ())
@@ -109,7 +109,7 @@ async fn exhausted_retries_fall_back_too() {
     })
     .await;
     let mut chain = ModelChain::new(["m1", "m2"]).unwrap();
-    let request = ChatRequest::new("", vec![Message::user("hi")]);
+    let request = ChatRequest::new("", vec![ChatMessage::user("hi")]);
     let (_, model) = chain
         .complete(
             &provider,
@@ -137,7 +137,7 @@ async fn exhausted_retries_fall_back_too() {
 async fn other_errors_do_not_fall_back_and_the_last_model_error_is_returned() {
     let (server, provider, emitter, _sub) = setup(|_| Reply::error(401, "bad key", None)).await;
     let mut chain = ModelChain::new(["m1", "m2"]).unwrap();
-    let request = ChatRequest::new("", vec![Message::user("hi")]);
+    let request = ChatRequest::new("", vec![ChatMessage::user("hi")]);
     let err = chain
         .complete(
             &provider,

@@ -8,7 +8,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use keel_engine::{
-    ArgumentsStatus, AssembledResponse, ChatRequest, Message, OpenAiConfig, OpenAiProvider,
+    ArgumentsStatus, AssembledResponse, ChatMessage, ChatRequest, OpenAiConfig, OpenAiProvider,
     Provider, ProviderError, StreamItem, assemble,
 };
 use keel_events::{FinishReason, Usage};
@@ -29,7 +29,7 @@ fn provider_with(server: &MockServer, tweak: impl FnOnce(&mut OpenAiConfig)) -> 
 }
 
 fn request() -> ChatRequest {
-    ChatRequest::new("mock-model", vec![Message::user("hi")])
+    ChatRequest::new("mock-model", vec![ChatMessage::user("hi")])
 }
 
 async fn run(
@@ -53,7 +53,7 @@ async fn recorded_parallel_tool_call_fixture_assembles_exactly() {
         "name": "get_stock_price", "parameters": {"type": "object"}}})];
     let req = ChatRequest::new(
         "gpt-4o",
-        vec![Message::system("s"), Message::user("weather?")],
+        vec![ChatMessage::system("s"), ChatMessage::user("weather?")],
     )
     .with_tools(tools.clone());
     let stream = provider(&server).stream(&req).await.unwrap();
@@ -427,7 +427,7 @@ async fn a_refused_connection_is_a_retryable_connect_error() {
 async fn the_default_model_is_used_when_the_request_names_none() {
     let server = MockServer::sequence(vec![text_answer(&["a", "b"])]).await;
     let stream = provider(&server)
-        .stream(&ChatRequest::new("", vec![Message::user("x")]))
+        .stream(&ChatRequest::new("", vec![ChatMessage::user("x")]))
         .await
         .unwrap();
     let response = assemble(stream, |_| {}).await.unwrap();

@@ -9,7 +9,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use keel_engine::{
-    ChatRequest, Message, OpenAiConfig, OpenAiProvider, ProviderError, RetryPolicy, StreamItem,
+    ChatMessage, ChatRequest, OpenAiConfig, OpenAiProvider, ProviderError, RetryPolicy, StreamItem,
     StreamObserver, complete_with_retry,
 };
 use keel_events::{Bus, Delivery, Emitter, EventKind, FinishReason, RunLlmRetry, Sequencer};
@@ -44,7 +44,7 @@ fn retries(sub: &mut keel_events::Subscription) -> Vec<RunLlmRetry> {
 }
 
 fn request() -> ChatRequest {
-    ChatRequest::new("m", vec![Message::user("hi")])
+    ChatRequest::new("m", vec![ChatMessage::user("hi")])
 }
 
 #[derive(Default)]

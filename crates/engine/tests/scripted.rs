@@ -7,8 +7,9 @@
 use std::time::Duration;
 
 use keel_engine::{
-    ArgumentsStatus, AssembledResponse, ChatRequest, Message, ModelChain, Provider, ProviderError,
-    RetryPolicy, Script, ScriptedProvider, StreamItem, assemble, complete_with_retry,
+    ArgumentsStatus, AssembledResponse, ChatMessage, ChatRequest, ModelChain, Provider,
+    ProviderError, RetryPolicy, Script, ScriptedProvider, StreamItem, assemble,
+    complete_with_retry,
 };
 use keel_events::{Bus, Emitter, FinishReason, Sequencer};
 use tokio_util::sync::CancellationToken;
@@ -21,7 +22,10 @@ fn example(name: &str) -> ScriptedProvider {
     .unwrap()
 }
 
-async fn call(p: &ScriptedProvider, messages: &[Message]) -> (AssembledResponse, Vec<StreamItem>) {
+async fn call(
+    p: &ScriptedProvider,
+    messages: &[ChatMessage],
+) -> (AssembledResponse, Vec<StreamItem>) {
     let stream = p
         .stream(&ChatRequest::new("scripted", messages.to_vec()))
         .await
@@ -33,7 +37,7 @@ async fn call(p: &ScriptedProvider, messages: &[Message]) -> (AssembledResponse,
 
 /// Runs a conversation against `p`, answering each tool call with `tool_result(name)`.
 async fn converse(p: &ScriptedProvider, tool_result: impl Fn(&str) -> String) -> Vec<String> {
-    let mut messages = vec![Message::user("task")];
+    let mut messages = vec![ChatMessage::user("task")];
     let mut tools_called = Vec::new();
     loop {
         let (response, items) = call(p, &messages).await;
@@ -49,7 +53,11 @@ async fn converse(p: &ScriptedProvider, tool_result: impl Fn(&str) -> String) ->
         }
         for c in &response.tool_calls {
             tools_called.push(c.name.clone());
-            messages.push(Message::tool(c.id.clone(), tool_result(&c.name)));
+            messages.push(ChatMessage::tool(
+                c.id.clone(),
+                c.name.clone(),
+                tool_result(&c.name),
+            ));
         }
         if tools_called.last().map(String::as_str) == Some("attempt_completion") {
             return tools_called;
@@ -86,7 +94,7 @@ async fn direct_edit_example_takes_the_other_branch_when_the_file_is_missing() {
 #[tokio::test]
 async fn plan_mode_example_creates_a_plan_then_runs_it() {
     let p = example("plan_mode.json");
-    let (first, items) = call(&p, &[Message::user("add --verbose")]).await;
+    let (first, items) = call(&p, &[ChatMessage::user("add --verbose")]).await;
     assert!(!first.thinking.is_empty());
     assert_eq!(first.tool_calls[0].name, "create_plan");
     let plan: keel_events::Plan =
@@ -121,7 +129,7 @@ async fn plan_mode_example_creates_a_plan_then_runs_it() {
 #[tokio::test]
 async fn an_exhausted_script_is_an_error() {
     let p = ScriptedProvider::new(Script::from_json(r#"{"turns": [{"text": "only"}]}"#).unwrap());
-    let (r, _) = call(&p, &[Message::user("x")]).await;
+    let (r, _) = call(&p, &[ChatMessage::user("x")]).await;
     assert_eq!(r.text, "only");
     assert_eq!(r.finish(), FinishReason::Stop);
     assert!(r.usage.is_some());

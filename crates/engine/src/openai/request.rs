@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use crate::message::{Message, Role};
 use crate::provider::ChatRequest;
+use keel_context::{ChatMessage, Role};
 
 /// The JSON body of a streaming chat-completions request for `model`.
 ///
@@ -29,7 +29,7 @@ pub(crate) fn body(request: &ChatRequest, model: &str) -> Value {
     body
 }
 
-fn message(m: &Message) -> Value {
+fn message(m: &ChatMessage) -> Value {
     match m.role {
         Role::System => json!({"role": "system", "content": m.content}),
         Role::User => json!({"role": "user", "content": m.content}),
@@ -66,24 +66,24 @@ fn message(m: &Message) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::MessageToolCall;
+    use keel_context::ToolCallRequest;
 
     #[test]
     fn messages_use_openai_shapes() {
         let request = ChatRequest::new(
             "m",
             vec![
-                Message::system("s"),
-                Message::user("u"),
-                Message::assistant(
+                ChatMessage::system("s"),
+                ChatMessage::user("u"),
+                ChatMessage::assistant(
                     "",
-                    vec![MessageToolCall {
+                    vec![ToolCallRequest {
                         id: "c1".into(),
                         name: "read_file".into(),
                         arguments: "{\"path\":\"a\"}".into(),
                     }],
                 ),
-                Message::tool("c1", "contents"),
+                ChatMessage::tool("c1", "read_file", "contents"),
             ],
         );
         let b = body(&request, "gpt");

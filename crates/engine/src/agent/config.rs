@@ -1,0 +1,131 @@
+//! How an agent session behaves: models, mode, limits, retries, approval.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use keel_events::ModeHint;
+use keel_tools::ApprovalPolicy;
+
+use super::anomaly::AnomalyLimits;
+use crate::fallback::ModelChain;
+use crate::retry::RetryPolicy;
+
+/// Whether a turn may, must or must not plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// The model decides: `create_plan` is offered alongside the other tools.
+    #[default]
+    Auto,
+    /// Never plan: `create_plan` is not offered.
+    Direct,
+    /// Plan first: the model is told to call `create_plan` before anything else.
+    Plan,
+}
+
+impl Mode {
+    /// The mode's name (`auto`, `direct`, `plan`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Auto => "auto",
+            Mode::Direct => "direct",
+            Mode::Plan => "plan",
+        }
+    }
+
+    /// The `agent.start` mode hint.
+    pub fn hint(self) -> ModeHint {
+        match self {
+            Mode::Auto => ModeHint::Auto,
+            Mode::Direct => ModeHint::Direct,
+            Mode::Plan => ModeHint::Plan,
+        }
+    }
+}
+
+/// A mode name that is not `auto`, `direct` or `plan`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown mode `{0}` (expected auto, direct or plan)")]
+pub struct UnknownMode(pub String);
+
+impl FromStr for Mode {
+    type Err = UnknownMode;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Mode::Auto),
+            "direct" => Ok(Mode::Direct),
+            "plan" => Ok(Mode::Plan),
+            _ => Err(UnknownMode(s.to_owned())),
+        }
+    }
+}
+
+/// Settings of an [`AgentSession`](super::AgentSession).
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    /// Workspace root every tool works in.
+    pub root: PathBuf,
+    /// Models to use, with fallbacks.
+    pub models: ModelChain,
+    /// Planning mode.
+    pub mode: Mode,
+    /// Most model calls in one turn, plan steps and repairs included (default 25).
+    pub max_iterations: u32,
+    /// Most model calls for one plan step (or one repair attempt of it) (default 8).
+    pub step_iterations: u32,
+    /// Self-repair attempts for a failed plan step (default 3).
+    pub max_repairs: u32,
+    /// Retries of model calls.
+    pub retry: RetryPolicy,
+    /// When commands need approval.
+    pub approval: ApprovalPolicy,
+    /// Ask the approver before executing a plan.
+    pub approve_plans: bool,
+    /// Anomaly thresholds.
+    pub anomalies: AnomalyLimits,
+    /// Name reported as `agent_name`.
+    pub agent_name: String,
+    /// The model's context window in tokens (`None`: keel-context's table for the model).
+    pub context_window: Option<u64>,
+    /// Extra instructions appended to the system prompt (project rules, user preferences).
+    pub extra_instructions: Option<String>,
+}
+
+impl AgentConfig {
+    /// Defaults for a workspace `root` and a model chain.
+    pub fn new(root: impl Into<PathBuf>, models: ModelChain) -> Self {
+        Self {
+            root: root.into(),
+            models,
+            mode: Mode::Auto,
+            max_iterations: 25,
+            step_iterations: 8,
+            max_repairs: 3,
+            retry: RetryPolicy::default(),
+            approval: ApprovalPolicy::default(),
+            approve_plans: false,
+            anomalies: AnomalyLimits::default(),
+            agent_name: "keel".to_owned(),
+            context_window: None,
+            extra_instructions: None,
+        }
+    }
+
+    /// The same settings in another mode.
+    pub fn with_mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse() {
+        assert_eq!("Plan".parse::<Mode>(), Ok(Mode::Plan));
+        assert_eq!(" direct ".parse::<Mode>(), Ok(Mode::Direct));
+        assert!("fast".parse::<Mode>().is_err());
+    }
+}

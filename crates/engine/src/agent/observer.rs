@@ -1,0 +1,98 @@
+//! Streams a model response to the bus as it arrives: `run.thinking.start/delta/end` and
+//! `run.llm.delta`, and a warning when a failed attempt's partial output is discarded.
+
+use keel_events::{
+    Emitter, LogLevel, RunLlmDelta, RunThinkingDelta, RunThinkingEnd, RunThinkingFail,
+    RunThinkingStart, SystemLog,
+};
+
+use crate::error::ProviderError;
+use crate::provider::StreamItem;
+use crate::retry::StreamObserver;
+
+/// The session's [`StreamObserver`].
+#[derive(Debug)]
+pub(crate) struct EventObserver {
+    emitter: Emitter,
+    agent_name: String,
+    /// Reasoning of the open thinking block (`None`: no block open).
+    thinking: Option<String>,
+}
+
+impl EventObserver {
+    pub(crate) fn new(emitter: Emitter, agent_name: String) -> Self {
+        Self {
+            emitter,
+            agent_name,
+            thinking: None,
+        }
+    }
+
+    /// Ends an open thinking block (before answer text, or when the response is complete).
+    pub(crate) fn close_thinking(&mut self) {
+        if let Some(result) = self.thinking.take() {
+            self.emitter.emit(RunThinkingEnd {
+                agent_name: self.agent_name.clone(),
+                result,
+            });
+        }
+    }
+
+    /// Fails an open thinking block (the call failed or was cancelled).
+    pub(crate) fn fail_thinking(&mut self, error: &str) {
+        if self.thinking.take().is_some() {
+            self.emitter.emit(RunThinkingFail {
+                agent_name: self.agent_name.clone(),
+                error: error.to_owned(),
+            });
+        }
+    }
+}
+
+impl StreamObserver for EventObserver {
+    fn item(&mut self, item: &StreamItem) {
+        match item {
+            StreamItem::Thinking(text) => {
+                if self.thinking.is_none() {
+                    self.emitter.emit(RunThinkingStart {
+                        agent_name: self.agent_name.clone(),
+                    });
+                    self.thinking = Some(String::new());
+                }
+                if let Some(all) = &mut self.thinking {
+                    all.push_str(text);
+                }
+                self.emitter.emit(RunThinkingDelta {
+                    agent_name: self.agent_name.clone(),
+                    text: text.clone(),
+                });
+            }
+            StreamItem::Text(text) => {
+                self.close_thinking();
+                if !text.is_empty() {
+                    self.emitter.emit(RunLlmDelta { text: text.clone() });
+                }
+            }
+            StreamItem::ToolCall(_) => self.close_thinking(),
+            StreamItem::Warning(warning) => {
+                self.emitter.emit(SystemLog {
+                    level: LogLevel::Warn,
+                    message: format!("model stream: {warning}"),
+                    metadata: None,
+                });
+            }
+            StreamItem::Usage(_) | StreamItem::Finish(_) => {}
+        }
+    }
+
+    fn discard(&mut self, attempt: u32, error: &ProviderError) {
+        self.fail_thinking(&error.to_string());
+        self.emitter.emit(SystemLog {
+            level: LogLevel::Warn,
+            message: format!(
+                "attempt {attempt} failed after streaming part of a response ({error}); that partial response was discarded and the request is tried again"
+            ),
+            metadata: None,
+        });
+    }
+}

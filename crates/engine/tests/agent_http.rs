@@ -1,0 +1,158 @@
+//! One full direct turn over real HTTP against the mock OpenAI server: every request the
+//! server receives pairs each tool call with exactly one result.
+
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod agent_common;
+mod support;
+
+use std::sync::Arc;
+
+use agent_common::*;
+use keel_engine::agent::Mode;
+use keel_engine::{OpenAiConfig, OpenAiProvider};
+use keel_events::AgentStatus;
+use support::*;
+
+fn diff() -> String {
+    "<<<<<<< SEARCH\n    return sum(values) / (len(values) - 1)\n=======\n    return sum(values) / len(values)\n>>>>>>> REPLACE".to_owned()
+}
+
+#[tokio::test]
+async fn direct_turn_over_http_keeps_calls_and_results_paired() {
+    let ws = workspace();
+    let edit_args = serde_json::json!({"path": "calc/stats.py", "diff": diff()}).to_string();
+    let (first_half, second_half) = edit_args.split_at(edit_args.len() / 2);
+    let server = MockServer::sequence(vec![
+        Reply::Sse(vec![
+            role(),
+            reasoning("Read it first."),
+            content("Reading."),
+            tool_start(0, "call_a", "read_file"),
+            tool_args(0, "{\"path\": \"calc/"),
+            tool_args(0, "stats.py\"}"),
+            finish("tool_calls"),
+            usage(100, 10),
+            done(),
+        ]),
+        Reply::Sse(vec![
+            role(),
+            tool_start(0, "call_b", "replace_in_file"),
+            tool_start(1, "call_c", "list_files"),
+            tool_args(0, first_half),
+            tool_args(1, "{\"path\": \"tests\"}"),
+            tool_args(0, second_half),
+            finish("tool_calls"),
+            usage(200, 20),
+            done(),
+        ]),
+        text_answer(&["Fixed ", "mean()."]),
+    ])
+    .await;
+    let provider = Arc::new(
+        OpenAiProvider::new(OpenAiConfig::new(
+            &server.base_url,
+            "test-key",
+            "mock-model",
+        ))
+        .unwrap(),
+    );
+    let (mut session, collector) = session_with(ws.path(), provider, &["mock-model"], |c| {
+        c.mode = Mode::Direct;
+    });
+    let outcome = session.run_turn("Fix mean()").await;
+    assert_eq!(outcome.status, AgentStatus::Completed, "{}", outcome.result);
+    assert_eq!(outcome.result, "Fixed mean().");
+    assert_eq!(outcome.usage.total_tokens, 110 + 220 + 12);
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    for request in &requests {
+        assert_eq!(request.authorization.as_deref(), Some("Bearer test-key"));
+        let messages = request.body["messages"].as_array().unwrap();
+        assert_calls_and_results_pair(messages);
+        let tools: Vec<&str> = request.body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap())
+            .collect();
+        assert!(tools.contains(&"attempt_completion") && !tools.contains(&"create_plan"));
+    }
+    // The read result is complete the first time it is returned…
+    let second = requests[1].body["messages"].as_array().unwrap();
+    let read = second
+        .iter()
+        .find(|m| m["tool_call_id"] == "call_a")
+        .unwrap();
+    assert!(
+        read["content"]
+            .as_str()
+            .unwrap()
+            .contains("def mean(values)")
+    );
+    // …and the system prompt then carries the file's current content.
+    let third = requests[2].body["messages"].as_array().unwrap();
+    assert!(
+        third[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("return sum(values) / len(values)")
+    );
+    assert_conversation_consistent(session.conversation());
+    let types = types(&collector.events());
+    assert_eq!(types.iter().filter(|t| **t == "run.tool.end").count(), 3);
+    assert!(types.contains(&"run.thinking.end"));
+}
+
+#[tokio::test]
+async fn a_dropped_stream_is_retried_discarded_and_its_tools_never_run() {
+    let ws = workspace();
+    let server = MockServer::sequence(vec![
+        // The first attempt streams a complete-looking tool call, then the connection drops.
+        Reply::Sse(vec![
+            role(),
+            content("Creating it."),
+            tool_start(0, "call_x", "write_file"),
+            tool_args(0, "{\"path\": \"once.txt\", \"content\": \"x\"}"),
+            Frame::Sleep(std::time::Duration::from_millis(100)),
+            Frame::Drop,
+        ]),
+        Reply::Sse(vec![
+            role(),
+            content("Creating it."),
+            tool_start(0, "call_y", "write_file"),
+            tool_args(0, "{\"path\": \"once.txt\", \"content\": \"y\"}"),
+            finish("tool_calls"),
+            usage(10, 5),
+            done(),
+        ]),
+        text_answer(&["Created."]),
+    ])
+    .await;
+    let provider = Arc::new(
+        OpenAiProvider::new(OpenAiConfig::new(&server.base_url, "k", "mock-model")).unwrap(),
+    );
+    let (mut session, collector) = session_with(ws.path(), provider, &["mock-model"], |_| {});
+    let outcome = session.run_turn("Create once.txt").await;
+    assert_eq!(outcome.status, AgentStatus::Completed, "{}", outcome.result);
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("once.txt")).unwrap(),
+        "y"
+    );
+    let events = collector.events();
+    let starts: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            keel_events::EventKind::RunToolStart(s) => Some(s.call_id.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(starts, ["call_y"]);
+    assert!(events.iter().any(|e| matches!(&e.kind,
+        keel_events::EventKind::SystemLog(log) if log.message.contains("discarded"))));
+    assert!(types(&events).contains(&"run.llm.retry"));
+    for request in server.requests() {
+        assert_calls_and_results_pair(request.body["messages"].as_array().unwrap());
+    }
+}

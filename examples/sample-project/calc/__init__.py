@@ -1,0 +1,5 @@
+"""calc: small numeric helpers."""
+
+from calc.stats import mean
+
+__all__ = ["mean"]
