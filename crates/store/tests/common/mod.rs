@@ -57,7 +57,8 @@ pub fn status_event(session: &str, seq: u64, message: &str) -> Event {
 
 /// One display-only event with an explicit seq.
 pub fn display_event(session: &str, seq: u64) -> Event {
-    Sequencer::resume(session, "p", seq - 1).stamp(
+    // Display-only events repeat the latest durable seq: this one follows durable event `seq`.
+    Sequencer::resume(session, "p", seq).stamp(
         None,
         SystemCliDisplay {
             message: "shown, never stored".to_owned(),
