@@ -264,8 +264,13 @@ fn spawned_handler_sees_everything_then_ends_when_the_bus_drops() {
 fn display_only_events_do_not_advance_the_sequence() {
     use keel_events::{DisplayStyle, Sequencer, SystemCliDisplay, SystemStatus};
     let seq = Sequencer::new("s", "p");
-    let display = || SystemCliDisplay { message: "hi".into(), style: DisplayStyle::Info };
-    let status = || SystemStatus { message: "ok".into() };
+    let display = || SystemCliDisplay {
+        message: "hi".into(),
+        style: DisplayStyle::Info,
+    };
+    let status = || SystemStatus {
+        message: "ok".into(),
+    };
     assert_eq!(seq.stamp(None, display()).seq, 0);
     assert_eq!(seq.stamp(None, status()).seq, 1);
     assert_eq!(seq.stamp(None, display()).seq, 1);
