@@ -91,8 +91,81 @@ pub fn run(args: &[String]) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     }
+    if !validate_live_runs(&root)? {
+        return Ok(ExitCode::FAILURE);
+    }
     println!("\nci: all checks passed in {:.0?}", started.elapsed());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The offline demos (`examples/scripts/*.json`), run for real with `keel run --json` on fresh
+/// copies of the sample project; every line they print must validate against the JSON Schema.
+fn validate_live_runs(root: &Path) -> anyhow::Result<bool> {
+    println!("\n== keel run --json (scripted demos) validated against events.schema.json");
+    let out_dir = root.join("target/ci-runs");
+    if out_dir.exists() {
+        std::fs::remove_dir_all(&out_dir)
+            .with_context(|| format!("clearing {}", out_dir.display()))?;
+    }
+    std::fs::create_dir_all(&out_dir)?;
+    let keel = root.join("target/debug/keel");
+    let mut outputs = Vec::new();
+    for (script, task) in [
+        ("fix-bug", "Fix the failing test"),
+        ("plan", "Fix mean() and tidy the tests"),
+    ] {
+        let project = out_dir.join(format!("{script}-project"));
+        let copied = Command::new("cp")
+            .arg("-r")
+            .arg(root.join("examples/sample-project"))
+            .arg(&project)
+            .status()
+            .context("could not start `cp`")?;
+        if !copied.success() {
+            anyhow::bail!("could not copy the sample project");
+        }
+        let output = Command::new(&keel)
+            .args(["run", "--json", "--provider"])
+            .arg(format!(
+                "scripted:{}",
+                root.join(format!("examples/scripts/{script}.json"))
+                    .display()
+            ))
+            .arg("--root")
+            .arg(&project)
+            .arg(task)
+            .output()
+            .with_context(|| {
+                format!(
+                    "could not start {} (built by the tests step)",
+                    keel.display()
+                )
+            })?;
+        let file = out_dir.join(format!("{script}.jsonl"));
+        std::fs::write(&file, &output.stdout)?;
+        let lines = output.stdout.iter().filter(|&&b| b == b'\n').count();
+        println!(
+            "{script}: exit {:?}, {lines} event(s)",
+            output.status.code()
+        );
+        if !output.status.success() || lines == 0 {
+            eprintln!("{}", String::from_utf8_lossy(&output.stderr));
+            println!("== keel run --json: FAILED ({script})");
+            return Ok(false);
+        }
+        outputs.push(file);
+    }
+    let status = Command::new("node")
+        .arg("validate.mjs")
+        .args(&outputs)
+        .current_dir(root.join("schemas/check"))
+        .status()
+        .context("could not start `node`")?;
+    println!(
+        "== keel run --json: {}",
+        if status.success() { "ok" } else { "FAILED" }
+    );
+    Ok(status.success())
 }
 
 fn run_step(root: &Path, step: &Step) -> anyhow::Result<bool> {
