@@ -39,7 +39,7 @@ pub enum Command {
 pub fn run(command: Command) -> ExitCode {
     match command {
         Command::Schema => {
-            println!("{}", keel_events_schema());
+            print!("{}", keel_events_schema());
             ExitCode::SUCCESS
         }
         Command::Tool(command) => tool::run(command),
@@ -51,7 +51,7 @@ pub fn run(command: Command) -> ExitCode {
     }
 }
 
+/// The event schema exactly as committed in `schemas/events.schema.json`.
 fn keel_events_schema() -> String {
-    let schema = schemars::schema_for!(keel_events::Event);
-    serde_json::to_string_pretty(&schema).unwrap_or_default()
+    keel_events::codegen::events_schema()
 }
