@@ -227,14 +227,14 @@ fn checkpoints_and_rollback_in_a_later_process() {
         None,
     );
     assert_eq!(out.status.code(), Some(0));
-    let out = keel(&["tool", "checkpoints", "--root", root], None);
+    let out = keel(&["checkpoints", "list", "--root", root], None);
     assert_eq!(out.status.code(), Some(0));
     let list = json_out(&out);
     let list = list.as_array().unwrap();
     assert_eq!(list.len(), 2, "one checkpoint per call outside a turn");
     assert_eq!(list[0]["files"][0]["path"], "a.txt");
     let first = list[0]["id"].as_str().unwrap();
-    let out = keel(&["tool", "rollback", first, "--root", root], None);
+    let out = keel(&["rollback", first, "--root", root], None);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -249,6 +249,6 @@ fn checkpoints_and_rollback_in_a_later_process() {
         "before\n"
     );
     assert!(!dir.path().join("b.txt").exists());
-    let out = keel(&["tool", "rollback", "no-such-id", "--root", root], None);
+    let out = keel(&["rollback", "no-such-id", "--root", root], None);
     assert_eq!(out.status.code(), Some(1));
 }

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 
+pub mod checkpoints;
 pub mod exec_file;
 pub mod replay;
 pub mod repomap;
@@ -33,6 +34,11 @@ pub enum Command {
     ExecFile(exec_file::ExecFileArgs),
     /// Run one task with the agent: the model works on the project with the tools until done.
     Run(run::RunArgs),
+    /// List the checkpoints tools recorded before changing files.
+    #[command(subcommand)]
+    Checkpoints(checkpoints::CheckpointsCommand),
+    /// Undo a checkpoint's changes and every later checkpoint's, newest first.
+    Rollback(checkpoints::RollbackArgs),
 }
 
 /// Runs a subcommand and returns the process exit code.
@@ -48,6 +54,8 @@ pub fn run(command: Command) -> ExitCode {
         Command::Safety(command) => safety::run(command),
         Command::ExecFile(args) => exec_file::run(args),
         Command::Run(args) => run::run(args),
+        Command::Checkpoints(command) => checkpoints::list(command),
+        Command::Rollback(args) => checkpoints::rollback(args),
     }
 }
 

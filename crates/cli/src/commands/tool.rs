@@ -31,20 +31,6 @@ pub enum ToolCommand {
         #[arg(long, default_value = "on-dangerous")]
         approval: String,
     },
-    /// List the checkpoints recorded in a workspace (JSON), oldest first.
-    Checkpoints {
-        /// Workspace root.
-        #[arg(long, default_value = ".")]
-        root: PathBuf,
-    },
-    /// Undo a checkpoint's changes and every later checkpoint's, newest first (JSON report).
-    Rollback {
-        /// Checkpoint id (see `keel tool checkpoints`).
-        id: String,
-        /// Workspace root.
-        #[arg(long, default_value = ".")]
-        root: PathBuf,
-    },
 }
 
 /// Runs `keel tool …`.
@@ -71,37 +57,6 @@ pub fn run(command: ToolCommand) -> ExitCode {
                 ExitCode::from(EXIT_USAGE)
             }
         },
-        ToolCommand::Checkpoints { root } => checkpoints(root, None),
-        ToolCommand::Rollback { id, root } => checkpoints(root, Some(&id)),
-    }
-}
-
-/// Lists checkpoints (`rollback: None`) or rolls back to one, printing JSON.
-fn checkpoints(root: PathBuf, rollback: Option<&str>) -> ExitCode {
-    let store = match CheckpointStore::open(&root) {
-        Ok(store) => store,
-        Err(e) => {
-            eprintln!("keel tool: --root: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
-    let json = match rollback {
-        None => store
-            .list()
-            .map(|list| serde_json::to_string_pretty(&list).unwrap_or_default()),
-        Some(id) => store
-            .rollback(id)
-            .map(|report| serde_json::to_string_pretty(&report).unwrap_or_default()),
-    };
-    match json {
-        Ok(json) => {
-            println!("{json}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("keel tool: {e}");
-            ExitCode::from(1)
-        }
     }
 }
 
