@@ -2,8 +2,15 @@
 //!
 //! The BPE tables are built once per process (tiktoken-rs keeps them in lazily initialised
 //! statics) and shared by every [`TokenCounter`], which is a cheap `Copy` handle.
+//!
+//! Counts of longer texts are memoised by a 128-bit content hash: the engine rebuilds the prompt
+//! before every model call and history messages never change, so without the memo each request
+//! would re-encode the whole conversation and a long turn would cost time quadratic in its
+//! length.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::{Mutex, OnceLock};
 
 use tiktoken_rs::CoreBPE;
 use tiktoken_rs::tokenizer::{Tokenizer, get_tokenizer};
@@ -17,6 +24,28 @@ pub const TOKENS_PER_MESSAGE: usize = 3;
 pub const TOKENS_PER_TOOL_CALL: usize = 8;
 /// Tokens that prime the model's reply, counted once per request.
 pub const TOKENS_REPLY_PRIMING: usize = 3;
+
+/// Texts at least this long have their counts memoised (shorter ones encode faster than a hash
+/// lookup pays for).
+const MEMO_MIN_BYTES: usize = 256;
+/// The memo is emptied when it reaches this many entries, bounding its memory.
+const MEMO_MAX_ENTRIES: usize = 65_536;
+
+/// Memoised counts, keyed by encoding and a 128-bit BLAKE3 hash of the text.
+fn memo() -> &'static Mutex<HashMap<[u8; 16], usize>> {
+    static MEMO: OnceLock<Mutex<HashMap<[u8; 16], usize>>> = OnceLock::new();
+    MEMO.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+fn memo_key(encoding: Encoding, text: &str) -> [u8; 16] {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(encoding.name().as_bytes());
+    hasher.update(&[0]);
+    hasher.update(text.as_bytes());
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&hasher.finalize().as_bytes()[..16]);
+    key
+}
 
 /// Above this many bytes a piece of text is counted in chunks split at line starts, which keeps
 /// the count exact while bounding the cost of pathological inputs (one enormous line is split
@@ -127,6 +156,23 @@ impl TokenCounter {
     /// Tokens in `text`. Special-token markers in the text are counted as ordinary text, as a
     /// provider does with user-supplied content.
     pub fn count(&self, text: &str) -> usize {
+        if text.len() < MEMO_MIN_BYTES {
+            return self.encode_count(text);
+        }
+        let key = memo_key(self.encoding, text);
+        if let Some(&count) = memo().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+            return count;
+        }
+        let count = self.encode_count(text);
+        let mut memo = memo().lock().unwrap_or_else(|p| p.into_inner());
+        if memo.len() >= MEMO_MAX_ENTRIES {
+            memo.clear();
+        }
+        memo.insert(key, count);
+        count
+    }
+
+    fn encode_count(&self, text: &str) -> usize {
         if text.len() <= CHUNK_BYTES {
             return self.bpe.encode_ordinary(text).len();
         }
@@ -228,6 +274,25 @@ mod tests {
         assert_eq!(counter.count("hello world"), 2);
         let cl = TokenCounter::new(Encoding::Cl100kBase);
         assert_eq!(cl.count("hello world"), 2);
+    }
+
+    #[test]
+    fn memoised_counts_equal_fresh_counts() {
+        let text = "fn main() { println!(\"hello\"); }\n".repeat(40);
+        for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            let counter = TokenCounter::new(encoding);
+            let fresh = counter.encode_count(&text);
+            assert_eq!(counter.count(&text), fresh);
+            assert_eq!(counter.count(&text), fresh, "second, memoised count");
+        }
+        let o200k = TokenCounter::new(Encoding::O200kBase);
+        let cl100k = TokenCounter::new(Encoding::Cl100kBase);
+        assert_ne!(
+            memo_key(Encoding::O200kBase, &text),
+            memo_key(Encoding::Cl100kBase, &text)
+        );
+        assert_eq!(o200k.count(&text), o200k.encode_count(&text));
+        assert_eq!(cl100k.count(&text), cl100k.encode_count(&text));
     }
 
     #[test]
