@@ -134,6 +134,42 @@ pub struct Conversation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     summary: Option<String>,
     messages: Vec<Message>,
+    /// Changes whenever messages are removed (not when they are appended).
+    #[serde(skip)]
+    revision: Revision,
+}
+
+/// An identity for a conversation's message prefix: two conversations with the same revision
+/// agree on their first messages as far as both go, so cached renderings of them stay valid.
+/// Every new conversation, every clone and every removal of messages gets a fresh one. It takes
+/// no part in comparisons.
+#[derive(Debug, Eq)]
+struct Revision(u64);
+
+impl Revision {
+    fn fresh() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        Self(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+impl Default for Revision {
+    fn default() -> Self {
+        Self::fresh()
+    }
+}
+
+impl Clone for Revision {
+    fn clone(&self) -> Self {
+        // A clone can append other messages than the original: it must not share its cache.
+        Self::fresh()
+    }
+}
+
+impl PartialEq for Revision {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 #[derive(Deserialize)]
@@ -164,6 +200,7 @@ impl Conversation {
         let mut conversation = Self {
             summary: summary.filter(|s| !s.trim().is_empty()),
             messages: Vec::with_capacity(messages.len()),
+            revision: Revision::fresh(),
         };
         for message in messages {
             match message {
@@ -206,6 +243,13 @@ impl Conversation {
     /// The summary of older messages that were replaced, if any.
     pub fn summary(&self) -> Option<&str> {
         self.summary.as_deref()
+    }
+
+    /// The identity of the current message prefix: it changes whenever messages are removed
+    /// (eviction, summarising) and differs between conversations (clones included), but not
+    /// when messages are appended. Caches of rendered messages key on it.
+    pub fn revision(&self) -> u64 {
+        self.revision.0
     }
 
     /// Number of stored messages.
@@ -339,7 +383,10 @@ impl Conversation {
     /// zero).
     pub fn evict_with_costs(&mut self, limits: &EvictionLimits, costs: &[usize]) -> usize {
         let cut = eviction_point(&self.messages, costs, limits);
-        self.messages.drain(..cut);
+        if cut > 0 {
+            self.messages.drain(..cut);
+            self.revision = Revision::fresh();
+        }
         cut
     }
 
@@ -355,6 +402,7 @@ impl Conversation {
             return Err(ConversationError::UnsafeSummaryCut(count));
         }
         self.messages.drain(..count);
+        self.revision = Revision::fresh();
         let summary = summary.into();
         self.summary = (!summary.trim().is_empty()).then_some(summary);
         Ok(())

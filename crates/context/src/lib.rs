@@ -52,6 +52,7 @@ pub mod message;
 pub mod message_builder;
 pub mod model_window;
 pub mod prompt;
+pub mod prompt_cache;
 pub mod summarizer;
 pub mod tokens;
 
@@ -64,6 +65,7 @@ pub use memory::{Decision, Memory, MemoryError, MemoryLimits, MemoryStore};
 pub use message::{ChatMessage, Role, ToolCallRequest};
 pub use message_builder::{BuildOptions, BuiltPrompt, PromptBuilder, PromptSources};
 pub use model_window::{DEFAULT_WINDOW, ModelWindows};
+pub use prompt_cache::PromptCache;
 pub use summarizer::{
     ExtractiveSummarizer, NoSummarizer, SummarizeError, Summarizer, SummaryRequest,
 };

@@ -7,6 +7,7 @@
 //! arguments of older file-writing calls, in their de-duplicated history form
 //! ([`crate::dedup`]). When the prompt is over budget the steps of [`crate::budget`] apply.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use keel_events::{RunContextCompress, RunContextWindow};
@@ -23,6 +24,7 @@ use crate::prompt::{
     FOCUSED_HEADING, MEMORY_HEADING, REPO_MAP_HEADING, SECTION_SEPARATOR, SUMMARY_HEADING,
     focused_file_block, focused_file_stub, join_sections, section,
 };
+use crate::prompt_cache::PromptCache;
 use crate::summarizer::{Summarizer, SummaryRequest};
 use crate::tokens::{TOKENS_PER_MESSAGE, TOKENS_REPLY_PRIMING, TokenCounter};
 
@@ -137,7 +139,8 @@ impl PromptBuilder {
         sources: PromptSources<'_>,
         conversation: &Conversation,
     ) -> Vec<ChatMessage> {
-        Draft::new(self.counter, sources, conversation).assemble()
+        let mut cache = PromptCache::new();
+        Draft::new(self.counter, sources, conversation, &mut cache).assemble()
     }
 
     /// The prompt within budget, without summarising (steps 2–7 of [`crate::budget`]).
@@ -146,7 +149,8 @@ impl PromptBuilder {
         sources: PromptSources<'_>,
         conversation: &Conversation,
     ) -> BuiltPrompt {
-        let draft = Draft::new(self.counter, sources, conversation);
+        let mut cache = PromptCache::new();
+        let draft = Draft::new(self.counter, sources, conversation, &mut cache);
         self.fit(draft, Vec::new(), None)
     }
 
@@ -160,10 +164,25 @@ impl PromptBuilder {
         conversation: &mut Conversation,
         summarizer: &dyn Summarizer,
     ) -> BuiltPrompt {
+        let mut cache = PromptCache::new();
+        self.build_cached(sources, conversation, summarizer, &mut cache)
+            .await
+    }
+
+    /// [`Self::build`], reusing the renderings and token counts `cache` holds from earlier
+    /// builds of the same conversation, so only what changed is rendered and counted again.
+    /// The result is the same as without the cache.
+    pub async fn build_cached(
+        &self,
+        sources: PromptSources<'_>,
+        conversation: &mut Conversation,
+        summarizer: &dyn Summarizer,
+        cache: &mut PromptCache,
+    ) -> BuiltPrompt {
         let limit = self.budget.message_limit();
         let mut steps = Vec::new();
         let plan = {
-            let draft = Draft::new(self.counter, sources, conversation);
+            let draft = Draft::new(self.counter, sources, conversation, cache);
             if draft.estimate() > limit {
                 draft.summary_plan(limit, &self.options)
             } else {
@@ -182,7 +201,7 @@ impl PromptBuilder {
                     let summary = self.clip_tokens(summary.trim(), self.options.summary_max_tokens);
                     match conversation.replace_prefix_with_summary(plan.cut, summary) {
                         Ok(()) => {
-                            let after = Draft::new(self.counter, sources, conversation);
+                            let after = Draft::new(self.counter, sources, conversation, cache);
                             compression = Some(RunContextCompress {
                                 original_tokens: plan.history_tokens as u64,
                                 compressed_tokens: after.history_tokens() as u64,
@@ -203,7 +222,7 @@ impl PromptBuilder {
                 }),
             }
         }
-        let draft = Draft::new(self.counter, sources, conversation);
+        let draft = Draft::new(self.counter, sources, conversation, cache);
         self.fit(draft, steps, compression)
     }
 
@@ -215,10 +234,18 @@ impl PromptBuilder {
         focused: &FocusedFiles,
         limits: &EvictionLimits,
     ) -> usize {
-        let costs: Vec<usize> = render_history(conversation.messages(), focused)
-            .iter()
-            .map(|item| self.counter.count_message(&item.message))
-            .collect();
+        let mut cache = PromptCache::new();
+        let settled = cache.update(self.counter, conversation, focused);
+        let costs: Vec<usize> = history_items(
+            self.counter,
+            conversation.messages(),
+            focused,
+            &cache,
+            settled,
+        )
+        .iter()
+        .map(|item| item.tokens)
+        .collect();
         conversation.evict_with_costs(limits, &costs)
     }
 
@@ -242,7 +269,7 @@ impl PromptBuilder {
                 }
             }
             let messages = draft.assemble();
-            let tokens = self.counter.count_messages(&messages);
+            let tokens = draft.exact_tokens(&messages);
             if tokens <= limit || exhausted {
                 let fits = tokens <= limit;
                 return BuiltPrompt {
@@ -303,13 +330,13 @@ struct FocusPart {
 
 /// One history message as it will be sent.
 #[derive(Debug, Clone)]
-struct HistoryItem {
-    message: ChatMessage,
+struct HistoryItem<'a> {
+    message: Cow<'a, ChatMessage>,
     tokens: usize,
     /// Index in the conversation (`None`: a placeholder result for an unanswered call).
     source: Option<usize>,
     /// Files whose focus changes how this message renders.
-    paths: Vec<String>,
+    paths: Cow<'a, [String]>,
     /// A tool result of the latest round (sent complete).
     first_return: bool,
     /// Already capped by a fitting step.
@@ -330,14 +357,17 @@ struct SummaryPlan {
 struct Draft<'a> {
     counter: TokenCounter,
     source_messages: &'a [Message],
-    visible: FocusedFiles,
+    /// The cache the settled history comes from (and the given-back vector).
+    cache: &'a PromptCache,
+    /// The focused files as this prompt shows them (a copy once fitting drops one).
+    visible: Cow<'a, FocusedFiles>,
     instructions: Part,
     memory: Option<Part>,
     summary: Option<Part>,
     repo_map: Option<Part>,
     focused_heading: Part,
     focused: Vec<FocusPart>,
-    history: Vec<HistoryItem>,
+    history: Vec<HistoryItem<'a>>,
     /// Index ranges (into `history`) of whole turns before the current one.
     previous_turns: Vec<std::ops::Range<usize>>,
     /// Index ranges of earlier rounds of the current turn.
@@ -347,20 +377,21 @@ struct Draft<'a> {
 impl<'a> Draft<'a> {
     fn new(
         counter: TokenCounter,
-        sources: PromptSources<'_>,
+        sources: PromptSources<'a>,
         conversation: &'a Conversation,
+        cache: &'a mut PromptCache,
     ) -> Self {
         let messages = conversation.messages();
-        let mut history = render_history(messages, sources.focused);
-        for item in &mut history {
-            item.tokens = counter.count_message(&item.message);
-        }
+        let settled = cache.update(counter, conversation, sources.focused);
+        let cache: &'a PromptCache = cache;
+        let history = history_items(counter, messages, sources.focused, cache, settled);
         let (previous_turns, rounds) = droppable_ranges(messages, history.len());
         let nonempty = |text: &str| !text.trim().is_empty();
         Self {
             counter,
             source_messages: messages,
-            visible: sources.focused.clone(),
+            cache,
+            visible: Cow::Borrowed(sources.focused),
             instructions: Part::new(counter, sources.instructions.trim_end().to_owned()),
             memory: sources
                 .memory
@@ -448,17 +479,54 @@ impl<'a> Draft<'a> {
 
     fn assemble(&self) -> Vec<ChatMessage> {
         let system = join_sections(self.system_parts().iter().map(|p| p.text.as_str()));
-        let mut messages = Vec::with_capacity(self.history.len() + 1);
-        if !system.is_empty() {
-            messages.push(ChatMessage::system(system));
+        let has_system = !system.is_empty();
+        // Leading history items that are cached items, unchanged and kept: a given-back vector
+        // from the previous build already holds (a prefix of) them.
+        let unchanged = self
+            .history
+            .iter()
+            .enumerate()
+            .take_while(|(i, item)| {
+                item.kept && item.source == Some(*i) && matches!(item.message, Cow::Borrowed(_))
+            })
+            .count();
+        let (mut messages, reused) = self.cache.take_spare(has_system, unchanged);
+        if has_system {
+            let system = ChatMessage::system(system);
+            // A given-back vector starts with the previous system message.
+            match messages.first_mut() {
+                Some(first) => *first = system,
+                None => {
+                    messages.reserve(self.history.len() + 1);
+                    messages.push(system);
+                }
+            }
         }
         messages.extend(
-            self.history
+            self.history[reused..]
                 .iter()
                 .filter(|item| item.kept)
-                .map(|item| item.message.clone()),
+                .map(|item| item.message.as_ref().clone()),
         );
+        self.cache.handed_out(&messages, has_system, unchanged);
         messages
+    }
+
+    /// Exact tokens of `messages` (this draft's [`Self::assemble`]): the system message counted
+    /// whole, the history from the items' counts, which are exact per message.
+    fn exact_tokens(&self, messages: &[ChatMessage]) -> usize {
+        let system = messages
+            .first()
+            .filter(|m| m.role == crate::message::Role::System)
+            .map_or(0, |m| self.counter.count_message(m));
+        TOKENS_REPLY_PRIMING
+            + system
+            + self
+                .history
+                .iter()
+                .filter(|item| item.kept)
+                .map(|item| item.tokens)
+                .sum::<usize>()
     }
 
     /// Which oldest whole turns to summarise, if any turn precedes the current one.
@@ -491,7 +559,7 @@ impl<'a> Draft<'a> {
             cut,
             messages: self.history[..end]
                 .iter()
-                .map(|i| i.message.clone())
+                .map(|i| i.message.as_ref().clone())
                 .collect(),
             history_tokens: self.history_tokens(),
         })
@@ -516,7 +584,7 @@ impl<'a> Draft<'a> {
                 });
         if let Some(index) = next_file {
             let file = self.focused.remove(index);
-            self.visible.remove(&file.path);
+            self.visible.to_mut().remove(&file.path);
             self.rerender(&file.path);
             return Some(FitStep::DroppedFocusedFile {
                 path: file.path,
@@ -571,7 +639,7 @@ impl<'a> Draft<'a> {
             let first_return = first_return_start(self.source_messages);
             let message = render_one(self.source_messages, source, &self.visible, first_return);
             self.history[index].tokens = self.counter.count_message(&message);
-            self.history[index].message = message;
+            self.history[index].message = Cow::Owned(message);
         }
     }
 
@@ -585,7 +653,8 @@ impl<'a> Draft<'a> {
             .filter(|(_, chars)| *chars > HISTORY_CAP_CHARS)
             .max_by_key(|(_, chars)| *chars)?;
         let item = &mut self.history[index];
-        item.message.content = cap(&item.message.content, HISTORY_CAP_CHARS).into_owned();
+        let capped = cap(&item.message.content, HISTORY_CAP_CHARS).into_owned();
+        item.message.to_mut().content = capped;
         item.capped = true;
         item.tokens = self.counter.count_message(&item.message);
         // Focused files (including any pointing at this result) are already gone: capping comes
@@ -599,7 +668,7 @@ impl<'a> Draft<'a> {
 
 /// Where the latest round's results start: after the last non-tool message when it is an
 /// assistant message that called tools; otherwise there is no latest round.
-fn first_return_start(messages: &[Message]) -> usize {
+pub(crate) fn first_return_start(messages: &[Message]) -> usize {
     match messages.iter().rposition(|m| !m.is_tool()) {
         Some(i) if !messages[i].tool_calls().is_empty() => i + 1,
         _ => messages.len(),
@@ -623,12 +692,24 @@ fn shown_in_latest_round<'m>(
             .get(path)
             .is_some_and(|file| file.content() == content)
     };
+    // A read result is the file's content, possibly after a header paragraph (keel's
+    // read_file says "Read `path` (N lines)." first).
+    let shows = |path: &str, result: &str| {
+        focused.get(path).is_some_and(|file| {
+            let content = file.content();
+            result == content
+                || (!content.is_empty()
+                    && result
+                        .strip_suffix(content)
+                        .is_some_and(|head| head.ends_with("\n\n")))
+        })
+    };
     for message in &messages[first..] {
         if let Message::Tool(tool) = message
             && tool.success
             && tool.retention == Retention::FileRead
             && let Some(path) = tool.path.as_deref()
-            && same(path, &tool.content)
+            && shows(path, &tool.content)
         {
             shown.insert(path, "in the latest tool result below");
         }
@@ -651,21 +732,45 @@ fn shown_in_latest_round<'m>(
     shown
 }
 
-/// Renders every message as it will be sent (tokens not yet counted), plus placeholder results
-/// for calls of the last message still unanswered.
-fn render_history(messages: &[Message], focused: &FocusedFiles) -> Vec<HistoryItem> {
+/// Every message as it will be sent, with its tokens: the settled ones from `cache` (up to date
+/// for `messages` and `focused`, `settled` of them), the latest round rendered now, plus
+/// placeholder results for calls of the last message still unanswered.
+fn history_items<'a>(
+    counter: TokenCounter,
+    messages: &[Message],
+    focused: &FocusedFiles,
+    cache: &'a PromptCache,
+    settled: usize,
+) -> Vec<HistoryItem<'a>> {
     let first_return = first_return_start(messages);
-    let mut items: Vec<HistoryItem> = (0..messages.len())
-        .map(|index| HistoryItem {
-            message: render_one(messages, index, focused, first_return),
-            tokens: 0,
+    let mut items: Vec<HistoryItem<'a>> = Vec::with_capacity(messages.len() + 4);
+    items.extend(
+        cache
+            .settled()
+            .iter()
+            .enumerate()
+            .map(|(index, cached)| HistoryItem {
+                message: Cow::Borrowed(&cached.message),
+                tokens: cached.tokens,
+                source: Some(index),
+                paths: Cow::Borrowed(cached.paths.as_slice()),
+                first_return: index >= first_return && messages[index].is_tool(),
+                capped: false,
+                kept: true,
+            }),
+    );
+    for index in settled..messages.len() {
+        let message = render_one(messages, index, focused, first_return);
+        items.push(HistoryItem {
+            tokens: counter.count_message(&message),
+            message: Cow::Owned(message),
             source: Some(index),
-            paths: paths_of(messages, index),
+            paths: Cow::Owned(paths_of(messages, index)),
             first_return: index >= first_return && messages[index].is_tool(),
             capped: false,
             kept: true,
-        })
-        .collect();
+        });
+    }
     if let Some(last) = messages.iter().rposition(|m| !m.is_tool()) {
         let answered: Vec<&str> = messages[last + 1..]
             .iter()
@@ -676,11 +781,12 @@ fn render_history(messages: &[Message], focused: &FocusedFiles) -> Vec<HistoryIt
             .collect();
         for call in messages[last].tool_calls() {
             if !answered.contains(&call.id.as_str()) {
+                let message = ChatMessage::tool(&call.id, &call.name, NOT_RUN_RESULT);
                 items.push(HistoryItem {
-                    message: ChatMessage::tool(&call.id, &call.name, NOT_RUN_RESULT),
-                    tokens: 0,
+                    tokens: counter.count_message(&message),
+                    message: Cow::Owned(message),
                     source: None,
-                    paths: Vec::new(),
+                    paths: Cow::Owned(Vec::new()),
                     first_return: true,
                     capped: false,
                     kept: true,
@@ -693,7 +799,7 @@ fn render_history(messages: &[Message], focused: &FocusedFiles) -> Vec<HistoryIt
 
 /// Renders message `index`: complete when it belongs to the latest round (`index >=
 /// first_return`), in history form otherwise.
-fn render_one(
+pub(crate) fn render_one(
     messages: &[Message],
     index: usize,
     focused: &FocusedFiles,
@@ -747,7 +853,7 @@ fn answers_of(messages: &[Message], index: usize) -> HashMap<&str, &ToolMessage>
         .collect()
 }
 
-fn paths_of(messages: &[Message], index: usize) -> Vec<String> {
+pub(crate) fn paths_of(messages: &[Message], index: usize) -> Vec<String> {
     match &messages[index] {
         Message::Tool(tool) => tool.path.iter().cloned().collect(),
         Message::Assistant { .. } => answers_of(messages, index)

@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use keel_context::{
-    Budget, EvictionLimits, ExtractiveSummarizer, FitStep, PromptBuilder, Role, SummarizeError,
-    Summarizer, SummaryRequest, TokenCounter,
+    Budget, Conversation, EvictionLimits, ExtractiveSummarizer, FitStep, FocusedFiles,
+    PromptBuilder, PromptSources, RetentionPolicy, Role, SummarizeError, Summarizer,
+    SummaryRequest, TokenCounter, ToolCallRequest,
 };
 use support::{Call, Session, python_source};
 
@@ -233,4 +234,43 @@ fn capping_a_fresh_read_does_not_leave_a_dangling_pointer() {
         !system.contains("in the latest tool result below"),
         "{system}"
     );
+}
+
+#[test]
+fn a_fresh_read_with_a_header_is_shown_once() {
+    // keel's read_file answers "Read `path` (N lines)." and then the content.
+    let content = python_source("big", 40);
+    let mut conversation = Conversation::new();
+    conversation.push_user("Read big.py.");
+    let call = ToolCallRequest::new("c1", "read_file", r#"{"path":"big.py"}"#);
+    conversation.push_assistant("", vec![call]).unwrap();
+    let result = format!("Read `big.py` (40 lines).\n\n{content}");
+    conversation
+        .add_tool_result("c1", result, true, &RetentionPolicy::default())
+        .unwrap();
+    let mut focused = FocusedFiles::new();
+    focused.upsert("big.py", content.clone(), false);
+    let sources = PromptSources {
+        instructions: "Agent.",
+        memory: None,
+        repo_map: None,
+        focused: &focused,
+    };
+    let messages = PromptBuilder::for_model("gpt-4o").render(sources, &conversation);
+    let everything: String = messages.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(everything.matches(content.as_str()).count(), 1);
+    assert!(messages[0].content.contains(
+        "### big.py\n(Its complete current content is in the latest tool result below.)"
+    ));
+    // A result that merely ends like the file (no header paragraph) is not taken for it.
+    let mut other = Conversation::new();
+    other.push_user("Read big.py.");
+    let call = ToolCallRequest::new("c1", "read_file", r#"{"path":"big.py"}"#);
+    other.push_assistant("", vec![call]).unwrap();
+    let tail = &content[content.len() / 2..];
+    other
+        .add_tool_result("c1", tail, true, &RetentionPolicy::default())
+        .unwrap();
+    let messages = PromptBuilder::for_model("gpt-4o").render(sources, &other);
+    assert!(messages[0].content.contains(content.as_str()));
 }

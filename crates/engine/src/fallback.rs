@@ -91,11 +91,14 @@ impl ModelChain {
                 reason: None,
             });
         }
-        let mut request = request.clone();
+        // Copy the request (its whole history) only when the model name must change.
+        let mut request = std::borrow::Cow::Borrowed(request);
         loop {
-            request.model = self.current().to_owned();
+            if request.model != self.current() {
+                request.to_mut().model = self.current().to_owned();
+            }
             match complete_with_retry(provider, &request, policy, emitter, cancel, observer).await {
-                Ok(response) => return Ok((response, request.model)),
+                Ok(response) => return Ok((response, request.model.clone())),
                 Err(e) if e.is_model_unavailable() && self.current + 1 < self.models.len() => {
                     let failed = self.current().to_owned();
                     self.current += 1;

@@ -19,7 +19,7 @@ pub mod retry;
 pub mod scripted;
 pub mod xml;
 
-pub use agent::{AgentConfig, AgentSession, Mode, TurnOutcome};
+pub use agent::{AgentConfig, AgentSession, Mode, RepoMapConfig, ToolFormat, TurnOutcome};
 pub use assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall, Assembler, assemble};
 pub use error::ProviderError;
 pub use fallback::ModelChain;

@@ -60,6 +60,81 @@ impl FromStr for Mode {
     }
 }
 
+/// How tools are offered to the model and how its calls come back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolFormat {
+    /// The provider's native tool calling: tools go in the request's `tools`, calls come back
+    /// as structured tool-call deltas.
+    #[default]
+    Native,
+    /// The XML convention (seed 004 §2.2) for models without native tool calling: tools are
+    /// described in the system prompt and the model writes calls as XML tags in its text.
+    Xml,
+}
+
+impl ToolFormat {
+    /// The format's name (`native`, `xml`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolFormat::Native => "native",
+            ToolFormat::Xml => "xml",
+        }
+    }
+}
+
+impl std::fmt::Display for ToolFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A tool format name that is not `native` or `xml`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown tool format `{0}` (expected native or xml)")]
+pub struct UnknownToolFormat(pub String);
+
+impl FromStr for ToolFormat {
+    type Err = UnknownToolFormat;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "native" => Ok(ToolFormat::Native),
+            "xml" => Ok(ToolFormat::Xml),
+            _ => Err(UnknownToolFormat(s.to_owned())),
+        }
+    }
+}
+
+/// Repo-map settings: whether each turn's system prompt carries a ranked map of the
+/// repository's definitions, and how large it may be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoMapConfig {
+    /// Build and include the map (default on).
+    pub enabled: bool,
+    /// Most tokens the rendered map may take (default 1,024).
+    pub token_budget: usize,
+}
+
+impl Default for RepoMapConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            token_budget: 1024,
+        }
+    }
+}
+
+impl RepoMapConfig {
+    /// No repo map.
+    pub fn disabled() -> Self {
+        Self {
+            enabled: false,
+            ..Self::default()
+        }
+    }
+}
+
 /// Settings of an [`AgentSession`](super::AgentSession).
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
@@ -89,6 +164,10 @@ pub struct AgentConfig {
     pub context_window: Option<u64>,
     /// Extra instructions appended to the system prompt (project rules, user preferences).
     pub extra_instructions: Option<String>,
+    /// How tools are offered and called (default [`ToolFormat::Native`]).
+    pub tool_format: ToolFormat,
+    /// The repo map in the system prompt (default on, 1,024 tokens).
+    pub repo_map: RepoMapConfig,
 }
 
 impl AgentConfig {
@@ -108,6 +187,8 @@ impl AgentConfig {
             agent_name: "keel".to_owned(),
             context_window: None,
             extra_instructions: None,
+            tool_format: ToolFormat::Native,
+            repo_map: RepoMapConfig::default(),
         }
     }
 
@@ -127,5 +208,19 @@ mod tests {
         assert_eq!("Plan".parse::<Mode>(), Ok(Mode::Plan));
         assert_eq!(" direct ".parse::<Mode>(), Ok(Mode::Direct));
         assert!("fast".parse::<Mode>().is_err());
+    }
+
+    #[test]
+    fn tool_formats_parse_and_serialise() {
+        assert_eq!("XML".parse::<ToolFormat>(), Ok(ToolFormat::Xml));
+        assert_eq!(" native ".parse::<ToolFormat>(), Ok(ToolFormat::Native));
+        assert!("json".parse::<ToolFormat>().is_err());
+        assert_eq!(ToolFormat::default(), ToolFormat::Native);
+        assert_eq!(serde_json::to_string(&ToolFormat::Xml).unwrap(), "\"xml\"");
+        assert_eq!(
+            serde_json::from_str::<ToolFormat>("\"native\"").unwrap(),
+            ToolFormat::Native
+        );
+        assert_eq!(ToolFormat::Xml.as_str(), "xml");
     }
 }

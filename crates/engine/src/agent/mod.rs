@@ -8,6 +8,10 @@
 //! prepare.conversation.open{conversation_id, action}          first turn of the session only
 //!   prepare.history.load{start_turn, …}                        … when resuming a non-empty one
 //! prepare.model.select{requested_model, final_model, …}       every turn
+//! prepare.repomap.build{files, symbols, tokens, duration_ms, cached}   every turn, unless the
+//!                                                              map is off or was given fixed
+//!   system.log{level: warn}                                    … when it could not be built
+//!                                                              or its cache not written
 //! run.response.start{mode: direct}                            (mode = plan: {mode: plan})
 //! per iteration (model call):
 //!   run.context.window{tokens_used, limit}
@@ -80,6 +84,20 @@
 //! - **Anomalies** (see [`anomaly`]): the first detection warns (`run.anomaly.detect`, a hint
 //!   for the model, `run.plan.replan` while a plan runs); any detection after that stops the
 //!   turn (`failed`).
+//! - **Repo map** ([`AgentConfig::repo_map`], on by default): at the start of each turn the
+//!   map is built or refreshed off the async threads (cached under `.keel/cache`), ranked
+//!   toward the focused files and the files and identifiers the input mentions, rendered to
+//!   its token budget and shown in the system prompt. A map that cannot be built is a warning;
+//!   the turn goes on with the previous map, if any. A map given with
+//!   [`AgentSession::with_repo_map`] is used as it is.
+//! - **XML tool calls** ([`ToolFormat::Xml`], for models without native tool calling): the
+//!   request carries no `tools`; the system prompt describes every tool and the convention of
+//!   seed 004 §2.2. The streamed text is parsed as it arrives: text outside tags is answer
+//!   text, `<thinking>` is reasoning, each complete tool block is a call (ids `xml_1`,
+//!   `xml_2`, … in the session) run exactly like a native one with the same events. History
+//!   goes back in the same convention: calls as XML blocks after the assistant's text, results
+//!   as a user message of `<tool_result tool_name="…">` blocks. A block left open at the end
+//!   of the response is a `system.log` warning and a failed call whose result tells the model.
 //! - **Cancellation** ([`AgentSession::cancel_handle`]) works at every await: the model call is
 //!   abandoned, a running tool sees the same token (commands are killed) and is abandoned if
 //!   it does not stop within 5 s, a pending question or approval stops waiting.
@@ -91,11 +109,13 @@ mod instructions;
 mod observer;
 mod plan;
 pub mod question;
+mod repo_map;
 mod session;
 mod summary;
 mod turn;
+mod xml_format;
 
 pub use anomaly::{Anomaly, AnomalyDetector, AnomalyLimits};
-pub use config::{AgentConfig, Mode, UnknownMode};
+pub use config::{AgentConfig, Mode, RepoMapConfig, ToolFormat, UnknownMode, UnknownToolFormat};
 pub use question::{CANNOT_ANSWER, CannotAnswer, Question, QuestionAnswerer, QuestionKind};
 pub use session::{AgentError, AgentSession, TurnOutcome};

@@ -6,8 +6,10 @@ use std::sync::{Arc, Mutex};
 use std::task::Poll;
 
 use futures::Stream;
+use keel_context::repomap::RepoMap;
 use keel_context::{
-    Conversation, ExtractiveSummarizer, FocusedFiles, Memory, RetentionPolicy, Summarizer,
+    Conversation, ExtractiveSummarizer, FocusedFiles, Memory, PromptCache, RetentionPolicy,
+    Summarizer,
 };
 use keel_events::{
     AgentEnd, AgentStart, AgentStatus, ConversationAction, Emitter, Event, EventHandler, EventKind,
@@ -22,7 +24,7 @@ use super::anomaly::AnomalyDetector;
 use super::config::{AgentConfig, Mode};
 use super::control_tools::{AskFollowupQuestion, AttemptCompletion, CreatePlan, PlanModeRespond};
 use super::question::{CannotAnswer, QuestionAnswerer};
-use super::turn::{Ending, Turn};
+use super::turn::{Ending, FunctionsCache, Turn};
 use crate::provider::Provider;
 
 /// Why a session could not be created.
@@ -97,6 +99,10 @@ pub struct AgentSession {
     pub(crate) focused: FocusedFiles,
     pub(crate) memory: Option<Memory>,
     pub(crate) repo_map: Option<String>,
+    /// The map given by [`AgentSession::with_repo_map`] is used as it is (no building).
+    pub(crate) repo_map_fixed: bool,
+    /// The repo map engine, kept between turns (opened at the first turn).
+    pub(crate) repo_map_engine: Option<RepoMap>,
     pub(crate) emitter: Emitter,
     pub(crate) checkpoints: Option<Arc<CheckpointStore>>,
     pub(crate) approver: Arc<dyn Approver>,
@@ -105,6 +111,12 @@ pub struct AgentSession {
     pub(crate) retention: RetentionPolicy,
     pub(crate) tap: Arc<Mutex<TapState>>,
     pub(crate) usage: Usage,
+    /// XML tool calls numbered so far (for their ids).
+    pub(crate) xml_calls: u64,
+    /// History renderings kept between requests.
+    pub(crate) prompt_cache: PromptCache,
+    /// Tool definitions built so far (emptied when the tools change).
+    pub(crate) functions_cache: Vec<FunctionsCache>,
     cancel: CancellationToken,
     turns: u64,
     resumed: bool,
@@ -151,6 +163,8 @@ impl AgentSession {
             focused: FocusedFiles::new(),
             memory: None,
             repo_map: None,
+            repo_map_fixed: false,
+            repo_map_engine: None,
             emitter,
             checkpoints: Some(checkpoints),
             approver: Arc::new(CannotAsk),
@@ -159,6 +173,9 @@ impl AgentSession {
             retention: RetentionPolicy::default(),
             tap,
             usage: Usage::default(),
+            xml_calls: 0,
+            prompt_cache: PromptCache::new(),
+            functions_cache: Vec::new(),
             cancel: CancellationToken::new(),
             turns: 0,
             resumed: false,
@@ -169,6 +186,7 @@ impl AgentSession {
     /// Uses these tools (the control tools are added to them).
     pub fn with_tools(mut self, tools: ToolRegistry) -> Self {
         self.tools = with_control_tools(tools);
+        self.functions_cache.clear();
         self
     }
 
@@ -194,9 +212,11 @@ impl AgentSession {
         self
     }
 
-    /// Shows this rendered repository map to the model.
+    /// Shows this rendered repository map to the model, instead of the map the session
+    /// would build at each turn (see [`AgentConfig::repo_map`]).
     pub fn with_repo_map(mut self, repo_map: impl Into<String>) -> Self {
         self.repo_map = Some(repo_map.into());
+        self.repo_map_fixed = true;
         self
     }
 
@@ -314,6 +334,7 @@ impl AgentSession {
             }
         }
         self.config.models.announce(&self.emitter);
+        self.prepare_repo_map(&input).await;
         self.conversation.push_user(input);
 
         let mode = match self.config.mode {

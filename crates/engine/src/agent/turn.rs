@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use keel_context::{Budget, PromptBuilder, PromptSources, ToolCallRequest};
+use keel_context::{Budget, PromptBuilder, PromptSources, TokenCounter, ToolCallRequest};
 use keel_events::{
     AgentStatus, FinishReason, Plan, ResponseMode, RunAnomalyDetect, RunCompletionAttempt,
     RunLlmEnd, RunLlmStart, RunPlanReplan, RunPlanRespond, RunQuestionAnswer, RunQuestionAsk,
@@ -13,7 +13,7 @@ use keel_tools::{ToolContext, ToolResult, Workspace};
 use tokio_util::sync::CancellationToken;
 
 use super::anomaly::{Anomaly, AnomalyDetector};
-use super::config::Mode;
+use super::config::{Mode, ToolFormat};
 use super::control_tools::{
     ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION, AskFollowupQuestionArgs, AttemptCompletionArgs,
     CREATE_PLAN, CreatePlanArgs, PLAN_MODE_RESPOND, PlanModeRespondArgs, is_control_tool,
@@ -24,9 +24,10 @@ use super::observer::EventObserver;
 use super::question::{Question, QuestionKind};
 use super::session::AgentSession;
 use super::summary::{args_summary, result_summary, result_text};
+use super::xml_format::{XmlProvider, to_xml_messages, tool_catalogue};
 use crate::assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall};
 use crate::error::ProviderError;
-use crate::provider::ChatRequest;
+use crate::provider::{ChatRequest, Provider};
 
 /// How long a cancelled tool gets to stop on its own before it is abandoned.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
@@ -50,6 +51,15 @@ pub(crate) struct Turn {
     pub(crate) last_failure: Option<(String, String)>,
     /// Plan mode: the model was reminded to call `create_plan`.
     pub(crate) nudged: bool,
+}
+
+/// The function definitions offered for one combination of allowed control tools.
+#[derive(Debug)]
+pub(crate) struct FunctionsCache {
+    /// Whether `create_plan` and `plan_mode_respond` are offered, and the encoding counted in.
+    key: (bool, bool, keel_context::Encoding),
+    functions: Vec<serde_json::Value>,
+    tokens: usize,
 }
 
 /// How a turn ends (`agent.end`'s status and result).
@@ -281,11 +291,17 @@ impl AgentSession {
         }
     }
 
-    /// The function definitions offered now.
-    fn functions(&self, turn: &Turn) -> Vec<serde_json::Value> {
+    /// The function definitions offered now, and their tokens as the request sends them
+    /// (built once per set of tools offered).
+    fn functions(&mut self, turn: &Turn, counter: TokenCounter) -> (Vec<serde_json::Value>, usize) {
         let planning_allowed = self.config.mode != Mode::Direct && turn.plan.is_none();
         let respond_allowed = self.config.mode == Mode::Plan && turn.plan.is_none();
-        self.tools
+        let key = (planning_allowed, respond_allowed, counter.encoding());
+        if let Some(cached) = self.functions_cache.iter().find(|c| c.key == key) {
+            return (cached.functions.clone(), cached.tokens);
+        }
+        let functions: Vec<serde_json::Value> = self
+            .tools
             .openai_functions()
             .into_iter()
             .filter(|f| match f["function"]["name"].as_str() {
@@ -293,24 +309,36 @@ impl AgentSession {
                 Some(PLAN_MODE_RESPOND) => respond_allowed,
                 _ => true,
             })
-            .collect()
+            .collect();
+        let tokens = counter.count(&serde_json::Value::Array(functions.clone()).to_string());
+        self.functions_cache.push(FunctionsCache {
+            key,
+            functions: functions.clone(),
+            tokens,
+        });
+        (functions, tokens)
     }
 
     /// Builds the prompt and asks the model, streaming its response as events.
     async fn call_model(&mut self, turn: &mut Turn) -> Result<AssembledResponse, ProviderError> {
         let model = self.config.models.current().to_owned();
-        let functions = self.functions(turn);
+        let xml = self.config.tool_format == ToolFormat::Xml;
         let builder = PromptBuilder::for_model(&model);
-        let tool_tokens = builder
-            .counter()
-            .count(&serde_json::Value::Array(functions.clone()).to_string());
+        let (functions, function_tokens) = self.functions(turn, builder.counter());
+        // Native: the definitions travel beside the messages. XML: they are in the system
+        // prompt, where the builder counts them.
+        let tool_tokens = if xml { 0 } else { function_tokens };
         let budget = match self.config.context_window {
             Some(window) => Budget::new(window),
             None => builder.budget(),
         };
         let builder = builder.with_budget(budget.with_extra_tokens(tool_tokens as u64));
-        let instructions =
+        let mut instructions =
             instructions(self.config.mode, self.config.extra_instructions.as_deref());
+        if xml {
+            instructions.push_str("\n\n");
+            instructions.push_str(&tool_catalogue(&functions));
+        }
         let sources = PromptSources {
             instructions: &instructions,
             memory: self.memory.as_ref(),
@@ -318,25 +346,44 @@ impl AgentSession {
             focused: &self.focused,
         };
         let built = builder
-            .build(sources, &mut self.conversation, self.summarizer.as_ref())
+            .build_cached(
+                sources,
+                &mut self.conversation,
+                self.summarizer.as_ref(),
+                &mut self.prompt_cache,
+            )
             .await;
         self.emitter.emit(built.window.clone());
         if let Some(compression) = built.compression.clone() {
             self.emitter.emit(compression);
         }
+        let (messages, xml_provider) = if xml {
+            let provider = XmlProvider::new(self.provider.as_ref(), &functions);
+            (to_xml_messages(built.messages), Some(provider))
+        } else {
+            (built.messages, None)
+        };
         self.emitter.emit(RunLlmStart {
             model: model.clone(),
             iteration: turn.iterations,
-            message_count: u32::try_from(built.messages.len()).unwrap_or(u32::MAX),
+            message_count: u32::try_from(messages.len()).unwrap_or(u32::MAX),
             system_prompt: None,
         });
-        let request = ChatRequest::new(model, built.messages).with_tools(functions);
+        let request = if xml {
+            ChatRequest::new(model, messages)
+        } else {
+            ChatRequest::new(model, messages).with_tools(functions)
+        };
+        let provider: &dyn Provider = match &xml_provider {
+            Some(wrapper) => wrapper,
+            None => self.provider.as_ref(),
+        };
         let mut observer = EventObserver::new(self.emitter.clone(), self.config.agent_name.clone());
         let result = self
             .config
             .models
             .complete(
-                self.provider.as_ref(),
+                provider,
                 &request,
                 &self.config.retry,
                 &self.emitter,
@@ -344,9 +391,17 @@ impl AgentSession {
                 &mut observer,
             )
             .await;
+        drop(xml_provider);
+        if !xml {
+            // The next request starts from this one's unchanged history instead of copying it.
+            self.prompt_cache.recycle(request.messages);
+        }
         match result {
-            Ok((response, _model)) => {
+            Ok((mut response, _model)) => {
                 observer.close_thinking();
+                if xml {
+                    self.number_xml_calls(&mut response);
+                }
                 self.emitter.emit(RunLlmEnd {
                     llm_output: response.text.clone(),
                     tool_calls: response.tool_calls.iter().map(|c| c.to_event()).collect(),
@@ -418,7 +473,7 @@ impl AgentSession {
         let mut effect = Effect::Continue;
         let (result, status) = if !call.is_complete() {
             (
-                ToolResult::error(incomplete_message(call)),
+                ToolResult::error(incomplete_message(call, self.config.tool_format)),
                 ToolStatus::Error,
             )
         } else {
@@ -725,6 +780,27 @@ impl AgentSession {
     }
 }
 
+impl AgentSession {
+    /// Gives the calls parsed from XML text ids that are stable and unique in the session
+    /// (`xml_1`, `xml_2`, …), continuing after any such id already in the conversation.
+    fn number_xml_calls(&mut self, response: &mut AssembledResponse) {
+        if self.xml_calls == 0 {
+            self.xml_calls = self
+                .conversation
+                .messages()
+                .iter()
+                .flat_map(|m| m.tool_calls())
+                .filter_map(|c| c.id.strip_prefix("xml_")?.parse::<u64>().ok())
+                .max()
+                .unwrap_or(0);
+        }
+        for call in &mut response.tool_calls {
+            self.xml_calls += 1;
+            call.id = format!("xml_{}", self.xml_calls);
+        }
+    }
+}
+
 /// Gives calls without an id, or with an id used twice, a unique one.
 fn unique_call_ids(response: &mut AssembledResponse, iteration: u32) {
     let mut seen = HashSet::new();
@@ -737,8 +813,16 @@ fn unique_call_ids(response: &mut AssembledResponse, iteration: u32) {
 }
 
 /// The result for a call whose arguments cannot be used.
-fn incomplete_message(call: &AssembledToolCall) -> String {
+fn incomplete_message(call: &AssembledToolCall, format: ToolFormat) -> String {
     match &call.status {
+        ArgumentsStatus::Truncated if format == ToolFormat::Xml => format!(
+            "Your call to `{name}` was not run: its <{name}> block was not closed before your answer ended. Write the call again, complete, ending with </{name}> (and close every parameter tag); if a parameter is long (e.g. a whole file), split the work into smaller calls.",
+            name = call.name
+        ),
+        ArgumentsStatus::Invalid(error) if format == ToolFormat::Xml => format!(
+            "Your call to `{}` was not run: its parameters could not be read ({error}). Write each parameter as its own tag inside the tool's tag.",
+            call.name
+        ),
         ArgumentsStatus::Truncated => format!(
             "Your call to `{}` was not run: its arguments were cut off ({} characters arrived before the response ended). Send the call again, complete; if the arguments are long (e.g. a whole file), split the work into smaller calls.",
             call.name,

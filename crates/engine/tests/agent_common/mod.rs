@@ -120,6 +120,8 @@ const VOLATILE: &[&str] = &[
     "size",
     "mime_type",
     "message_count",
+    // The rendered repo map's size follows the map renderer, not the engine.
+    "tokens",
 ];
 
 /// One line per event: its type and its stable payload fields. Consecutive deltas of one kind
