@@ -1,20 +1,29 @@
-//! SQLite persistence throughput: events/s appended one per transaction, in batches of 256
-//! (one transaction each), through the batching `EventWriter`, and reading a 10k-event range
-//! back. The database is a real file (WAL, synchronous=NORMAL) in a temporary folder; events are
-//! a realistic mix (LLM deltas, tool start/output/end, file changes, status lines), ~250 bytes
-//! of JSON on average.
+//! Persistence throughput on SQLite and PostgreSQL: events/s appended one per transaction, in
+//! batches of 256 (one transaction each), through the batching `EventWriter`, and reading a
+//! 10k-event range back. SQLite is a real file (WAL, synchronous=NORMAL) in a temporary folder;
+//! PostgreSQL is a fresh database (dropped afterwards) on the server `KEEL_TEST_DATABASE_URL`
+//! names, skipped when it is unset (every append there also writes its `agent_events` rows and
+//! NOTIFYs). Events are a realistic mix (LLM deltas, tool start/output/end, file changes, status
+//! lines), ~250 bytes of JSON on average.
+//!
+//! `KEEL_TEST_DATABASE_URL=postgres://… cargo bench -p keel-store --bench store`
 
 // criterion_group! generates an undocumented public function; a bench may unwrap.
-#![allow(missing_docs, clippy::unwrap_used)]
+#![allow(missing_docs, clippy::unwrap_used, clippy::print_stderr)]
 
 use std::hint::black_box;
+use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use keel_events::{Event, EventKind, Sequencer};
-use keel_store::{EventRange, EventWriter, NewSession, SqliteStore, Store, WriterOptions};
+use keel_store::{
+    EventRange, EventWriter, NewSession, PostgresStore, SqliteStore, Store, WriterOptions,
+};
+use sqlx::Connection;
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
 use tokio::runtime::Runtime;
 
 /// Events per measured iteration of the write benchmarks.
@@ -67,21 +76,89 @@ fn events(session: &str, n: u64) -> Vec<Event> {
         .collect()
 }
 
+/// A PostgreSQL database created for the benchmark, dropped with it.
+struct PgDatabase {
+    admin: PgConnectOptions,
+    name: String,
+}
+
+impl PgDatabase {
+    async fn create(url: &str) -> (Self, PostgresStore) {
+        let admin = PgConnectOptions::from_str(url).unwrap();
+        let name = format!("keel_bench_{}", uuid::Uuid::now_v7().simple());
+        let mut conn = PgConnection::connect_with(&admin).await.unwrap();
+        sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        conn.close().await.unwrap();
+        let store = PostgresStore::connect_with(
+            admin.clone().database(&name),
+            PgPoolOptions::new().max_connections(4),
+            name.clone(),
+        )
+        .await
+        .unwrap();
+        (Self { admin, name }, store)
+    }
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        let (admin, name) = (self.admin.clone(), self.name.clone());
+        let _ = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async {
+                let mut conn = PgConnection::connect_with(&admin).await.unwrap();
+                sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+                    "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"
+                )))
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            })
+        })
+        .join();
+    }
+}
+
 struct Fixture {
-    _dir: tempfile::TempDir,
-    store: Arc<SqliteStore>,
+    backend: &'static str,
+    store: Arc<dyn Store>,
     sessions: AtomicU64,
+    _dir: Option<tempfile::TempDir>,
+    _pg: Option<PgDatabase>,
 }
 
 impl Fixture {
-    fn new(rt: &Runtime) -> Self {
+    /// SQLite, and PostgreSQL when `KEEL_TEST_DATABASE_URL` is set.
+    fn all(rt: &Runtime) -> Vec<Self> {
         let dir = tempfile::tempdir().unwrap();
-        let store = rt.block_on(SqliteStore::open_project(dir.path())).unwrap();
-        Self {
-            _dir: dir,
-            store: Arc::new(store),
+        let sqlite = rt.block_on(SqliteStore::open_project(dir.path())).unwrap();
+        let mut all = vec![Self {
+            backend: "sqlite",
+            store: Arc::new(sqlite),
             sessions: AtomicU64::new(0),
+            _dir: Some(dir),
+            _pg: None,
+        }];
+        match std::env::var("KEEL_TEST_DATABASE_URL") {
+            Ok(url) if !url.is_empty() => {
+                let (db, store) = rt.block_on(PgDatabase::create(&url));
+                all.push(Self {
+                    backend: "postgres",
+                    store: Arc::new(store),
+                    sessions: AtomicU64::new(0),
+                    _dir: None,
+                    _pg: Some(db),
+                });
+            }
+            _ => eprintln!("note: KEEL_TEST_DATABASE_URL is unset; benchmarking SQLite only"),
         }
+        all
     }
 
     /// A new session and `n` events for it.
@@ -98,14 +175,19 @@ impl Fixture {
 
 fn persist(c: &mut Criterion) {
     let rt = Runtime::new().unwrap();
-    let fixture = Arc::new(Fixture::new(&rt));
-    let mut group = c.benchmark_group("persist");
+    for fixture in Fixture::all(&rt) {
+        persist_on(c, &rt, Arc::new(fixture));
+    }
+}
+
+fn persist_on(c: &mut Criterion, rt: &Runtime, fixture: Arc<Fixture>) {
+    let mut group = c.benchmark_group(format!("persist/{}", fixture.backend));
     group.throughput(Throughput::Elements(EVENTS));
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(10));
 
     group.bench_function("one_per_transaction", |b| {
-        b.to_async(&rt).iter_custom(|iters| {
+        b.to_async(rt).iter_custom(|iters| {
             let fixture = Arc::clone(&fixture);
             async move {
                 let mut total = Duration::ZERO;
@@ -123,7 +205,7 @@ fn persist(c: &mut Criterion) {
     });
 
     group.bench_function("batches_of_256", |b| {
-        b.to_async(&rt).iter_custom(|iters| {
+        b.to_async(rt).iter_custom(|iters| {
             let fixture = Arc::clone(&fixture);
             async move {
                 let mut total = Duration::ZERO;
@@ -141,13 +223,13 @@ fn persist(c: &mut Criterion) {
     });
 
     group.bench_function("event_writer", |b| {
-        b.to_async(&rt).iter_custom(|iters| {
+        b.to_async(rt).iter_custom(|iters| {
             let fixture = Arc::clone(&fixture);
             async move {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
                     let (_, events) = fixture.session_with_events(EVENTS).await;
-                    let store: Arc<dyn Store> = fixture.store.clone();
+                    let store = Arc::clone(&fixture.store);
                     let start = Instant::now();
                     let writer = EventWriter::spawn(store, WriterOptions::default()).unwrap();
                     for event in events {
@@ -166,7 +248,12 @@ fn persist(c: &mut Criterion) {
 
 fn read(c: &mut Criterion) {
     let rt = Runtime::new().unwrap();
-    let fixture = Fixture::new(&rt);
+    for fixture in Fixture::all(&rt) {
+        read_on(c, &rt, &fixture);
+    }
+}
+
+fn read_on(c: &mut Criterion, rt: &Runtime, fixture: &Fixture) {
     let session = rt.block_on(async {
         let (id, events) = fixture.session_with_events(READ_RANGE).await;
         for chunk in events.chunks(1_000) {
@@ -174,11 +261,11 @@ fn read(c: &mut Criterion) {
         }
         id
     });
-    let mut group = c.benchmark_group("read");
+    let mut group = c.benchmark_group(format!("read/{}", fixture.backend));
     group.throughput(Throughput::Elements(READ_RANGE));
     group.sample_size(20);
     group.bench_function("range_10k", |b| {
-        b.to_async(&rt).iter(|| async {
+        b.to_async(rt).iter(|| async {
             let read = fixture
                 .store
                 .read_events(&session, EventRange::all())

@@ -1,23 +1,30 @@
 //! Keel's store: sessions, turns and the event log.
 //!
 //! [`Store`] is the backend trait front ends program against (`Arc<dyn Store>`); [`SqliteStore`]
-//! is the embedded default, one file at `<project>/.keel/keel.db` (see [`open_store`] for
-//! paths and URLs). Events are kept whole (their JSON) plus the envelope columns they are
+//! is the embedded default, one file at `<project>/.keel/keel.db`, and [`PostgresStore`] serves
+//! several server instances sharing one database (with seed 003's `agent_events` table and
+//! LISTEN/NOTIFY append notices, see [`Store::watch`]); [`open`] picks one from a path or URL. Events are kept whole (their JSON) plus the envelope columns they are
 //! queried by, append-only and unique by `(session_id, seq)`. [`EventWriter`] persists a live
 //! event stream in batches, so a producer never waits on one transaction per event and
 //! subscribers can be fed only what is already stored.
 
 mod error;
 mod location;
+mod postgres;
 mod range;
 mod session;
 mod sqlite;
 mod store;
 mod turn;
+mod watch;
 mod writer;
 
 pub use error::{StoreError, StoreResult};
-pub use location::{DB_FILE, STATE_DIR, default_db_path, open_store};
+pub use location::{DB_FILE, STATE_DIR, default_db_path, open, open_store};
+pub use postgres::{
+    CONNECT_TIMEOUT, POOL_CONNECTIONS, PROJECT_ID_NAMESPACE, PostgresStore, REALTIME_PUBLICATION,
+    TASK_ID_NAMESPACE, postgres_migrator, project_uuid, task_uuid,
+};
 pub use range::EventRange;
 pub use session::{
     NewSession, Session, SessionFilter, SessionOrder, SessionStatus, SessionUpdate,
@@ -28,4 +35,5 @@ pub use store::Store;
 pub use turn::{
     INTERRUPTED_ERROR, NewTurn, Turn, TurnOutcome, TurnStart, TurnStatus, UnknownTurnStatus,
 };
+pub use watch::{AppendNotice, AppendWatch, NOTIFY_CHANNEL, WATCH_CAPACITY, WatchNotice};
 pub use writer::{EventSink, EventWriter, WriterOptions, WriterReport};

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{StoreError, StoreResult};
+use crate::postgres::PostgresStore;
 use crate::sqlite::SqliteStore;
 use crate::store::Store;
 
@@ -18,18 +19,28 @@ pub fn default_db_path(root: &Path) -> PathBuf {
     root.join(STATE_DIR).join(DB_FILE)
 }
 
-/// Opens the store at `location`: a `sqlite:` URL, or a plain file path (SQLite).
+/// Opens the store at `location`:
 ///
-/// Any other URL scheme (e.g. `postgres://`) is rejected with [`StoreError::BadUrl`] naming the
-/// backends this build has.
-pub async fn open_store(location: &str) -> StoreResult<Arc<dyn Store>> {
+/// - `postgres://…` or `postgresql://…`: PostgreSQL ([`PostgresStore::connect`]);
+/// - `sqlite:…` (`sqlite://file.db`, `sqlite:///abs/file.db`, `sqlite::memory:`), or a plain
+///   file path: SQLite ([`SqliteStore`]), creating the file and its folders.
+///
+/// Any other URL scheme, or an empty location, is a [`StoreError::BadUrl`] naming the schemes
+/// this build supports. The schema is brought up to date either way.
+pub async fn open(location: &str) -> StoreResult<Arc<dyn Store>> {
+    if location.starts_with("postgres://") || location.starts_with("postgresql://") {
+        return Ok(Arc::new(PostgresStore::connect(location).await?));
+    }
     if location.starts_with("sqlite:") {
         return Ok(Arc::new(SqliteStore::connect(location).await?));
     }
     if let Some((scheme, _)) = location.split_once("://") {
         return Err(StoreError::BadUrl {
             location: location.to_owned(),
-            reason: format!("unsupported scheme `{scheme}` (this build supports `sqlite:`)"),
+            reason: format!(
+                "unsupported scheme `{scheme}` (this build supports `sqlite:`, `postgres://` \
+                 and `postgresql://` URLs, or a file path)"
+            ),
         });
     }
     if location.trim().is_empty() {
@@ -39,4 +50,9 @@ pub async fn open_store(location: &str) -> StoreResult<Arc<dyn Store>> {
         });
     }
     Ok(Arc::new(SqliteStore::open(location).await?))
+}
+
+/// The same as [`open`] (its earlier name).
+pub async fn open_store(location: &str) -> StoreResult<Arc<dyn Store>> {
+    open(location).await
 }

@@ -1,4 +1,4 @@
-//! The backend trait every store (SQLite today, PostgreSQL later) implements.
+//! The backend trait every store (SQLite, PostgreSQL) implements.
 
 use async_trait::async_trait;
 use keel_events::Event;
@@ -8,6 +8,7 @@ use crate::error::StoreResult;
 use crate::range::EventRange;
 use crate::session::{NewSession, Session, SessionFilter, SessionStatus, SessionUpdate};
 use crate::turn::{NewTurn, Turn, TurnOutcome, TurnStart};
+use crate::watch::AppendWatch;
 
 /// Sessions, their turns and their event log.
 ///
@@ -19,7 +20,7 @@ use crate::turn::{NewTurn, Turn, TurnOutcome, TurnStart};
 /// Object safe: front ends hold an `Arc<dyn Store>`.
 #[async_trait]
 pub trait Store: Send + Sync + std::fmt::Debug {
-    /// Short backend name (`"sqlite"`).
+    /// Short backend name (`"sqlite"` or `"postgres"`).
     fn backend(&self) -> &'static str;
 
     /// Creates a session, [`SessionStatus::Idle`], with no conversation yet.
@@ -72,6 +73,23 @@ pub trait Store: Send + Sync + std::fmt::Debug {
 
     /// How many events of the session are stored.
     async fn count_events(&self, session_id: &str) -> StoreResult<u64>;
+
+    /// The lowest stored seq of the session, 0 when it has none. After
+    /// [`Store::prune_events`], a client whose cursor is below `oldest_seq - 1` has missed events
+    /// that are gone and must reload.
+    async fn oldest_seq(&self, session_id: &str) -> StoreResult<u64>;
+
+    /// Deletes the session's events with `seq <= keep_after_seq` (and, on PostgreSQL, their
+    /// `agent_events` timeline rows); returns how many events were deleted. The session's newest
+    /// event is always kept, so [`Store::last_seq`] never goes back.
+    async fn prune_events(&self, session_id: &str, keep_after_seq: u64) -> StoreResult<u64>;
+
+    /// Starts watching appends: one [`AppendNotice`](crate::AppendNotice) per session and
+    /// committed append, from this process (SQLite: appends through this store value and its
+    /// clones) or, on PostgreSQL, from every process using the database (LISTEN/NOTIFY). Appends
+    /// committed after this returns are never missed silently: a gap is announced as
+    /// [`WatchNotice::Resync`](crate::WatchNotice::Resync).
+    async fn watch(&self) -> StoreResult<AppendWatch>;
 
     /// Begins a turn, or, when `new.request_id` already started one in this session, returns
     /// that turn with `created: false`. Reusing a request id for a different input fails with

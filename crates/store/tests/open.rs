@@ -1,10 +1,13 @@
-//! Opening stores: the project default location, paths, `sqlite:` URLs, rejected locations,
-//! and the connection settings (WAL, synchronous=NORMAL, foreign keys, busy timeout).
+//! Opening stores: the project default location, paths, `sqlite:` and `postgres://` URLs,
+//! rejected locations, and the SQLite connection settings (WAL, synchronous=NORMAL, foreign
+//! keys, busy timeout).
 
 mod common;
 
-use common::{session, status_events};
-use keel_store::{EventRange, SqliteStore, Store, StoreError, default_db_path, open_store};
+use common::{TestDb, session, status_events};
+use keel_store::{
+    EventRange, PostgresStore, SqliteStore, Store, StoreError, default_db_path, open, open_store,
+};
 use pretty_assertions::assert_eq;
 
 #[tokio::test]
@@ -78,12 +81,12 @@ async fn in_memory_store_works_and_keeps_its_data_while_open() {
 
 #[tokio::test]
 async fn unsupported_or_malformed_locations_are_bad_urls() {
-    let err = open_store("postgres://localhost/keel").await.unwrap_err();
+    let err = open("mysql://localhost/keel").await.unwrap_err();
     assert!(matches!(err, StoreError::BadUrl { .. }), "{err}");
     assert_eq!(
         err.to_string(),
-        "bad store location `postgres://localhost/keel`: unsupported scheme `postgres` \
-         (this build supports `sqlite:`)"
+        "bad store location `mysql://localhost/keel`: unsupported scheme `mysql` (this build \
+         supports `sqlite:`, `postgres://` and `postgresql://` URLs, or a file path)"
     );
     assert!(matches!(
         open_store("  ").await.unwrap_err(),
@@ -97,6 +100,56 @@ async fn unsupported_or_malformed_locations_are_bad_urls() {
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::BadUrl { .. }), "{err}");
+    let err = PostgresStore::connect("postgres://u:secret@localhost:5432/db?sslmode=sideways")
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::BadUrl { .. }), "{err}");
+    assert!(!err.to_string().contains("secret"), "{err}");
+}
+
+#[tokio::test]
+async fn an_unreachable_postgres_server_is_an_open_error_without_the_password() {
+    // Port 1 on localhost: nothing listens there.
+    let err = open("postgresql://keel:secret@127.0.0.1:1/keel?connect_timeout=2")
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Open { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("cannot open the store at `postgresql://keel:***@127.0.0.1:1/keel"),
+        "{err}"
+    );
+    assert!(!err.to_string().contains("secret"), "{err}");
+}
+
+#[tokio::test]
+async fn postgres_urls_open_a_postgres_store() {
+    let Some(db) = TestDb::postgres().await else {
+        return;
+    };
+    let url = db.pg_url();
+    let store = open(&url).await.unwrap();
+    assert_eq!(store.backend(), "postgres");
+    session(store.as_ref(), "s").await;
+    store.append_events(&status_events("s", 3)).await.unwrap();
+    assert_eq!(store.last_seq("s").await.unwrap(), 3);
+    // `postgresql://` too, and reopening does not rerun migrations.
+    let again = open(&url.replacen("postgres://", "postgresql://", 1))
+        .await
+        .unwrap();
+    assert_eq!(again.count_events("s").await.unwrap(), 3);
+    let pg = db.postgres_store().await;
+    let applied: i64 = sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations")
+        .fetch_one(pg.pool())
+        .await
+        .unwrap();
+    assert_eq!(
+        applied,
+        keel_store::postgres_migrator().iter().count() as i64
+    );
+    store.close().await;
+    again.close().await;
+    pg.close().await;
 }
 
 #[tokio::test]

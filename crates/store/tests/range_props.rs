@@ -1,9 +1,12 @@
 //! Property: any `EventRange` over a session with gaps in its seqs returns exactly the stored
 //! events with `seq > after_seq`, in order, cut at `limit`; and any JSON conversation round-trips.
+//! Both on every backend.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests
 
 mod common;
 
-use common::{session, status_event, temp_store};
+use common::{TestDb, session, status_event};
 use keel_store::{EventRange, Store};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -28,11 +31,18 @@ fn json_value() -> impl Strategy<Value = Value> {
 #[test]
 fn ranges_return_exactly_the_stored_window() {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let (_dir, store) = rt.block_on(temp_store());
+    for db in rt.block_on(TestDb::all()) {
+        let store = rt.block_on(db.open());
+        ranges_on(&rt, store.as_ref());
+        rt.block_on(store.close());
+    }
+}
+
+fn ranges_on(rt: &tokio::runtime::Runtime, store: &dyn Store) {
     // Seqs 1..=90 except multiples of 7 (as if those were display-only).
     let stored: Vec<u64> = (1..=90).filter(|s| s % 7 != 0).collect();
     rt.block_on(async {
-        session(&store, "s").await;
+        session(store, "s").await;
         let events: Vec<_> = stored
             .iter()
             .map(|&seq| status_event("s", seq, &format!("m{seq}")))
@@ -64,8 +74,15 @@ fn ranges_return_exactly_the_stored_window() {
 #[test]
 fn any_conversation_json_round_trips() {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let (_dir, store) = rt.block_on(temp_store());
-    rt.block_on(session(&store, "s"));
+    for db in rt.block_on(TestDb::all()) {
+        let store = rt.block_on(db.open());
+        conversations_on(&rt, store.as_ref());
+        rt.block_on(store.close());
+    }
+}
+
+fn conversations_on(rt: &tokio::runtime::Runtime, store: &dyn Store) {
+    rt.block_on(session(store, "s"));
     let mut runner = TestRunner::new(Config::with_cases(64));
     runner
         .run(&json_value(), |conversation| {

@@ -2,171 +2,165 @@
 
 mod common;
 
-use common::{session, temp_store};
-use keel_store::{
-    INTERRUPTED_ERROR, NewTurn, SqliteStore, Store, StoreError, TurnOutcome, TurnStatus,
-};
-use pretty_assertions::assert_eq;
+use common::{session, store_tests};
+use keel_store::{INTERRUPTED_ERROR, NewTurn, StoreError, TurnOutcome, TurnStatus};
 
-#[tokio::test]
-async fn begin_then_finish() {
-    let (_dir, store) = temp_store().await;
-    session(&store, "s").await;
-    let start = store
-        .begin_turn(NewTurn::new("s", "write tests").with_id("t1"))
-        .await
-        .unwrap();
-    assert!(start.created);
-    let turn = start.turn;
-    assert_eq!(turn.id, "t1");
-    assert_eq!(turn.status, TurnStatus::Running);
-    assert_eq!(turn.ended_at, None);
-    assert_eq!(store.get_turn("t1").await.unwrap(), turn);
-
-    let done = store
-        .finish_turn("t1", TurnOutcome::Completed, None)
-        .await
-        .unwrap();
-    assert_eq!(done.status, TurnStatus::Completed);
-    assert!(done.ended_at.is_some_and(|end| end >= done.started_at));
-    assert_eq!(store.get_turn("t1").await.unwrap(), done);
-
-    let err = store
-        .finish_turn("t1", TurnOutcome::Failed, Some("late".to_owned()))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            &err,
-            StoreError::TurnNotRunning {
-                status: TurnStatus::Completed,
-                ..
-            }
-        ),
-        "{err}"
-    );
-    assert_eq!(err.to_string(), "turn `t1` has already ended (completed)");
-    assert!(
-        store
-            .finish_turn("nope", TurnOutcome::Failed, None)
+store_tests! {
+    #[tokio::test]
+    async fn begin_then_finish(db, store) {
+        session(store.as_ref(), "s").await;
+        let start = store
+            .begin_turn(NewTurn::new("s", "write tests").with_id("t1"))
             .await
-            .unwrap_err()
-            .is_not_found()
-    );
-}
+            .unwrap();
+        assert!(start.created);
+        let turn = start.turn;
+        assert_eq!(turn.id, "t1");
+        assert_eq!(turn.status, TurnStatus::Running);
+        assert_eq!(turn.ended_at, None);
+        assert_eq!(store.get_turn("t1").await.unwrap(), turn);
 
-#[tokio::test]
-async fn request_id_makes_begin_idempotent() {
-    let (_dir, store) = temp_store().await;
-    session(&store, "s").await;
-    session(&store, "other").await;
-    let first = store
-        .begin_turn(NewTurn::new("s", "fix the bug").with_request_id("req-1"))
-        .await
-        .unwrap();
-    assert!(first.created);
+        let done = store
+            .finish_turn("t1", TurnOutcome::Completed, None)
+            .await
+            .unwrap();
+        assert_eq!(done.status, TurnStatus::Completed);
+        assert!(done.ended_at.is_some_and(|end| end >= done.started_at));
+        assert_eq!(store.get_turn("t1").await.unwrap(), done);
 
-    // A client retry gets the same turn back, not a second one.
-    let retry = store
-        .begin_turn(NewTurn::new("s", "fix the bug").with_request_id("req-1"))
-        .await
-        .unwrap();
-    assert!(!retry.created);
-    assert_eq!(retry.turn, first.turn);
-    assert_eq!(store.list_turns("s").await.unwrap().len(), 1);
-    assert_eq!(
-        store.turn_by_request_id("s", "req-1").await.unwrap(),
-        Some(first.turn.clone())
-    );
-    assert_eq!(store.turn_by_request_id("s", "req-2").await.unwrap(), None);
-
-    // The key is per session.
-    let elsewhere = store
-        .begin_turn(NewTurn::new("other", "fix the bug").with_request_id("req-1"))
-        .await
-        .unwrap();
-    assert!(elsewhere.created);
-    assert_ne!(elsewhere.turn.id, first.turn.id);
-
-    // Reusing a key for a different request is refused.
-    let err = store
-        .begin_turn(NewTurn::new("s", "something else").with_request_id("req-1"))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&err, StoreError::RequestConflict { turn_id, .. } if *turn_id == first.turn.id),
-        "{err}"
-    );
-
-    // Turns without a key never collide.
-    for _ in 0..3 {
+        let err = store
+            .finish_turn("t1", TurnOutcome::Failed, Some("late".to_owned()))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                StoreError::TurnNotRunning {
+                    status: TurnStatus::Completed,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(err.to_string(), "turn `t1` has already ended (completed)");
         assert!(
             store
-                .begin_turn(NewTurn::new("s", "again"))
+                .finish_turn("nope", TurnOutcome::Failed, None)
                 .await
-                .unwrap()
-                .created
+                .unwrap_err()
+                .is_not_found()
         );
     }
-    assert_eq!(store.list_turns("s").await.unwrap().len(), 4);
-}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn concurrent_retries_create_one_turn() {
-    let (_dir, store) = temp_store().await;
-    session(&store, "s").await;
-    let mut tasks = Vec::new();
-    for _ in 0..16 {
-        let store = store.clone();
-        tasks.push(tokio::spawn(async move {
-            store
-                .begin_turn(NewTurn::new("s", "once").with_request_id("req"))
-                .await
-                .unwrap()
-        }));
+
+    #[tokio::test]
+    async fn request_id_makes_begin_idempotent(db, store) {
+        session(store.as_ref(), "s").await;
+        session(store.as_ref(), "other").await;
+        let first = store
+            .begin_turn(NewTurn::new("s", "fix the bug").with_request_id("req-1"))
+            .await
+            .unwrap();
+        assert!(first.created);
+
+        // A client retry gets the same turn back, not a second one.
+        let retry = store
+            .begin_turn(NewTurn::new("s", "fix the bug").with_request_id("req-1"))
+            .await
+            .unwrap();
+        assert!(!retry.created);
+        assert_eq!(retry.turn, first.turn);
+        assert_eq!(store.list_turns("s").await.unwrap().len(), 1);
+        assert_eq!(
+            store.turn_by_request_id("s", "req-1").await.unwrap(),
+            Some(first.turn.clone())
+        );
+        assert_eq!(store.turn_by_request_id("s", "req-2").await.unwrap(), None);
+
+        // The key is per session.
+        let elsewhere = store
+            .begin_turn(NewTurn::new("other", "fix the bug").with_request_id("req-1"))
+            .await
+            .unwrap();
+        assert!(elsewhere.created);
+        assert_ne!(elsewhere.turn.id, first.turn.id);
+
+        // Reusing a key for a different request is refused.
+        let err = store
+            .begin_turn(NewTurn::new("s", "something else").with_request_id("req-1"))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, StoreError::RequestConflict { turn_id, .. } if *turn_id == first.turn.id),
+            "{err}"
+        );
+
+        // Turns without a key never collide.
+        for _ in 0..3 {
+            assert!(
+                store
+                    .begin_turn(NewTurn::new("s", "again"))
+                    .await
+                    .unwrap()
+                    .created
+            );
+        }
+        assert_eq!(store.list_turns("s").await.unwrap().len(), 4);
     }
-    let mut created = 0;
-    let mut ids = std::collections::BTreeSet::new();
-    for task in tasks {
-        let start = task.await.unwrap();
-        created += usize::from(start.created);
-        ids.insert(start.turn.id);
+
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn concurrent_retries_create_one_turn(db, store) {
+        session(store.as_ref(), "s").await;
+        let mut tasks = Vec::new();
+        for _ in 0..16 {
+            let store = store.clone();
+            tasks.push(tokio::spawn(async move {
+                store
+                    .begin_turn(NewTurn::new("s", "once").with_request_id("req"))
+                    .await
+                    .unwrap()
+            }));
+        }
+        let mut created = 0;
+        let mut ids = std::collections::BTreeSet::new();
+        for task in tasks {
+            let start = task.await.unwrap();
+            created += usize::from(start.created);
+            ids.insert(start.turn.id);
+        }
+        assert_eq!(created, 1);
+        assert_eq!(ids.len(), 1);
     }
-    assert_eq!(created, 1);
-    assert_eq!(ids.len(), 1);
-}
 
-#[tokio::test]
-async fn turn_errors_are_typed() {
-    let (_dir, store) = temp_store().await;
-    session(&store, "s").await;
-    let err = store
-        .begin_turn(NewTurn::new("ghost", "x"))
-        .await
-        .unwrap_err();
-    assert_eq!(err.to_string(), "session `ghost` not found");
-    store
-        .begin_turn(NewTurn::new("s", "x").with_id("t"))
-        .await
-        .unwrap();
-    let err = store
-        .begin_turn(NewTurn::new("s", "y").with_id("t"))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(err, StoreError::DuplicateTurn(ref id) if id == "t"),
-        "{err}"
-    );
-    assert!(store.get_turn("missing").await.unwrap_err().is_not_found());
-}
 
-#[tokio::test]
-async fn fail_running_turns_after_a_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    {
-        let store = SqliteStore::open_project(dir.path()).await.unwrap();
-        session(&store, "a").await;
-        session(&store, "b").await;
+    #[tokio::test]
+    async fn turn_errors_are_typed(db, store) {
+        session(store.as_ref(), "s").await;
+        let err = store
+            .begin_turn(NewTurn::new("ghost", "x"))
+            .await
+            .unwrap_err();
+        assert_eq!(err.to_string(), "session `ghost` not found");
+        store
+            .begin_turn(NewTurn::new("s", "x").with_id("t"))
+            .await
+            .unwrap();
+        let err = store
+            .begin_turn(NewTurn::new("s", "y").with_id("t"))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, StoreError::DuplicateTurn(ref id) if id == "t"),
+            "{err}"
+        );
+        assert!(store.get_turn("missing").await.unwrap_err().is_not_found());
+    }
+
+    #[tokio::test]
+    async fn fail_running_turns_after_a_restart(db, store) {
+        session(store.as_ref(), "a").await;
+        session(store.as_ref(), "b").await;
         for (id, session) in [("t1", "a"), ("t2", "a"), ("t3", "b"), ("t4", "b")] {
             store
                 .begin_turn(NewTurn::new(session, "work").with_id(id))
@@ -182,27 +176,29 @@ async fn fail_running_turns_after_a_restart() {
             .await
             .unwrap();
         store.close().await;
+        drop(store);
+
+        // A new process opens the same database.
+        let store = db.open().await;
+        let failed = store.fail_running_turns().await.unwrap();
+        assert_eq!(
+            failed.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
+            ["t1", "t3"]
+        );
+        for turn in &failed {
+            assert_eq!(turn.status, TurnStatus::Failed);
+            assert_eq!(turn.error.as_deref(), Some(INTERRUPTED_ERROR));
+            assert!(turn.ended_at.is_some());
+            assert_eq!(store.get_turn(&turn.id).await.unwrap(), *turn);
+        }
+        assert_eq!(
+            store.get_turn("t2").await.unwrap().status,
+            TurnStatus::Completed
+        );
+        assert_eq!(
+            store.get_turn("t4").await.unwrap().status,
+            TurnStatus::Cancelled
+        );
+        assert!(store.fail_running_turns().await.unwrap().is_empty());
     }
-    // A new process opens the same file.
-    let store = SqliteStore::open_project(dir.path()).await.unwrap();
-    let failed = store.fail_running_turns().await.unwrap();
-    assert_eq!(
-        failed.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
-        ["t1", "t3"]
-    );
-    for turn in &failed {
-        assert_eq!(turn.status, TurnStatus::Failed);
-        assert_eq!(turn.error.as_deref(), Some(INTERRUPTED_ERROR));
-        assert!(turn.ended_at.is_some());
-        assert_eq!(store.get_turn(&turn.id).await.unwrap(), *turn);
-    }
-    assert_eq!(
-        store.get_turn("t2").await.unwrap().status,
-        TurnStatus::Completed
-    );
-    assert_eq!(
-        store.get_turn("t4").await.unwrap().status,
-        TurnStatus::Cancelled
-    );
-    assert!(store.fail_running_turns().await.unwrap().is_empty());
 }

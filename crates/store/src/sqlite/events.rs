@@ -221,3 +221,35 @@ pub(super) async fn count(pool: &SqlitePool, session_id: &str) -> StoreResult<u6
     // COUNT(*) is never negative.
     Ok(u64::try_from(count).unwrap_or_default())
 }
+
+pub(super) async fn oldest_seq(pool: &SqlitePool, session_id: &str) -> StoreResult<u64> {
+    let min: Option<i64> = sqlx::query_scalar("SELECT MIN(seq) FROM events WHERE session_id = ?")
+        .bind(session_id)
+        .fetch_one(pool)
+        .await?;
+    let min = min.unwrap_or(0);
+    u64::try_from(min).map_err(|_| StoreError::CorruptEvent {
+        session_id: session_id.to_owned(),
+        seq: 0,
+        reason: format!("a stored seq is negative ({min})"),
+        source: None,
+    })
+}
+
+pub(super) async fn prune(
+    pool: &SqlitePool,
+    session_id: &str,
+    keep_after_seq: u64,
+) -> StoreResult<u64> {
+    // Seqs above i64::MAX are never stored: clamping keeps the meaning "everything up to it".
+    let keep_after = i64::try_from(keep_after_seq).unwrap_or(i64::MAX);
+    let done = sqlx::query(
+        "DELETE FROM events WHERE session_id = ?1 AND seq <= ?2 \
+         AND seq < (SELECT MAX(seq) FROM events WHERE session_id = ?1)",
+    )
+    .bind(session_id)
+    .bind(keep_after)
+    .execute(pool)
+    .await?;
+    Ok(done.rows_affected())
+}

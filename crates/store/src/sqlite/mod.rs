@@ -19,6 +19,7 @@ use keel_events::Event;
 use serde_json::Value;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use tokio::sync::broadcast;
 
 use crate::error::{StoreError, StoreResult};
 use crate::location::default_db_path;
@@ -26,6 +27,7 @@ use crate::range::EventRange;
 use crate::session::{NewSession, Session, SessionFilter, SessionUpdate};
 use crate::store::Store;
 use crate::turn::{NewTurn, Turn, TurnOutcome, TurnStart};
+use crate::watch::{AppendWatch, WATCH_CAPACITY, WatchNotice, notices};
 
 pub use migrations::migrator;
 
@@ -42,6 +44,8 @@ pub struct SqliteStore {
     reader: SqlitePool,
     location: String,
     path: Option<PathBuf>,
+    /// Append notices of this store value and its clones.
+    notices: broadcast::Sender<WatchNotice>,
 }
 
 impl SqliteStore {
@@ -138,6 +142,7 @@ impl SqliteStore {
             reader,
             location,
             path,
+            notices: broadcast::channel(WATCH_CAPACITY).0,
         })
     }
 
@@ -192,7 +197,18 @@ impl Store for SqliteStore {
     }
 
     async fn append_batch(&self, events: &[&Event]) -> StoreResult<usize> {
-        events::append(&self.writer, events).await
+        let stored = events::append(&self.writer, events).await?;
+        if stored > 0 && self.notices.receiver_count() > 0 {
+            let appended = events
+                .iter()
+                .filter(|event| !event.kind.is_display_only())
+                .map(|event| (event.session_id.as_str(), event.seq));
+            for notice in notices(appended) {
+                // An error only means nobody watches right now.
+                let _ = self.notices.send(WatchNotice::Appended(notice));
+            }
+        }
+        Ok(stored)
     }
 
     async fn read_events(&self, session_id: &str, range: EventRange) -> StoreResult<Vec<Event>> {
@@ -205,6 +221,18 @@ impl Store for SqliteStore {
 
     async fn count_events(&self, session_id: &str) -> StoreResult<u64> {
         events::count(&self.reader, session_id).await
+    }
+
+    async fn oldest_seq(&self, session_id: &str) -> StoreResult<u64> {
+        events::oldest_seq(&self.reader, session_id).await
+    }
+
+    async fn prune_events(&self, session_id: &str, keep_after_seq: u64) -> StoreResult<u64> {
+        events::prune(&self.writer, session_id, keep_after_seq).await
+    }
+
+    async fn watch(&self) -> StoreResult<AppendWatch> {
+        Ok(AppendWatch::new(self.notices.subscribe()))
     }
 
     async fn begin_turn(&self, new: NewTurn) -> StoreResult<TurnStart> {

@@ -1,0 +1,405 @@
+//! The `events` table (the append-only event log) and `agent_events` (its Activity Timeline
+//! rows, seed 003 §0), written together in one statement that also announces the append.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+use keel_events::projection::{AgentEventRow, to_timeline_all};
+use keel_events::{Event, parse_line};
+use sqlx::error::ErrorKind;
+use sqlx::postgres::PgRow;
+use sqlx::{PgPool, Row};
+use uuid::{Builder, Uuid};
+
+use super::columns::storable_json;
+use super::uuids::{project_uuid, task_uuid};
+use crate::error::{StoreError, StoreResult};
+use crate::range::EventRange;
+
+/// Inserts the events and their timeline rows, then notifies `keel_events` once per session
+/// touched with `{"session_id": …, "seq": <highest stored seq>}`. One statement, so one
+/// transaction: the notifications are delivered when (and only if) it commits. The highest seq
+/// takes the rows inserted by this statement (which its own sub-selects cannot see) and those
+/// stored before into account.
+const APPEND_SQL: &str = "\
+WITH ev AS (
+    INSERT INTO events (session_id, seq, id, type, turn_id, project_id, ts, data)
+    SELECT s, q, i, ty, tu, p, t, d::jsonb
+    FROM unnest($1::text[], $2::bigint[], $3::uuid[], $4::text[], $5::text[], $6::text[],
+                $7::timestamptz[], $8::text[]) AS u(s, q, i, ty, tu, p, t, d)
+    RETURNING session_id, seq
+), ae AS (
+    INSERT INTO agent_events (id, task_id, project_id, type, payload, created_at, seq)
+    SELECT i, ta, p, ty, pl::jsonb, c, q
+    FROM unnest($9::uuid[], $10::uuid[], $11::uuid[], $12::text[], $13::text[],
+                $14::timestamptz[], $15::bigint[]) AS u(i, ta, p, ty, pl, c, q)
+), touched AS (
+    SELECT session_id, max(seq) AS seq FROM ev GROUP BY session_id
+)
+SELECT pg_notify('keel_events', json_build_object(
+    'session_id', t.session_id,
+    'seq', GREATEST(t.seq, (SELECT max(e.seq) FROM events e WHERE e.session_id = t.session_id))
+)::text)
+FROM touched t";
+
+/// One event, ready to insert.
+struct EventRow<'a> {
+    event: &'a Event,
+    seq: i64,
+    json: String,
+}
+
+/// The columns of one batch, as arrays.
+#[derive(Default)]
+struct Columns {
+    session_id: Vec<String>,
+    seq: Vec<i64>,
+    id: Vec<Uuid>,
+    kind: Vec<&'static str>,
+    turn_id: Vec<Option<String>>,
+    project_id: Vec<String>,
+    ts: Vec<DateTime<Utc>>,
+    data: Vec<String>,
+    timeline: TimelineColumns,
+}
+
+/// The `agent_events` rows of one batch, as arrays.
+#[derive(Default)]
+struct TimelineColumns {
+    id: Vec<Uuid>,
+    task_id: Vec<Option<Uuid>>,
+    project_id: Vec<Uuid>,
+    kind: Vec<String>,
+    payload: Vec<String>,
+    created_at: Vec<DateTime<Utc>>,
+    seq: Vec<i64>,
+}
+
+impl TimelineColumns {
+    fn push(&mut self, event: &Event, seq: i64) -> StoreResult<()> {
+        for record in to_timeline_all(event) {
+            let row = AgentEventRow::from(&record);
+            let id = Uuid::try_parse(&row.id).map_err(|e| StoreError::InvalidInput {
+                field: "timeline record id",
+                reason: format!("`{}` is not a UUID: {e}", row.id),
+            })?;
+            self.id.push(id);
+            self.task_id.push(row.task_id.as_deref().map(task_uuid));
+            self.project_id.push(project_uuid(&row.project_id));
+            self.kind.push(row.event_type);
+            self.payload.push(storable_json(row.payload.to_string()));
+            self.created_at.push(event.ts);
+            self.seq.push(seq);
+        }
+        Ok(())
+    }
+}
+
+fn event_rows<'a>(events: &[&'a Event]) -> StoreResult<Vec<EventRow<'a>>> {
+    events
+        .iter()
+        .filter(|event| !event.kind.is_display_only())
+        .map(|event| {
+            let seq = i64::try_from(event.seq).map_err(|_| StoreError::SeqOutOfRange {
+                session_id: event.session_id.clone(),
+                seq: event.seq,
+            })?;
+            Ok(EventRow {
+                event,
+                seq,
+                json: storable_json(event.to_json()),
+            })
+        })
+        .collect()
+}
+
+fn columns(rows: &[EventRow<'_>]) -> StoreResult<Columns> {
+    let mut c = Columns::default();
+    for row in rows {
+        let event = row.event;
+        c.session_id.push(event.session_id.clone());
+        c.seq.push(row.seq);
+        c.id.push(event.id);
+        c.kind.push(event.type_name());
+        c.turn_id.push(event.turn_id.clone());
+        c.project_id.push(event.project_id.clone());
+        c.ts.push(event.ts);
+        c.data.push(row.json.clone());
+        c.timeline.push(event, row.seq)?;
+    }
+    Ok(c)
+}
+
+pub(super) async fn append(pool: &PgPool, events: &[&Event]) -> StoreResult<usize> {
+    let rows = event_rows(events)?;
+    if rows.is_empty() {
+        return Ok(0);
+    }
+    let c = columns(&rows)?;
+    let done = sqlx::query(APPEND_SQL)
+        .bind(&c.session_id)
+        .bind(&c.seq)
+        .bind(&c.id)
+        .bind(&c.kind)
+        .bind(&c.turn_id)
+        .bind(&c.project_id)
+        .bind(&c.ts)
+        .bind(&c.data)
+        .bind(&c.timeline.id)
+        .bind(&c.timeline.task_id)
+        .bind(&c.timeline.project_id)
+        .bind(&c.timeline.kind)
+        .bind(&c.timeline.payload)
+        .bind(&c.timeline.created_at)
+        .bind(&c.timeline.seq)
+        .execute(pool)
+        .await;
+    match done {
+        Ok(_) => Ok(rows.len()),
+        Err(error) => Err(diagnose(pool, &rows, &c, error).await),
+    }
+}
+
+/// After a batch failed on a constraint, finds (and names) the first row, in batch order, that
+/// broke it: an unknown session, a seq or an event id that is taken (stored, or earlier in the
+/// batch). Other errors are returned as they are.
+async fn diagnose(
+    pool: &PgPool,
+    rows: &[EventRow<'_>],
+    c: &Columns,
+    error: sqlx::Error,
+) -> StoreError {
+    let on_constraint = matches!(
+        &error,
+        sqlx::Error::Database(db)
+            if matches!(db.kind(), ErrorKind::UniqueViolation | ErrorKind::ForeignKeyViolation)
+    );
+    if !on_constraint {
+        return StoreError::Database(error);
+    }
+    match find_failing_row(pool, rows, c).await {
+        Ok(Some(found)) => found,
+        Ok(None) => StoreError::Database(error),
+        Err(lookup) => lookup,
+    }
+}
+
+async fn find_failing_row(
+    pool: &PgPool,
+    rows: &[EventRow<'_>],
+    c: &Columns,
+) -> StoreResult<Option<StoreError>> {
+    let sessions: HashSet<String> =
+        sqlx::query_scalar("SELECT id FROM sessions WHERE id = ANY($1)")
+            .bind(&c.session_id)
+            .fetch_all(pool)
+            .await?
+            .into_iter()
+            .collect();
+    let taken_seqs: HashSet<(String, i64)> = sqlx::query_as(
+        "SELECT e.session_id, e.seq FROM events e \
+         JOIN unnest($1::text[], $2::bigint[]) AS u(s, q) ON e.session_id = u.s AND e.seq = u.q",
+    )
+    .bind(&c.session_id)
+    .bind(&c.seq)
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .collect();
+    let taken_ids: HashSet<Uuid> = sqlx::query_scalar(
+        "SELECT id FROM events WHERE id = ANY($1) UNION SELECT id FROM agent_events WHERE id = ANY($2)",
+    )
+    .bind(&c.id)
+    .bind(&c.timeline.id)
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .collect();
+
+    let mut seen_seqs = HashSet::new();
+    let mut seen_ids = HashSet::new();
+    for row in rows {
+        let event = row.event;
+        if !sessions.contains(&event.session_id) {
+            return Ok(Some(StoreError::session_not_found(&event.session_id)));
+        }
+        let key = (event.session_id.clone(), row.seq);
+        if taken_seqs.contains(&key) || !seen_seqs.insert(key) {
+            return Ok(Some(StoreError::DuplicateSeq {
+                session_id: event.session_id.clone(),
+                seq: event.seq,
+            }));
+        }
+        let ids = std::iter::once(event.id).chain(
+            to_timeline_all(event)
+                .into_iter()
+                .filter_map(|record| Uuid::try_parse(&record.id).ok())
+                .filter(|id| *id != event.id),
+        );
+        for id in ids {
+            if taken_ids.contains(&id) || !seen_ids.insert(id) {
+                return Ok(Some(StoreError::DuplicateEventId {
+                    id: event.id.to_string(),
+                    session_id: event.session_id.clone(),
+                    seq: event.seq,
+                }));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Reads one stored row back into an [`Event`], checking it against its indexed columns.
+fn from_row(session_id: &str, row: &PgRow) -> StoreResult<Event> {
+    let seq: i64 = row.try_get("seq")?;
+    let corrupt = |reason: String, source| StoreError::CorruptEvent {
+        session_id: session_id.to_owned(),
+        seq: u64::try_from(seq).unwrap_or_default(),
+        reason,
+        source,
+    };
+    let data = row
+        .try_get::<Option<String>, _>("data")
+        .map_err(|e| corrupt(format!("unreadable `data` column: {e}"), None))?
+        .ok_or_else(|| corrupt("`data` is NULL".to_owned(), None))?;
+    let line = u64::try_from(seq)
+        .ok()
+        .and_then(|s| usize::try_from(s).ok())
+        .unwrap_or_default();
+    let event = parse_line(line, &data).map_err(|e| {
+        let message = e.to_string();
+        let prefix = format!("line {}: ", e.line());
+        let reason = message.strip_prefix(&prefix).unwrap_or(&message).to_owned();
+        corrupt(reason, Some(Box::new(e)))
+    })?;
+    if u64::try_from(seq).ok() != Some(event.seq) || event.session_id != session_id {
+        return Err(corrupt(
+            format!(
+                "the stored JSON is session `{}` seq {}",
+                event.session_id, event.seq
+            ),
+            None,
+        ));
+    }
+    Ok(event)
+}
+
+pub(super) async fn read(
+    pool: &PgPool,
+    session_id: &str,
+    range: EventRange,
+) -> StoreResult<Vec<Event>> {
+    let Ok(after_seq) = i64::try_from(range.after_seq) else {
+        // No stored seq is that large.
+        return Ok(Vec::new());
+    };
+    let rows = sqlx::query(
+        "SELECT seq, data::text AS data FROM events WHERE session_id = $1 AND seq > $2 \
+         ORDER BY seq LIMIT $3",
+    )
+    .bind(session_id)
+    .bind(after_seq)
+    .bind(range.limit.map(i64::from))
+    .fetch_all(pool)
+    .await?;
+    rows.iter().map(|row| from_row(session_id, row)).collect()
+}
+
+/// A seq aggregate (`MIN`/`MAX`) as u64, 0 when the session has no events.
+fn seq_value(session_id: &str, value: Option<i64>) -> StoreResult<u64> {
+    let value = value.unwrap_or(0);
+    u64::try_from(value).map_err(|_| StoreError::CorruptEvent {
+        session_id: session_id.to_owned(),
+        seq: 0,
+        reason: format!("a stored seq is negative ({value})"),
+        source: None,
+    })
+}
+
+pub(super) async fn last_seq(pool: &PgPool, session_id: &str) -> StoreResult<u64> {
+    let max: Option<i64> = sqlx::query_scalar("SELECT max(seq) FROM events WHERE session_id = $1")
+        .bind(session_id)
+        .fetch_one(pool)
+        .await?;
+    seq_value(session_id, max)
+}
+
+pub(super) async fn oldest_seq(pool: &PgPool, session_id: &str) -> StoreResult<u64> {
+    let min: Option<i64> = sqlx::query_scalar("SELECT min(seq) FROM events WHERE session_id = $1")
+        .bind(session_id)
+        .fetch_one(pool)
+        .await?;
+    seq_value(session_id, min)
+}
+
+pub(super) async fn count(pool: &PgPool, session_id: &str) -> StoreResult<u64> {
+    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM events WHERE session_id = $1")
+        .bind(session_id)
+        .fetch_one(pool)
+        .await?;
+    // count(*) is never negative.
+    Ok(u64::try_from(count).unwrap_or_default())
+}
+
+/// The ids of the timeline rows events with these ids project to: the event id, and its
+/// UUID v8 re-marking (the debugger phase records of a repair attempt).
+fn timeline_ids(event_ids: Vec<Uuid>) -> Vec<Uuid> {
+    let phases: Vec<Uuid> = event_ids
+        .iter()
+        .map(|id| Builder::from_custom_bytes(id.into_bytes()).into_uuid())
+        .collect();
+    let mut ids = event_ids;
+    ids.extend(phases);
+    ids
+}
+
+pub(super) async fn prune(
+    pool: &PgPool,
+    session_id: &str,
+    keep_after_seq: u64,
+) -> StoreResult<u64> {
+    // Seqs above i64::MAX are never stored: clamping keeps the meaning "everything up to it".
+    let keep_after = i64::try_from(keep_after_seq).unwrap_or(i64::MAX);
+    let mut tx = pool.begin().await?;
+    let deleted: Vec<Uuid> = sqlx::query_scalar(
+        "DELETE FROM events WHERE session_id = $1 AND seq <= $2 \
+         AND seq < (SELECT max(seq) FROM events WHERE session_id = $1) RETURNING id",
+    )
+    .bind(session_id)
+    .bind(keep_after)
+    .fetch_all(&mut *tx)
+    .await?;
+    let count = deleted.len() as u64;
+    if count > 0 {
+        sqlx::query("DELETE FROM agent_events WHERE id = ANY($1)")
+            .bind(timeline_ids(deleted))
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(count)
+}
+
+/// Deletes a session with its turns, events and their timeline rows.
+pub(super) async fn delete_session(pool: &PgPool, id: &str) -> StoreResult<()> {
+    let mut tx = pool.begin().await?;
+    let event_ids: Vec<Uuid> = sqlx::query_scalar("SELECT id FROM events WHERE session_id = $1")
+        .bind(id)
+        .fetch_all(&mut *tx)
+        .await?;
+    if !event_ids.is_empty() {
+        sqlx::query("DELETE FROM agent_events WHERE id = ANY($1)")
+            .bind(timeline_ids(event_ids))
+            .execute(&mut *tx)
+            .await?;
+    }
+    let done = sqlx::query("DELETE FROM sessions WHERE id = $1")
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    if done.rows_affected() == 0 {
+        return Err(StoreError::session_not_found(id));
+    }
+    tx.commit().await?;
+    Ok(())
+}
