@@ -68,6 +68,35 @@ const NODE_STEPS: &[Step] = &[
         args: &["validate.mjs"],
         dir: "schemas/check",
     },
+    Step {
+        name: "npm ci (web page)",
+        program: "npm",
+        args: &["ci", "--no-audit", "--no-fund"],
+        dir: "web",
+    },
+    Step {
+        name: "web unit tests (tsc + vitest)",
+        program: "npm",
+        args: &["test"],
+        dir: "web",
+    },
+];
+
+/// After the Rust tests: the Activity Timeline page end to end, in a real Chromium, against the
+/// real server binary.
+const E2E_STEPS: &[Step] = &[
+    Step {
+        name: "build keel-server",
+        program: "cargo",
+        args: &["build", "-p", "keel-server"],
+        dir: ".",
+    },
+    Step {
+        name: "web end-to-end (chromium + playwright-core)",
+        program: "node",
+        args: &["web/e2e/timeline.e2e.mjs", "target/debug/keel-server"],
+        dir: ".",
+    },
 ];
 
 /// Runs every check; the exit code is the first failure's.
@@ -93,6 +122,11 @@ pub fn run(args: &[String]) -> anyhow::Result<ExitCode> {
     }
     if !validate_live_runs(&root)? {
         return Ok(ExitCode::FAILURE);
+    }
+    for step in E2E_STEPS {
+        if !run_step(&root, step)? {
+            return Ok(ExitCode::FAILURE);
+        }
     }
     println!("\nci: all checks passed in {:.0?}", started.elapsed());
     Ok(ExitCode::SUCCESS)

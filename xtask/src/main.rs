@@ -5,9 +5,12 @@
 //!   of date.
 //! - `cargo xtask ci` runs every check CI runs.
 //! - `cargo xtask bench-repomap DIR…` measures the repo map against Aider's.
+//! - `cargo xtask bench-startup` measures `keel run` from spawn to its first model request.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench_repomap;
+mod bench_server;
+mod bench_startup;
 mod ci;
 mod codegen;
 
@@ -19,6 +22,8 @@ fn main() -> ExitCode {
         Some("codegen") => codegen::run(&args[1..]),
         Some("ci") => ci::run(&args[1..]),
         Some("bench-repomap") => bench_repomap::run(&args[1..]).map(|()| ExitCode::SUCCESS),
+        Some("bench-server") => bench_server::run(&args[1..]).map(|()| ExitCode::SUCCESS),
+        Some("bench-startup") => bench_startup::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some(other) => Err(anyhow::anyhow!("unknown task `{other}`\n\n{USAGE}")),
         None => Err(anyhow::anyhow!("{USAGE}")),
     };
@@ -37,4 +42,7 @@ tasks:
   codegen [--check]        write (or check) schemas/ from the event contract
   ci                       every check CI runs: fmt, clippy, tests, codegen --check, tsc, ajv
   bench-repomap DIR...     repo map cold/warm/update timings and peak memory, against Aider
-                           when KEEL_BENCH_AIDER points at an aider executable";
+                           when KEEL_BENCH_AIDER points at an aider executable
+  bench-startup [--runs N] [--keel PATH]
+                           keel run start-up: spawn to first model request (mock server)
+  bench-server [OPTIONS]   keel-server: 1,000-subscriber SSE fan-out, events/s stored, idle RSS";

@@ -2,7 +2,10 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod commands;
+mod config;
+mod host;
 mod render;
+mod terminal;
 
 use std::process::ExitCode;
 

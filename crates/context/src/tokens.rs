@@ -100,6 +100,17 @@ impl Encoding {
         }
     }
 
+    /// Starts building the encoding's tables on a background thread, so the first count (often
+    /// on the way to a model's first request) does not wait for them; a no-op once built.
+    pub fn preload(self) {
+        // If no thread can be spawned, the first count builds the tables instead.
+        let _ = std::thread::Builder::new()
+            .name("keel-tokenizer".to_owned())
+            .spawn(move || {
+                self.bpe();
+            });
+    }
+
     fn bpe(self) -> &'static CoreBPE {
         match self {
             Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),

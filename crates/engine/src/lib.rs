@@ -19,7 +19,9 @@ pub mod retry;
 pub mod scripted;
 pub mod xml;
 
-pub use agent::{AgentConfig, AgentSession, Mode, RepoMapConfig, ToolFormat, TurnOutcome};
+pub use agent::{
+    AgentConfig, AgentSession, Mode, RepoMapConfig, ToolFormat, TurnOutcome, new_turn_id,
+};
 pub use assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall, Assembler, assemble};
 pub use error::ProviderError;
 pub use fallback::ModelChain;

@@ -4,12 +4,16 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 
+pub mod agent_args;
+pub mod chat;
 pub mod checkpoints;
 pub mod exec_file;
 pub mod replay;
 pub mod repomap;
 pub mod run;
 pub mod safety;
+pub mod serve;
+pub mod sessions;
 pub mod tool;
 
 /// Exit code for usage errors (bad flags, bad JSON arguments).
@@ -39,6 +43,13 @@ pub enum Command {
     Checkpoints(checkpoints::CheckpointsCommand),
     /// Undo a checkpoint's changes and every later checkpoint's, newest first.
     Rollback(checkpoints::RollbackArgs),
+    /// Chat with the agent: every input line is a turn of one session.
+    Chat(chat::ChatArgs),
+    /// List, show or resume the sessions kept in the project's store.
+    #[command(subcommand)]
+    Sessions(sessions::SessionsCommand),
+    /// Run the HTTP server (sessions, live event streams, the Activity Timeline page).
+    Serve(serve::ServeArgs),
 }
 
 /// Runs a subcommand and returns the process exit code.
@@ -56,6 +67,9 @@ pub fn run(command: Command) -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Checkpoints(command) => checkpoints::list(command),
         Command::Rollback(args) => checkpoints::rollback(args),
+        Command::Chat(args) => chat::run(args),
+        Command::Sessions(command) => sessions::run(command),
+        Command::Serve(args) => serve::run(args),
     }
 }
 

@@ -118,4 +118,4 @@ mod xml_format;
 pub use anomaly::{Anomaly, AnomalyDetector, AnomalyLimits};
 pub use config::{AgentConfig, Mode, RepoMapConfig, ToolFormat, UnknownMode, UnknownToolFormat};
 pub use question::{CANNOT_ANSWER, CannotAnswer, Question, QuestionAnswerer, QuestionKind};
-pub use session::{AgentError, AgentSession, TurnOutcome};
+pub use session::{AgentError, AgentSession, TurnOutcome, new_turn_id};

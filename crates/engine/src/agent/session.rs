@@ -151,6 +151,10 @@ impl AgentSession {
                 path: config.root.clone(),
                 source,
             })?;
+        // The first request needs token counts: build the tokenizer while the turn gets ready.
+        if let Some(model) = config.models.models().first() {
+            keel_context::Encoding::for_model(model).preload();
+        }
         let checkpoints = Arc::new(CheckpointStore::open(&config.root)?);
         let tap = Arc::new(Mutex::new(TapState::default()));
         emitter.bus().add_handler(Tap(Arc::clone(&tap)));
@@ -295,13 +299,23 @@ impl AgentSession {
         self.cancel.clone()
     }
 
-    /// Runs one turn for `input`; its events go to the emitter's bus.
+    /// Runs one turn for `input`; its events go to the emitter's bus, stamped with a fresh
+    /// turn id ([`new_turn_id`]).
     pub async fn run_turn(&mut self, input: impl Into<String>) -> TurnOutcome {
+        self.run_turn_with_id(new_turn_id(), input).await
+    }
+
+    /// Runs one turn for `input` whose events carry `turn_id` (e.g. the id a store gave the
+    /// turn), so the caller's record of the turn and its events share one id.
+    pub async fn run_turn_with_id(
+        &mut self,
+        turn_id: impl Into<String>,
+        input: impl Into<String>,
+    ) -> TurnOutcome {
         let input = input.into();
         let cancel = self.cancel.clone();
         self.turns += 1;
-        self.emitter
-            .set_turn(Some(format!("turn_{}", uuid::Uuid::now_v7().simple())));
+        self.emitter.set_turn(Some(turn_id.into()));
         self.tap_state().changes.clear();
 
         self.emitter.emit(AgentStart {
@@ -387,13 +401,24 @@ impl AgentSession {
     /// stream ends after `agent.end`. The outcome is then in [`AgentSession::last_outcome`].
     /// Dropping the stream abandons the turn (the next turn repairs the conversation).
     pub fn run(&mut self, input: impl Into<String>) -> impl Stream<Item = Arc<Event>> + Send + '_ {
+        self.run_with_id(new_turn_id(), input)
+    }
+
+    /// [`AgentSession::run`] for a turn whose events carry `turn_id` (see
+    /// [`AgentSession::run_turn_with_id`]).
+    pub fn run_with_id(
+        &mut self,
+        turn_id: impl Into<String>,
+        input: impl Into<String>,
+    ) -> impl Stream<Item = Arc<Event>> + Send + '_ {
+        let turn_id = turn_id.into();
         let input = input.into();
         let (tx, mut rx) = unbounded_channel();
         self.tap_state().forward = Some(tx);
         let tap = Arc::clone(&self.tap);
         let mut turn: Option<Pin<Box<dyn Future<Output = ()> + Send + '_>>> =
             Some(Box::pin(async move {
-                self.run_turn(input).await;
+                self.run_turn_with_id(turn_id, input).await;
                 tap.lock().unwrap_or_else(|p| p.into_inner()).forward = None;
             }));
         futures::stream::poll_fn(move |cx| {
@@ -434,6 +459,11 @@ impl AgentSession {
     }
 }
 
+/// A fresh turn id, `turn_<uuid v7>`, as [`AgentSession::run_turn`] stamps on its events.
+pub fn new_turn_id() -> String {
+    format!("turn_{}", uuid::Uuid::now_v7().simple())
+}
+
 fn with_control_tools(mut tools: ToolRegistry) -> ToolRegistry {
     tools
         .register(AttemptCompletion)
@@ -441,4 +471,72 @@ fn with_control_tools(mut tools: ToolRegistry) -> ToolRegistry {
         .register(AskFollowupQuestion)
         .register(PlanModeRespond);
     tools
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use futures::StreamExt;
+    use keel_events::{Bus, Emitter, EventHandler, EventKind, Sequencer};
+
+    use super::*;
+    use crate::fallback::ModelChain;
+    use crate::scripted::{Script, ScriptedProvider};
+
+    fn session(root: &std::path::Path) -> AgentSession {
+        let script = serde_json::json!({"turns": [
+            {"tool_calls": [{"id": "c1", "name": "attempt_completion",
+                             "arguments": {"result": "done"}}]},
+            {"tool_calls": [{"id": "c2", "name": "attempt_completion",
+                             "arguments": {"result": "done again"}}]}
+        ]});
+        let provider = Arc::new(ScriptedProvider::new(
+            Script::from_json(&script.to_string()).unwrap(),
+        ));
+        let mut config = AgentConfig::new(root, ModelChain::new(["scripted-model"]).unwrap());
+        config.mode = Mode::Direct;
+        config.repo_map = crate::agent::RepoMapConfig::disabled();
+        let emitter = Emitter::new(Sequencer::new("s", "p"), Bus::default());
+        AgentSession::new(config, provider, emitter).unwrap()
+    }
+
+    #[derive(Clone, Default)]
+    struct Collect(Arc<Mutex<Vec<Event>>>);
+
+    impl EventHandler for Collect {
+        fn handle(&mut self, event: &Event) {
+            self.0.lock().unwrap().push(event.clone());
+        }
+    }
+
+    #[tokio::test]
+    async fn turns_run_with_a_given_id_stamp_it_on_every_event() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut agent = session(dir.path());
+        let collect = Collect::default();
+        agent.emitter().bus().add_handler(collect.clone());
+
+        agent.run_turn_with_id("turn_given_1", "finish").await;
+        let first = collect.0.lock().unwrap().clone();
+        assert!(matches!(first[0].kind, EventKind::AgentStart(_)));
+        assert!(matches!(first.last().unwrap().kind, EventKind::AgentEnd(_)));
+        assert!(
+            first
+                .iter()
+                .all(|e| e.turn_id.as_deref() == Some("turn_given_1"))
+        );
+
+        let streamed: Vec<_> = agent.run_with_id("turn_given_2", "again").collect().await;
+        assert!(matches!(streamed[0].kind, EventKind::AgentStart(_)));
+        assert!(
+            streamed
+                .iter()
+                .all(|e| e.turn_id.as_deref() == Some("turn_given_2"))
+        );
+        // Outside a turn nothing is stamped, and generated ids keep their shape.
+        assert_eq!(agent.emitter().turn_id(), None);
+        assert!(new_turn_id().starts_with("turn_"));
+        assert_ne!(new_turn_id(), new_turn_id());
+    }
 }

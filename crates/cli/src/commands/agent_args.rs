@@ -1,0 +1,95 @@
+//! The flags `keel run`, `keel chat` and `keel sessions resume` share.
+//!
+//! Every setting is an `Option` (or an off-by-default switch) so that an absent flag leaves the
+//! value to the environment, `keel.toml` or the built-in default (see [`crate::config`]).
+
+use std::path::PathBuf;
+
+use keel_engine::Mode;
+use keel_engine::agent::ToolFormat;
+use keel_tools::ApprovalPolicy;
+
+use crate::render::ColorWhen;
+
+/// Planning mode flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    /// The model decides whether to plan.
+    Auto,
+    /// Never plan.
+    Direct,
+    /// Plan first.
+    Plan,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(mode: ModeArg) -> Self {
+        match mode {
+            ModeArg::Auto => Mode::Auto,
+            ModeArg::Direct => Mode::Direct,
+            ModeArg::Plan => Mode::Plan,
+        }
+    }
+}
+
+/// Agent settings given on the command line. Unset flags fall back to `KEEL_MODEL` /
+/// `KEEL_BASE_URL`, then `<root>/keel.toml`, then the user's `keel.toml`
+/// (`$KEEL_CONFIG_DIR/keel.toml`, else `~/.config/keel/keel.toml`), then the defaults shown.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct AgentArgs {
+    /// Model back end: `openai` (any OpenAI-compatible endpoint; needs OPENAI_API_KEY) or
+    /// `scripted:FILE` (replays a script of model turns, offline) [default: openai].
+    #[arg(long, value_name = "openai|scripted:FILE")]
+    pub provider: Option<String>,
+    /// Model, or a comma-separated fallback chain (`gpt-4o,gpt-4o-mini`) [env: KEEL_MODEL]
+    /// [default for openai: gpt-4o-mini].
+    #[arg(long, value_name = "MODEL[,FALLBACK…]")]
+    pub model: Option<String>,
+    /// Base URL of the OpenAI-compatible API [env: KEEL_BASE_URL] [default: OPENAI_BASE_URL,
+    /// else api.openai.com].
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Project folder the agent works in (its `keel.toml` and `.keel/keel.db` are used).
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub root: PathBuf,
+    /// When commands need approval: never, on-dangerous, always, deny-dangerous
+    /// [default: on-dangerous].
+    #[arg(long, value_parser = parse_policy, value_name = "POLICY")]
+    pub approval: Option<ApprovalPolicy>,
+    /// auto (the model decides), direct (never plan) or plan (plan first) [default: auto].
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// Most model calls in one turn [default: 25].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_iterations: Option<u32>,
+    /// Retries of a failed model call (429, 5xx, dropped connections).
+    #[arg(long, value_name = "N")]
+    pub max_retries: Option<u32>,
+    /// Seconds without data from the model before the call fails (and is retried).
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub idle_timeout: Option<u64>,
+    /// Ask before executing a plan.
+    #[arg(long)]
+    pub approve_plans: bool,
+    /// How tools are offered to the model: native (tool calling) or xml (tags in the text)
+    /// [default: native].
+    #[arg(long, value_parser = parse_tool_format, value_name = "native|xml")]
+    pub tool_format: Option<ToolFormat>,
+    /// Print the events as JSON lines instead of rendering them.
+    #[arg(long)]
+    pub json: bool,
+    /// Show thinking, tool output and model-call detail.
+    #[arg(long, short)]
+    pub verbose: bool,
+    /// Colour: auto, always or never [default: auto].
+    #[arg(long, value_enum)]
+    pub color: Option<ColorWhen>,
+}
+
+fn parse_policy(s: &str) -> Result<ApprovalPolicy, String> {
+    s.parse::<ApprovalPolicy>().map_err(|e| e.to_string())
+}
+
+fn parse_tool_format(s: &str) -> Result<ToolFormat, String> {
+    s.parse::<ToolFormat>().map_err(|e| e.to_string())
+}

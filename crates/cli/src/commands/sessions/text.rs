@@ -1,0 +1,192 @@
+//! How sessions look in the terminal: the `sessions list` table and the `sessions show` header.
+
+use std::fmt::Write as _;
+
+use chrono::{DateTime, Utc};
+use keel_store::{Session, Turn};
+
+/// Widest title shown in the list.
+const TITLE_WIDTH: usize = 48;
+
+/// One row of `keel sessions list`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// The session.
+    pub session: Session,
+    /// How many turns it has.
+    pub turns: usize,
+}
+
+/// A timestamp as the tables show it (UTC, seconds).
+pub fn when(ts: &DateTime<Utc>) -> String {
+    ts.format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+/// `text` cut to `width` characters (with an ellipsis), on one line.
+fn clip(text: &str, width: usize) -> String {
+    let one_line = text.replace(['\n', '\r'], " ");
+    match one_line.char_indices().nth(width.saturating_sub(1)) {
+        Some((cut, _)) if one_line.chars().count() > width => format!("{}…", &one_line[..cut]),
+        _ => one_line,
+    }
+}
+
+/// The `keel sessions list` table: id, status, title, turns, updated (UTC).
+pub fn table(rows: &[Row]) -> String {
+    let header = ["ID", "STATUS", "TITLE", "TURNS", "UPDATED"];
+    let cells: Vec<[String; 5]> = rows
+        .iter()
+        .map(|row| {
+            [
+                row.session.id.clone(),
+                row.session.status.to_string(),
+                clip(&row.session.title, TITLE_WIDTH),
+                row.turns.to_string(),
+                when(&row.session.updated_at),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &cells {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: [&str; 5]| {
+        let mut text = String::new();
+        for (i, (cell, width)) in cells.iter().zip(widths).enumerate() {
+            if i == 3 {
+                let _ = write!(text, "{cell:>width$}  ");
+            } else {
+                let _ = write!(text, "{cell:<width$}  ");
+            }
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    };
+    line(header);
+    for row in &cells {
+        line([&row[0], &row[1], &row[2], &row[3], &row[4]]);
+    }
+    out
+}
+
+/// The `keel sessions show` header: the session's metadata and its turns.
+pub fn header(session: &Session, turns: &[Turn], events: u64) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Session {}", session.id);
+    let field = |out: &mut String, name: &str, value: &str| {
+        let _ = writeln!(out, "  {name:<9}{value}");
+    };
+    field(&mut out, "title", &session.title);
+    field(&mut out, "status", session.status.as_str());
+    field(&mut out, "project", &session.project_id);
+    field(&mut out, "root", &session.root.display().to_string());
+    if let Some(model) = &session.model {
+        field(&mut out, "model", model);
+    }
+    if let Some(mode) = &session.mode {
+        field(&mut out, "mode", mode);
+    }
+    field(&mut out, "created", &when(&session.created_at));
+    field(&mut out, "updated", &when(&session.updated_at));
+    field(&mut out, "events", &events.to_string());
+    let _ = writeln!(out, "\nTurns ({}):", turns.len());
+    for (n, turn) in turns.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  {}. {:<9} {}  {}  {}",
+            n + 1,
+            turn.status.as_str(),
+            when(&turn.started_at),
+            turn.id,
+            clip(&turn.input, TITLE_WIDTH)
+        );
+        if let Some(error) = &turn.error {
+            let _ = writeln!(out, "     {error}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone as _;
+    use keel_store::{SessionStatus, TurnStatus};
+    use serde_json::Map;
+
+    use super::*;
+
+    fn session(id: &str, title: &str, status: SessionStatus) -> Session {
+        let ts = Utc.with_ymd_and_hms(2026, 11, 22, 9, 30, 0).unwrap();
+        Session {
+            id: id.to_owned(),
+            project_id: "sample-project".to_owned(),
+            root: "/work/sample-project".into(),
+            title: title.to_owned(),
+            status,
+            model: Some("scripted".to_owned()),
+            mode: Some("auto".to_owned()),
+            metadata: Map::new(),
+            created_at: ts,
+            updated_at: ts,
+        }
+    }
+
+    #[test]
+    fn the_list_is_an_aligned_table() {
+        let rows = [
+            Row {
+                session: session(
+                    "0193a1b2-0000-7000-8000-000000000001",
+                    "Fix the failing test",
+                    SessionStatus::Completed,
+                ),
+                turns: 2,
+            },
+            Row {
+                session: session(
+                    "0193a1b2-0000-7000-8000-000000000002",
+                    "A very long task description that goes on and on\nover two lines",
+                    SessionStatus::Cancelled,
+                ),
+                turns: 11,
+            },
+        ];
+        insta::assert_snapshot!(table(&rows));
+    }
+
+    #[test]
+    fn an_empty_list_is_just_the_header() {
+        assert_eq!(table(&[]), "ID  STATUS  TITLE  TURNS  UPDATED\n");
+    }
+
+    #[test]
+    fn the_header_lists_the_turns() {
+        let ts = Utc.with_ymd_and_hms(2026, 11, 22, 9, 31, 0).unwrap();
+        let turn = |n: u32, status: TurnStatus, error: Option<&str>| Turn {
+            id: format!("turn_{n}"),
+            session_id: "s".to_owned(),
+            request_id: None,
+            input: format!("task {n}"),
+            status,
+            error: error.map(str::to_owned),
+            started_at: ts,
+            ended_at: Some(ts),
+        };
+        let text = header(
+            &session("s", "task 1", SessionStatus::Cancelled),
+            &[
+                turn(1, TurnStatus::Completed, None),
+                turn(
+                    2,
+                    TurnStatus::Cancelled,
+                    Some("interrupted: Ctrl-C pressed twice"),
+                ),
+            ],
+            42,
+        );
+        insta::assert_snapshot!(text);
+    }
+}

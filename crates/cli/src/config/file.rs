@@ -1,0 +1,316 @@
+//! `keel.toml`: the settings a project or a user keeps in a file, and how a file is read.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use keel_engine::Mode;
+use keel_engine::agent::ToolFormat;
+use keel_tools::ApprovalPolicy;
+use serde::Deserialize;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+
+use crate::render::ColorWhen;
+
+/// The name of the settings file, in the project root and in the user's config folder.
+pub const CONFIG_FILE: &str = "keel.toml";
+
+/// One `keel.toml`. Every key is optional and mirrors the flag of the same name (with `_`
+/// for `-`); an unknown key is an error.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// `openai` or `scripted:FILE` (a relative FILE is taken from the working folder).
+    pub provider: Option<String>,
+    /// A model, or a fallback chain as a list (or a comma-separated string).
+    #[serde(default, deserialize_with = "model_list")]
+    pub model: Option<Vec<String>>,
+    /// Base URL of the OpenAI-compatible API.
+    pub base_url: Option<String>,
+    /// When commands need approval: never, on-dangerous, always, deny-dangerous.
+    #[serde(default, deserialize_with = "from_name")]
+    pub approval: Option<ApprovalPolicy>,
+    /// auto, direct or plan.
+    #[serde(default, deserialize_with = "from_name")]
+    pub mode: Option<Mode>,
+    /// Most model calls in a turn (at least 1).
+    #[serde(default, deserialize_with = "at_least_one")]
+    pub max_iterations: Option<u32>,
+    /// Retries of a failed model call.
+    pub max_retries: Option<u32>,
+    /// Seconds without data from the model before the call fails (at least 1).
+    #[serde(default, deserialize_with = "at_least_one_u64")]
+    pub idle_timeout: Option<u64>,
+    /// Ask before executing a plan.
+    pub approve_plans: Option<bool>,
+    /// native or xml.
+    #[serde(default, deserialize_with = "from_name")]
+    pub tool_format: Option<ToolFormat>,
+    /// auto, always or never.
+    #[serde(default, deserialize_with = "color_name")]
+    pub color: Option<ColorWhen>,
+    /// Show thinking, tool output and model-call detail.
+    pub verbose: Option<bool>,
+}
+
+/// A `keel.toml` that cannot be used.
+#[derive(Debug)]
+pub enum ConfigError {
+    /// The file exists but cannot be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML, or a key is unknown or has the wrong type or value.
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The line the problem is on (1-based), when known.
+        line: Option<usize>,
+        /// That line's text (it names the key).
+        text: Option<String>,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::Read { path, source } => {
+                write!(f, "cannot read {}: {source}", path.display())
+            }
+            ConfigError::Invalid {
+                path,
+                line,
+                text,
+                message,
+            } => {
+                write!(f, "invalid settings file {}", path.display())?;
+                if let Some(line) = line {
+                    write!(f, ", line {line}")?;
+                }
+                write!(f, ": {message}")?;
+                if let Some(text) = text {
+                    write!(f, "\n  | {text}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl FileConfig {
+    /// Reads `path`; a missing file is an empty configuration.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(path, &text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(source) => Err(ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            }),
+        }
+    }
+
+    /// Parses the text of `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
+        toml::from_str(text).map_err(|e| {
+            let (line, line_text) = match e.span() {
+                Some(span) => {
+                    let start = span.start.min(text.len());
+                    let line = text[..start].matches('\n').count() + 1;
+                    let line_text = text.lines().nth(line - 1).map(|l| l.trim().to_owned());
+                    (Some(line), line_text)
+                }
+                None => (None, None),
+            };
+            ConfigError::Invalid {
+                path: path.to_owned(),
+                line,
+                text: line_text.filter(|t| !t.is_empty()),
+                message: e.message().trim().to_owned(),
+            }
+        })
+    }
+}
+
+/// Parses a value by its name with `FromStr` (the names the flags accept).
+fn from_name<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: FromStr,
+    T::Err: fmt::Display,
+{
+    let name = String::deserialize(deserializer)?;
+    name.parse::<T>().map(Some).map_err(de::Error::custom)
+}
+
+fn color_name<'de, D>(deserializer: D) -> Result<Option<ColorWhen>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let name = String::deserialize(deserializer)?;
+    <ColorWhen as clap::ValueEnum>::from_str(&name, true)
+        .map(Some)
+        .map_err(|_| {
+            de::Error::custom(format!(
+                "unknown colour setting `{name}` (expected auto, always or never)"
+            ))
+        })
+}
+
+fn at_least_one<'de, D>(deserializer: D) -> Result<Option<u32>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    match u32::deserialize(deserializer)? {
+        0 => Err(de::Error::custom("must be at least 1")),
+        n => Ok(Some(n)),
+    }
+}
+
+fn at_least_one_u64<'de, D>(deserializer: D) -> Result<Option<u64>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    match u64::deserialize(deserializer)? {
+        0 => Err(de::Error::custom("must be at least 1")),
+        n => Ok(Some(n)),
+    }
+}
+
+/// `model = "a"`, `model = "a,b"` or `model = ["a", "b"]`.
+fn model_list<'de, D>(deserializer: D) -> Result<Option<Vec<String>>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    struct Models;
+
+    impl<'de> Visitor<'de> for Models {
+        type Value = Vec<String>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a model name or a list of model names")
+        }
+
+        fn visit_str<E: de::Error>(self, value: &str) -> Result<Self::Value, E> {
+            Ok(split_models(value))
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut models = Vec::new();
+            while let Some(model) = seq.next_element::<String>()? {
+                models.extend(split_models(&model));
+            }
+            Ok(models)
+        }
+    }
+
+    let models = deserializer.deserialize_any(Models)?;
+    if models.is_empty() {
+        return Err(de::Error::custom("names no model"));
+    }
+    Ok(Some(models))
+}
+
+/// The models of a comma-separated chain, trimmed, empty names dropped.
+pub fn split_models(chain: &str) -> Vec<String> {
+    chain
+        .split(',')
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<FileConfig, ConfigError> {
+        FileConfig::parse(Path::new("/p/keel.toml"), text)
+    }
+
+    #[test]
+    fn every_key_parses() {
+        let config = parse(
+            r#"
+provider = "openai"
+model = ["gpt-4o", "gpt-4o-mini"]
+base_url = "http://localhost:8080/v1"
+approval = "always"
+mode = "plan"
+max_iterations = 7
+max_retries = 1
+idle_timeout = 30
+approve_plans = true
+tool_format = "xml"
+color = "never"
+verbose = true
+"#,
+        )
+        .unwrap();
+        assert_eq!(
+            config,
+            FileConfig {
+                provider: Some("openai".into()),
+                model: Some(vec!["gpt-4o".into(), "gpt-4o-mini".into()]),
+                base_url: Some("http://localhost:8080/v1".into()),
+                approval: Some(ApprovalPolicy::Always),
+                mode: Some(Mode::Plan),
+                max_iterations: Some(7),
+                max_retries: Some(1),
+                idle_timeout: Some(30),
+                approve_plans: Some(true),
+                tool_format: Some(ToolFormat::Xml),
+                color: Some(ColorWhen::Never),
+                verbose: Some(true),
+            }
+        );
+    }
+
+    #[test]
+    fn a_model_string_may_be_a_chain() {
+        let config = parse("model = 'a, b'").unwrap();
+        assert_eq!(config.model, Some(vec!["a".to_owned(), "b".to_owned()]));
+    }
+
+    #[test]
+    fn an_unknown_key_names_the_file_and_the_key() {
+        let err = parse("mode = \"direct\"\nmodle = \"gpt-4o\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("/p/keel.toml, line 2"), "{err}");
+        assert!(err.contains("unknown field `modle`"), "{err}");
+    }
+
+    #[test]
+    fn a_wrong_type_names_the_key() {
+        let err = parse("max_iterations = \"ten\"").unwrap_err().to_string();
+        assert!(err.contains("/p/keel.toml, line 1"), "{err}");
+        assert!(err.contains("max_iterations = \"ten\""), "{err}");
+    }
+
+    #[test]
+    fn a_bad_name_says_what_is_expected() {
+        let err = parse("approval = \"sometimes\"").unwrap_err().to_string();
+        assert!(err.contains("approval = \"sometimes\""), "{err}");
+        assert!(err.contains("on-dangerous"), "{err}");
+        let err = parse("tool_format = \"json\"").unwrap_err().to_string();
+        assert!(err.contains("native or xml"), "{err}");
+        let err = parse("max_iterations = 0").unwrap_err().to_string();
+        assert!(err.contains("at least 1"), "{err}");
+    }
+
+    #[test]
+    fn a_missing_file_is_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = FileConfig::load(&dir.path().join(CONFIG_FILE)).unwrap();
+        assert_eq!(config, FileConfig::default());
+    }
+}

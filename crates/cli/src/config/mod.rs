@@ -1,0 +1,315 @@
+//! Settings of an agent command: flags over environment over the project's `keel.toml` over the
+//! user's `keel.toml` over built-in defaults.
+
+mod file;
+
+use std::path::{Path, PathBuf};
+
+use keel_engine::Mode;
+use keel_engine::agent::ToolFormat;
+use keel_tools::ApprovalPolicy;
+
+pub use file::{CONFIG_FILE, ConfigError, FileConfig, split_models};
+
+use crate::commands::agent_args::AgentArgs;
+use crate::render::ColorWhen;
+
+/// Model used with the `openai` provider when none is configured.
+pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4o-mini";
+
+/// Default most model calls in one turn.
+pub const DEFAULT_MAX_ITERATIONS: u32 = 25;
+
+/// The environment variables that take part in the settings (besides `OPENAI_API_KEY` and
+/// `OPENAI_BASE_URL`, which the OpenAI provider reads itself).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Environment {
+    /// `KEEL_MODEL`.
+    pub model: Option<String>,
+    /// `KEEL_BASE_URL`.
+    pub base_url: Option<String>,
+    /// `KEEL_CONFIG_DIR`: the folder holding the user's `keel.toml`.
+    pub config_dir: Option<PathBuf>,
+}
+
+impl Environment {
+    /// The variables of this process (empty values count as unset).
+    pub fn from_process() -> Self {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        Self {
+            model: var("KEEL_MODEL"),
+            base_url: var("KEEL_BASE_URL"),
+            config_dir: var("KEEL_CONFIG_DIR").map(PathBuf::from),
+        }
+    }
+
+    /// Where the user's `keel.toml` is: `$KEEL_CONFIG_DIR/keel.toml`, else the platform's
+    /// config folder (`~/.config/keel/keel.toml` on Linux).
+    pub fn user_config_file(&self) -> Option<PathBuf> {
+        if let Some(dir) = &self.config_dir {
+            return Some(dir.join(CONFIG_FILE));
+        }
+        use etcetera::BaseStrategy as _;
+        etcetera::choose_base_strategy()
+            .ok()
+            .map(|base| base.config_dir().join("keel").join(CONFIG_FILE))
+    }
+}
+
+/// A loaded `keel.toml` and where it came from.
+#[derive(Debug, Clone, Default)]
+pub struct Layer {
+    /// The folder of the file (relative `scripted:` paths are taken from there).
+    pub dir: Option<PathBuf>,
+    /// Its settings.
+    pub config: FileConfig,
+}
+
+impl Layer {
+    /// Loads `path` (missing: an empty layer).
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        Ok(Self {
+            dir: path.parent().map(Path::to_owned),
+            config: FileConfig::load(path)?,
+        })
+    }
+}
+
+/// The settings an agent command runs with, every source merged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Project folder.
+    pub root: PathBuf,
+    /// `openai` or `scripted:FILE`.
+    pub provider: String,
+    /// The model chain as configured (empty: the provider's default).
+    pub models: Vec<String>,
+    /// Base URL of the OpenAI-compatible API, if configured.
+    pub base_url: Option<String>,
+    /// Approval policy.
+    pub approval: ApprovalPolicy,
+    /// Planning mode.
+    pub mode: Mode,
+    /// Most model calls in a turn.
+    pub max_iterations: u32,
+    /// Retries of a failed model call (None: the engine's default).
+    pub max_retries: Option<u32>,
+    /// Idle time-out of a model call in seconds (None: the provider's default).
+    pub idle_timeout: Option<u64>,
+    /// Ask before executing a plan.
+    pub approve_plans: bool,
+    /// How tools are offered to the model.
+    pub tool_format: ToolFormat,
+    /// Print events as JSON lines.
+    pub json: bool,
+    /// Verbose rendering.
+    pub verbose: bool,
+    /// Colour.
+    pub color: ColorWhen,
+}
+
+impl Settings {
+    /// Loads the project's and the user's `keel.toml` and merges them under the flags and the
+    /// process environment.
+    pub fn load(args: &AgentArgs) -> Result<Self, ConfigError> {
+        let env = Environment::from_process();
+        let project = Layer::load(&args.root.join(CONFIG_FILE))?;
+        let user = match env.user_config_file() {
+            Some(path) => Layer::load(&path)?,
+            None => Layer::default(),
+        };
+        Ok(Self::resolve(args, &env, &project, &user))
+    }
+
+    /// Merges the sources: flags > environment > project file > user file > defaults.
+    pub fn resolve(args: &AgentArgs, env: &Environment, project: &Layer, user: &Layer) -> Self {
+        let files = [project, user];
+        let provider = match &args.provider {
+            Some(provider) => provider.clone(),
+            None => files
+                .iter()
+                .find(|l| l.config.provider.is_some())
+                .map_or_else(|| "openai".to_owned(), |l| layer_provider(l)),
+        };
+        let models = args
+            .model
+            .as_deref()
+            .or(env.model.as_deref())
+            .map(split_models)
+            .or_else(|| files.iter().find_map(|l| l.config.model.clone()))
+            .unwrap_or_default();
+        let base_url = args
+            .base_url
+            .clone()
+            .or_else(|| env.base_url.clone())
+            .or_else(|| files.iter().find_map(|l| l.config.base_url.clone()));
+        macro_rules! pick {
+            ($flag:expr, $key:ident, $default:expr) => {
+                $flag
+                    .or_else(|| files.iter().find_map(|l| l.config.$key))
+                    .unwrap_or($default)
+            };
+        }
+        Self {
+            root: args.root.clone(),
+            provider,
+            models,
+            base_url,
+            approval: pick!(args.approval, approval, ApprovalPolicy::default()),
+            mode: pick!(args.mode.map(Mode::from), mode, Mode::Auto),
+            max_iterations: pick!(args.max_iterations, max_iterations, DEFAULT_MAX_ITERATIONS),
+            max_retries: args
+                .max_retries
+                .or_else(|| files.iter().find_map(|l| l.config.max_retries)),
+            idle_timeout: args
+                .idle_timeout
+                .or_else(|| files.iter().find_map(|l| l.config.idle_timeout)),
+            approve_plans: pick!(args.approve_plans.then_some(true), approve_plans, false),
+            tool_format: pick!(args.tool_format, tool_format, ToolFormat::Native),
+            json: args.json,
+            verbose: pick!(args.verbose.then_some(true), verbose, false),
+            color: pick!(args.color, color, ColorWhen::Auto),
+        }
+    }
+}
+
+/// A layer's provider, with a relative `scripted:` path taken from the file's folder.
+fn layer_provider(layer: &Layer) -> String {
+    let provider = layer.config.provider.clone().unwrap_or_default();
+    match (provider.strip_prefix("scripted:"), &layer.dir) {
+        (Some(file), Some(dir)) if Path::new(file).is_relative() => {
+            format!("scripted:{}", dir.join(file).display())
+        }
+        _ => provider,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::commands::agent_args::ModeArg;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        agent: AgentArgs,
+    }
+
+    fn args(flags: &[&str]) -> AgentArgs {
+        let mut argv = vec!["keel"];
+        argv.extend_from_slice(flags);
+        Cli::try_parse_from(argv).unwrap().agent
+    }
+
+    fn layer(text: &str) -> Layer {
+        Layer {
+            dir: Some(PathBuf::from("/conf")),
+            config: FileConfig::parse(Path::new("/conf/keel.toml"), text).unwrap(),
+        }
+    }
+
+    #[test]
+    fn defaults_when_nothing_is_set() {
+        let s = Settings::resolve(
+            &args(&[]),
+            &Environment::default(),
+            &Layer::default(),
+            &Layer::default(),
+        );
+        assert_eq!(s.provider, "openai");
+        assert!(s.models.is_empty());
+        assert_eq!(s.base_url, None);
+        assert_eq!(s.approval, ApprovalPolicy::OnDangerous);
+        assert_eq!(s.mode, Mode::Auto);
+        assert_eq!(s.max_iterations, DEFAULT_MAX_ITERATIONS);
+        assert_eq!(s.tool_format, ToolFormat::Native);
+        assert!(!s.approve_plans && !s.verbose && !s.json);
+        assert_eq!(s.color, ColorWhen::Auto);
+    }
+
+    #[test]
+    fn flags_beat_env_beat_project_beat_user() {
+        let project = layer("model = 'project'\nmode = 'plan'\nmax_iterations = 5");
+        let user = layer(
+            "model = 'user'\nmode = 'direct'\nmax_iterations = 9\nbase_url = 'http://user'\n\
+             tool_format = 'xml'\napprove_plans = true",
+        );
+        let env = Environment {
+            model: Some("env-a,env-b".to_owned()),
+            base_url: None,
+            config_dir: None,
+        };
+        let s = Settings::resolve(&args(&[]), &env, &project, &user);
+        assert_eq!(s.models, ["env-a", "env-b"]);
+        assert_eq!(s.mode, Mode::Plan);
+        assert_eq!(s.max_iterations, 5);
+        assert_eq!(s.base_url.as_deref(), Some("http://user"));
+        assert_eq!(s.tool_format, ToolFormat::Xml);
+        assert!(s.approve_plans);
+
+        let s = Settings::resolve(
+            &args(&[
+                "--model",
+                "flag",
+                "--mode",
+                "auto",
+                "--max-iterations",
+                "3",
+                "--tool-format",
+                "native",
+                "--base-url",
+                "http://flag",
+            ]),
+            &env,
+            &project,
+            &user,
+        );
+        assert_eq!(s.models, ["flag"]);
+        assert_eq!(s.mode, Mode::Auto);
+        assert_eq!(s.max_iterations, 3);
+        assert_eq!(s.tool_format, ToolFormat::Native);
+        assert_eq!(s.base_url.as_deref(), Some("http://flag"));
+
+        let s = Settings::resolve(&args(&[]), &Environment::default(), &project, &user);
+        assert_eq!(s.models, ["project"]);
+    }
+
+    #[test]
+    fn a_relative_script_is_taken_from_the_file_folder() {
+        let s = Settings::resolve(
+            &args(&[]),
+            &Environment::default(),
+            &layer("provider = 'scripted:demo.json'"),
+            &Layer::default(),
+        );
+        assert_eq!(s.provider, "scripted:/conf/demo.json");
+        let s = Settings::resolve(
+            &args(&["--provider", "scripted:x.json"]),
+            &Environment::default(),
+            &layer("provider = 'scripted:demo.json'"),
+            &Layer::default(),
+        );
+        assert_eq!(s.provider, "scripted:x.json");
+    }
+
+    #[test]
+    fn mode_flags_map_to_engine_modes() {
+        assert_eq!(Mode::from(ModeArg::Direct), Mode::Direct);
+        assert_eq!(Mode::from(ModeArg::Plan), Mode::Plan);
+        assert_eq!(Mode::from(ModeArg::Auto), Mode::Auto);
+    }
+
+    #[test]
+    fn keel_config_dir_names_the_user_file() {
+        let env = Environment {
+            config_dir: Some(PathBuf::from("/cfg")),
+            ..Environment::default()
+        };
+        assert_eq!(
+            env.user_config_file(),
+            Some(PathBuf::from("/cfg/keel.toml"))
+        );
+    }
+}

@@ -1,0 +1,288 @@
+//! Approvals on the terminal: `[y]es / [n]o (reason) / [a]lways / [e]dit`.
+//!
+//! "Always" approves the same subject for the rest of the session without asking again: the
+//! exact command line, the same plan goal, or the same tool. The engine still emits its
+//! request and resolve events for every approval.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+use keel_events::{ApprovalDecision, ApprovalKind};
+use keel_tools::{ApprovalReply, ApprovalRequest, Approver};
+
+use super::BoxFuture;
+use super::input::LineReader;
+
+/// Reason recorded when "always" answered an approval.
+const ALWAYS_REASON: &str = "approved for the rest of the session";
+/// Reason recorded when an earlier "always" answered it.
+const REMEMBERED_REASON: &str = "approved earlier for the rest of the session";
+
+/// A person's answer to an approval prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Approve this once.
+    Yes,
+    /// Reject, with the reason given, if any.
+    No(Option<String>),
+    /// Approve this and the same subject for the rest of the session.
+    Always,
+    /// Approve a changed command line.
+    Edit(String),
+}
+
+/// Reads an answer: `y`/`yes`, `n`/`no` [reason], `a`/`always`, `e`/`edit` NEW COMMAND
+/// (only when `can_edit`). Case does not matter. Anything else is an error saying what to type.
+pub fn parse_answer(line: &str, can_edit: bool) -> Result<Answer, String> {
+    let line = line.trim();
+    let (word, rest) = match line.split_once(char::is_whitespace) {
+        Some((word, rest)) => (word, rest.trim()),
+        None => (line, ""),
+    };
+    let rest = (!rest.is_empty()).then(|| rest.to_owned());
+    match word.to_ascii_lowercase().as_str() {
+        "y" | "yes" if rest.is_none() => Ok(Answer::Yes),
+        "n" | "no" => Ok(Answer::No(rest)),
+        "a" | "always" if rest.is_none() => Ok(Answer::Always),
+        "e" | "edit" if can_edit => match rest {
+            Some(command) => Ok(Answer::Edit(command)),
+            None => Err("type `e` followed by the new command line".to_owned()),
+        },
+        _ if can_edit => Err("answer y, n (reason), a or e NEW COMMAND".to_owned()),
+        _ => Err("answer y, n (reason) or a".to_owned()),
+    }
+}
+
+/// What "always" remembers a request by: its kind and the exact command line, the plan goal,
+/// or the tool's name.
+fn subject_key(request: &ApprovalRequest) -> (&'static str, String) {
+    match request.kind {
+        ApprovalKind::Command => ("command", request.subject.clone()),
+        ApprovalKind::Plan => ("plan", request.subject.trim().to_owned()),
+        ApprovalKind::Tool => {
+            let subject = request.subject.trim();
+            let name = subject
+                .split(|c: char| c == '(' || c == ':' || c.is_whitespace())
+                .next()
+                .unwrap_or(subject);
+            ("tool", name.to_owned())
+        }
+    }
+}
+
+/// Asks approvals on the terminal, remembering "always" answers for the session.
+#[derive(Debug)]
+pub struct TerminalApprover {
+    input: LineReader,
+    /// One question at a time.
+    lock: tokio::sync::Mutex<()>,
+    /// Subjects approved for the rest of the session.
+    always: Mutex<HashSet<(&'static str, String)>>,
+}
+
+impl TerminalApprover {
+    /// An approver reading answers from `input`.
+    pub fn new(input: LineReader) -> Self {
+        Self {
+            input,
+            lock: tokio::sync::Mutex::new(()),
+            always: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// True when an earlier "always" covers `request`.
+    pub fn remembers(&self, request: &ApprovalRequest) -> bool {
+        self.always
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(&subject_key(request))
+    }
+
+    /// Records `answer` to `request` and returns the reply it stands for.
+    pub fn reply(&self, request: &ApprovalRequest, answer: Answer) -> ApprovalReply {
+        match answer {
+            Answer::Yes => ApprovalReply::approve(),
+            Answer::No(reason) => {
+                ApprovalReply::reject(reason.unwrap_or_else(|| "the user said no".to_owned()))
+            }
+            Answer::Always => {
+                self.always
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(subject_key(request));
+                ApprovalReply {
+                    decision: ApprovalDecision::Approve,
+                    reason: Some(ALWAYS_REASON.to_owned()),
+                    modified: None,
+                }
+            }
+            Answer::Edit(command) => ApprovalReply {
+                decision: ApprovalDecision::Modify,
+                reason: None,
+                modified: Some(serde_json::Value::String(command)),
+            },
+        }
+    }
+
+    async fn ask(&self, request: &ApprovalRequest) -> ApprovalReply {
+        let _one = self.lock.lock().await;
+        if self.remembers(request) {
+            eprintln!("\n✓ {} (you said always)", request.subject);
+            return ApprovalReply {
+                decision: ApprovalDecision::Approve,
+                reason: Some(REMEMBERED_REASON.to_owned()),
+                modified: None,
+            };
+        }
+        let can_edit = request.kind == ApprovalKind::Command;
+        let what = match request.kind {
+            ApprovalKind::Command => "command",
+            ApprovalKind::Plan => "plan",
+            ApprovalKind::Tool => "tool call",
+        };
+        let choices = if can_edit {
+            "[y]es / [n]o (reason) / [a]lways / [e]dit (new command)"
+        } else {
+            "[y]es / [n]o (reason) / [a]lways"
+        };
+        let mut prompt = format!(
+            "\n? Approve {what}: {}\n  ({})\n  {choices}: ",
+            request.subject, request.reason
+        );
+        loop {
+            let Some(line) = self.input.read_line(Some(prompt.clone())).await else {
+                return ApprovalReply::reject("no answer (input closed)");
+            };
+            match parse_answer(&line, can_edit) {
+                Ok(answer) => return self.reply(request, answer),
+                Err(hint) => prompt = format!("  {hint}: "),
+            }
+        }
+    }
+}
+
+impl Approver for TerminalApprover {
+    fn approve<'a, 'b, 'f>(&'a self, request: &'b ApprovalRequest) -> BoxFuture<'f, ApprovalReply>
+    where
+        'a: 'f,
+        'b: 'f,
+        Self: 'f,
+    {
+        Box::pin(self.ask(request))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(kind: ApprovalKind, subject: &str) -> ApprovalRequest {
+        ApprovalRequest {
+            approval_id: "ap_1".to_owned(),
+            kind,
+            subject: subject.to_owned(),
+            reason: "dangerous".to_owned(),
+        }
+    }
+
+    #[test]
+    fn answers_parse() {
+        assert_eq!(parse_answer("y", true), Ok(Answer::Yes));
+        assert_eq!(parse_answer(" YES ", false), Ok(Answer::Yes));
+        assert_eq!(parse_answer("n", true), Ok(Answer::No(None)));
+        assert_eq!(
+            parse_answer("no  not on main ", true),
+            Ok(Answer::No(Some("not on main".to_owned())))
+        );
+        assert_eq!(parse_answer("a", true), Ok(Answer::Always));
+        assert_eq!(parse_answer("Always", false), Ok(Answer::Always));
+        assert_eq!(
+            parse_answer("e rm -rf build/tmp", true),
+            Ok(Answer::Edit("rm -rf build/tmp".to_owned()))
+        );
+        assert_eq!(
+            parse_answer("edit   ls -la", true),
+            Ok(Answer::Edit("ls -la".to_owned()))
+        );
+    }
+
+    #[test]
+    fn unclear_answers_say_what_to_type() {
+        assert!(
+            parse_answer("", true)
+                .unwrap_err()
+                .contains("e NEW COMMAND")
+        );
+        assert!(parse_answer("maybe", true).is_err());
+        assert!(parse_answer("e", true).unwrap_err().contains("new command"));
+        assert_eq!(
+            parse_answer("e ls", false),
+            Err("answer y, n (reason) or a".to_owned())
+        );
+        assert!(parse_answer("y please", true).is_err());
+        assert!(parse_answer("always sometimes", true).is_err());
+    }
+
+    #[test]
+    fn replies_carry_the_decision() {
+        let approver = TerminalApprover::new(LineReader::spawn(std::io::empty()));
+        let rm = request(ApprovalKind::Command, "rm -rf build");
+        assert_eq!(approver.reply(&rm, Answer::Yes), ApprovalReply::approve());
+        assert_eq!(
+            approver.reply(&rm, Answer::No(None)).decision,
+            ApprovalDecision::Reject
+        );
+        let edited = approver.reply(&rm, Answer::Edit("rm -rf build/tmp".to_owned()));
+        assert_eq!(edited.decision, ApprovalDecision::Modify);
+        assert_eq!(
+            edited.modified,
+            Some(serde_json::Value::String("rm -rf build/tmp".to_owned()))
+        );
+        assert!(!approver.remembers(&rm), "yes/no/edit are not remembered");
+    }
+
+    #[test]
+    fn always_covers_the_same_subject_only() {
+        let approver = TerminalApprover::new(LineReader::spawn(std::io::empty()));
+        let rm = request(ApprovalKind::Command, "rm -rf build");
+        let reply = approver.reply(&rm, Answer::Always);
+        assert_eq!(reply.decision, ApprovalDecision::Approve);
+        assert!(approver.remembers(&rm));
+        assert!(!approver.remembers(&request(ApprovalKind::Command, "rm -rf build ")));
+        assert!(!approver.remembers(&request(ApprovalKind::Command, "rm -rf /")));
+        assert!(!approver.remembers(&request(ApprovalKind::Plan, "rm -rf build")));
+
+        let plan = request(ApprovalKind::Plan, "Fix mean()");
+        approver.reply(&plan, Answer::Always);
+        assert!(approver.remembers(&request(ApprovalKind::Plan, "Fix mean() ")));
+        assert!(!approver.remembers(&request(ApprovalKind::Plan, "Fix median()")));
+
+        approver.reply(
+            &request(ApprovalKind::Tool, "write_file(path=a.txt)"),
+            Answer::Always,
+        );
+        assert!(approver.remembers(&request(ApprovalKind::Tool, "write_file(path=b.txt)")));
+        assert!(!approver.remembers(&request(ApprovalKind::Tool, "delete_file(path=a.txt)")));
+    }
+
+    #[tokio::test]
+    async fn a_remembered_subject_is_not_asked_again() {
+        // "a" to the first request; the second is answered from memory, so the "n" that
+        // follows is left for the third, different request.
+        let approver =
+            TerminalApprover::new(LineReader::spawn(std::io::Cursor::new("maybe\na\nn\n")));
+        let rm = request(ApprovalKind::Command, "rm -rf build");
+        assert_eq!(approver.ask(&rm).await.decision, ApprovalDecision::Approve);
+        let again = approver.ask(&rm).await;
+        assert_eq!(again.decision, ApprovalDecision::Approve);
+        assert_eq!(again.reason.as_deref(), Some(REMEMBERED_REASON));
+        let other = approver
+            .ask(&request(ApprovalKind::Command, "rm -rf dist"))
+            .await;
+        assert_eq!(other.decision, ApprovalDecision::Reject);
+        let closed = approver
+            .ask(&request(ApprovalKind::Command, "rm -rf out"))
+            .await;
+        assert_eq!(closed.reason.as_deref(), Some("no answer (input closed)"));
+    }
+}

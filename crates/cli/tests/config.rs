@@ -1,0 +1,173 @@
+//! `keel.toml` end to end: the project's and the user's files, the environment and the flags,
+//! in that order of precedence under the flags; bad files are clear usage errors.
+
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::{events, keel, sample_project, script};
+use keel_events::EventKind;
+
+/// Runs `keel run --json` and returns the model chain `prepare.model.select` announced first.
+fn first_model(mut command: Command, root: &Path) -> String {
+    let out = command
+        .arg("run")
+        .arg("--root")
+        .arg(root)
+        .args(["--json", "say hello"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    events(&String::from_utf8(out.stdout).unwrap())
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::PrepareModelSelect(select) => Some(select.requested_model.clone()),
+            _ => None,
+        })
+        .unwrap()
+}
+
+#[test]
+fn flags_beat_env_beat_project_beat_user() {
+    let (dir, root) = sample_project();
+    let user_dir = dir.path().join("user");
+    std::fs::create_dir_all(&user_dir).unwrap();
+    std::fs::copy(script("two-turns.json"), user_dir.join("two-turns.json")).unwrap();
+    // The user's file names the script relative to itself, and a model.
+    std::fs::write(
+        user_dir.join("keel.toml"),
+        "provider = \"scripted:two-turns.json\"\nmodel = \"user-model\"\n",
+    )
+    .unwrap();
+    assert_eq!(first_model(keel(&user_dir), &root), "user-model");
+
+    std::fs::write(
+        root.join("keel.toml"),
+        "model = [\"project-model\", \"fallback\"]\nmode = \"direct\"\n",
+    )
+    .unwrap();
+    assert_eq!(first_model(keel(&user_dir), &root), "project-model");
+
+    let mut with_env = keel(&user_dir);
+    with_env.env("KEEL_MODEL", "env-model");
+    assert_eq!(first_model(with_env, &root), "env-model");
+
+    let out = keel(&user_dir)
+        .env("KEEL_MODEL", "env-model")
+        .arg("run")
+        .args(["--model", "flag-model", "--json", "--root"])
+        .arg(&root)
+        .arg("say hello")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let model = events(&String::from_utf8(out.stdout).unwrap())
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::PrepareModelSelect(select) => Some(select.requested_model.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(model, "flag-model");
+}
+
+#[test]
+fn an_unknown_key_names_the_file_and_the_key() {
+    let (dir, root) = sample_project();
+    std::fs::write(
+        root.join("keel.toml"),
+        "mode = \"plan\"\nmodle = \"gpt-4o\"\n",
+    )
+    .unwrap();
+    let out = keel(dir.path())
+        .args(["chat", "--root"])
+        .arg(&root)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&root.join("keel.toml").display().to_string()),
+        "{stderr}"
+    );
+    assert!(stderr.contains("line 2"), "{stderr}");
+    assert!(stderr.contains("unknown field `modle`"), "{stderr}");
+}
+
+#[test]
+fn a_wrong_type_in_the_user_file_names_it() {
+    let (dir, root) = sample_project();
+    std::fs::write(dir.path().join("keel.toml"), "max_iterations = \"ten\"\n").unwrap();
+    let out = keel(dir.path())
+        .args(["run", "--root"])
+        .arg(&root)
+        .arg("hello")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&dir.path().join("keel.toml").display().to_string()),
+        "{stderr}"
+    );
+    assert!(stderr.contains("max_iterations = \"ten\""), "{stderr}");
+}
+
+#[test]
+fn without_a_key_or_a_script_the_message_says_what_to_set() {
+    let (dir, root) = sample_project();
+    std::fs::write(root.join("keel.toml"), "mode = \"direct\"\n").unwrap();
+    let out = keel(dir.path())
+        .args(["run", "--root"])
+        .arg(&root)
+        .arg("hello")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("OPENAI_API_KEY"));
+}
+
+#[test]
+fn tool_format_xml_is_accepted_from_flag_and_file() {
+    let (dir, root) = sample_project();
+    let out = keel(dir.path())
+        .arg("run")
+        .arg("--provider")
+        .arg(format!("scripted:{}", script("two-turns.json").display()))
+        .args(["--tool-format", "json", "--root"])
+        .arg(&root)
+        .arg("hello")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("native or xml"));
+
+    std::fs::write(root.join("keel.toml"), "tool_format = \"xml\"\n").unwrap();
+    let out = keel(dir.path())
+        .arg("run")
+        .arg("--provider")
+        .arg(format!("scripted:{}", script("xml-turn.json").display()))
+        .args(["--json", "--root"])
+        .arg(&root)
+        .arg("say hello")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

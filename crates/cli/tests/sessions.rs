@@ -1,0 +1,288 @@
+//! Sessions end to end: `keel chat` over piped input, then `keel sessions list|show|resume` on
+//! the project's store, and `keel run` without a store it can open.
+
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Output, Stdio};
+
+use common::{events, keel, sample_project, script};
+use keel_events::{ConversationAction, EventKind};
+
+fn chat(root: &Path, config_dir: &Path, input: &str, extra: &[&str]) -> Output {
+    let mut child = keel(config_dir)
+        .arg("chat")
+        .arg("--provider")
+        .arg(format!("scripted:{}", script("two-turns.json").display()))
+        .arg("--root")
+        .arg(root)
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn sessions(root: &Path, config_dir: &Path, args: &[&str]) -> Output {
+    keel(config_dir)
+        .arg("sessions")
+        .args(args)
+        .arg("--root")
+        .arg(root)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn list_json(root: &Path, config_dir: &Path) -> Vec<serde_json::Value> {
+    stdout(&sessions(root, config_dir, &["list", "--json"]))
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// Replaces what changes from run to run (ids, times, paths, token counts, durations); ids and
+/// times by placeholders of the same width, so tables stay aligned.
+fn redact(text: &str, root: &Path, session_id: &str) -> String {
+    let text = text.replace(&root.display().to_string(), "[root]");
+    let text = text.replace(session_id, "00000000-0000-0000-0000-000000000000");
+    let rules = [
+        (r"turn_[0-9a-f]{32}", "[turn]"),
+        (r"conv_[0-9a-f]{32}", "[conversation]"),
+        (r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "YYYY-MM-DD hh:mm:ss"),
+        (r"context: [^\n]*", "context: [tokens]"),
+        (r"tokens: [^\n]*", "tokens: [usage]"),
+        (r"[\d,]+ tokens \([^)]*\)", "[usage]"),
+        (r"\(\d+ ms\)", "([ms])"),
+    ];
+    let mut text = text;
+    for (pattern, replacement) in rules {
+        text = regex::Regex::new(pattern)
+            .unwrap()
+            .replace_all(&text, replacement)
+            .into_owned();
+    }
+    text
+}
+
+#[test]
+fn a_piped_chat_is_one_session_that_sessions_list_and_show_see() {
+    let (dir, root) = sample_project();
+    let out = chat(
+        &root,
+        dir.path(),
+        "say hello\n\nlist the files\n/exit\nnever run\n",
+        &["--json"],
+    );
+    let live = events(&stdout(&out));
+
+    // Two turns in one session, numbered without gaps.
+    let starts: Vec<_> = live
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::AgentStart(_)))
+        .collect();
+    assert_eq!(starts.len(), 2, "{live:#?}");
+    assert_ne!(starts[0].turn_id, starts[1].turn_id);
+    let ends: Vec<_> = live
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::AgentEnd(end) => Some(end.result.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ends, ["Said hello.", "Listed the files."]);
+    let session_id = live[0].session_id.clone();
+    assert!(live.iter().all(|e| e.session_id == session_id));
+    assert!(uuid::Uuid::parse_str(&session_id).is_ok(), "{session_id}");
+    let durable: Vec<_> = live.iter().filter(|e| !e.kind.is_display_only()).collect();
+    assert!(durable.windows(2).all(|w| w[1].seq == w[0].seq + 1));
+
+    // The store has the session, both turns and every durable event.
+    let listed = list_json(&root, dir.path());
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["id"], session_id.as_str());
+    assert_eq!(listed[0]["title"], "say hello");
+    assert_eq!(listed[0]["status"], "completed");
+    assert_eq!(listed[0]["turns"], 2);
+    assert_eq!(listed[0]["last_seq"], durable.last().unwrap().seq);
+
+    let stored = events(&stdout(&sessions(
+        &root,
+        dir.path(),
+        &["show", &session_id, "--json"],
+    )));
+    let stored_ids: Vec<_> = stored.iter().map(|e| e.id).collect();
+    let live_ids: Vec<_> = durable.iter().map(|e| e.id).collect();
+    assert_eq!(stored_ids, live_ids);
+
+    let table = stdout(&sessions(&root, dir.path(), &["list"]));
+    insta::assert_snapshot!("list_after_chat", redact(&table, &root, &session_id));
+    let shown = stdout(&sessions(
+        &root,
+        dir.path(),
+        &["show", &session_id, "--color", "never"],
+    ));
+    insta::assert_snapshot!("show_after_chat", redact(&shown, &root, &session_id));
+}
+
+#[test]
+fn resume_continues_the_stored_conversation() {
+    let (dir, root) = sample_project();
+    let first = events(&stdout(&chat(
+        &root,
+        dir.path(),
+        "say hello\n",
+        &["--json"],
+    )));
+    let session_id = first[0].session_id.clone();
+    let last_seq = list_json(&root, dir.path())[0]["last_seq"]
+        .as_u64()
+        .unwrap();
+
+    let out = keel(dir.path())
+        .args(["sessions", "resume", &session_id, "list the files"])
+        .arg("--provider")
+        .arg(format!("scripted:{}", script("two-turns.json").display()))
+        .arg("--root")
+        .arg(&root)
+        .arg("--json")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let resumed = events(&stdout(&out));
+    assert_eq!(resumed[0].seq, last_seq + 1);
+    assert!(resumed.iter().all(|e| e.session_id == session_id));
+    let open = resumed
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::PrepareConversationOpen(open) => Some(open),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(open.action, ConversationAction::Resume);
+    let history = resumed
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::PrepareHistoryLoad(load) => Some(load),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(history.start_turn, 2);
+
+    let listed = list_json(&root, dir.path());
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["turns"], 2);
+}
+
+#[test]
+fn resume_without_a_task_chats() {
+    let (dir, root) = sample_project();
+    let first = events(&stdout(&chat(
+        &root,
+        dir.path(),
+        "say hello\n",
+        &["--json"],
+    )));
+    let session_id = first[0].session_id.clone();
+    let mut child = keel(dir.path())
+        .args(["sessions", "resume", &session_id, "--json", "--provider"])
+        .arg(format!("scripted:{}", script("two-turns.json").display()))
+        .arg("--root")
+        .arg(&root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"one more\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let resumed = events(&stdout(&out));
+    assert!(resumed.iter().all(|e| e.session_id == session_id));
+    assert_eq!(list_json(&root, dir.path())[0]["turns"], 2);
+}
+
+#[test]
+fn an_unknown_session_is_a_usage_error() {
+    let (dir, root) = sample_project();
+    // No store at all yet.
+    for args in [
+        &["show", "nope"][..],
+        &["resume", "nope", "task", "--provider", "scripted:x.json"][..],
+    ] {
+        let out = sessions(&root, dir.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("no session `nope`"), "{stderr}");
+    }
+    // A store with another session.
+    stdout(&chat(&root, dir.path(), "say hello\n", &["--json"]));
+    let out = sessions(
+        &root,
+        dir.path(),
+        &["show", "0193a1b2-0000-7000-8000-000000000000"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("keel sessions list"));
+}
+
+#[test]
+fn listing_a_project_without_sessions_prints_nothing() {
+    let (dir, root) = sample_project();
+    let out = sessions(&root, dir.path(), &["list", "--json"]);
+    assert_eq!(stdout(&out), "");
+    assert!(
+        !root.join(".keel/keel.db").exists(),
+        "list must not create a store"
+    );
+}
+
+#[test]
+fn a_store_that_cannot_be_opened_is_only_a_warning() {
+    let (dir, root) = sample_project();
+    // A folder where the database file should be.
+    std::fs::create_dir_all(root.join(".keel/keel.db")).unwrap();
+    let out = keel(dir.path())
+        .arg("run")
+        .arg("--provider")
+        .arg(format!("scripted:{}", script("two-turns.json").display()))
+        .arg("--root")
+        .arg(&root)
+        .args(["--json", "say hello"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: the session will not be saved"),
+        "{stderr}"
+    );
+    let live = events(&String::from_utf8(out.stdout).unwrap());
+    assert!(matches!(live.last().unwrap().kind, EventKind::AgentEnd(_)));
+}

@@ -1,0 +1,346 @@
+//! Request and response bodies of the HTTP contract.
+
+use chrono::{DateTime, Utc};
+use keel_store::{Session, Turn};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+/// `GET /healthz`.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Health {
+    /// Always `ok`.
+    pub status: String,
+    /// `sqlite` or `postgres`.
+    pub store: String,
+    /// Server version.
+    pub version: String,
+}
+
+/// Planning mode of a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionMode {
+    /// The model decides.
+    Auto,
+    /// Never plan.
+    Direct,
+    /// Plan first.
+    Plan,
+}
+
+impl SessionMode {
+    /// The mode's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Direct => "direct",
+            Self::Plan => "plan",
+        }
+    }
+}
+
+/// `POST /v1/sessions` body.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateSession {
+    /// Project the session belongs to.
+    pub project_id: String,
+    /// Workspace root (must lie inside a root allowed for the project).
+    pub root: String,
+    /// Model or comma-separated fallback chain (default: the server's).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Planning mode (default auto).
+    #[serde(default)]
+    pub mode: Option<SessionMode>,
+    /// Title shown in lists.
+    #[serde(default)]
+    pub title: Option<String>,
+}
+
+/// A session.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SessionView {
+    /// Session id.
+    pub id: String,
+    /// Project id.
+    pub project_id: String,
+    /// Workspace root.
+    pub root: String,
+    /// Title.
+    pub title: String,
+    /// `idle`, `running`, `completed`, `failed` or `cancelled`.
+    pub status: String,
+    /// Model chain, when set for the session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Planning mode, when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+    /// Last change.
+    pub updated_at: DateTime<Utc>,
+    /// Highest stored event seq (0: none).
+    pub last_seq: u64,
+}
+
+impl SessionView {
+    /// The view of a stored session.
+    pub fn new(session: Session, last_seq: u64) -> Self {
+        Self {
+            id: session.id,
+            project_id: session.project_id,
+            root: session.root.to_string_lossy().into_owned(),
+            title: session.title,
+            status: session.status.as_str().to_owned(),
+            model: session.model,
+            mode: session.mode,
+            created_at: session.created_at,
+            updated_at: session.updated_at,
+            last_seq,
+        }
+    }
+}
+
+/// `GET /v1/sessions` query.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListSessionsQuery {
+    /// Only this project's sessions.
+    pub project_id: Option<String>,
+    /// Most sessions (default 50, max 500).
+    pub limit: Option<u32>,
+}
+
+/// `GET /v1/sessions` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct SessionList {
+    /// Newest first.
+    pub sessions: Vec<SessionView>,
+}
+
+/// `POST /v1/sessions/{id}/turns` body.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTurn {
+    /// Idempotency key (a UUID).
+    pub request_id: String,
+    /// The user's request.
+    pub input: String,
+}
+
+/// A turn.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct TurnView {
+    /// Turn id.
+    pub id: String,
+    /// Session id.
+    pub session_id: String,
+    /// Idempotency key it was started with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// The user's request.
+    pub input: String,
+    /// `running`, `completed`, `failed` or `cancelled`.
+    pub status: String,
+    /// Why it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Start time.
+    pub started_at: DateTime<Utc>,
+    /// End time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<DateTime<Utc>>,
+}
+
+impl From<Turn> for TurnView {
+    fn from(turn: Turn) -> Self {
+        Self {
+            id: turn.id,
+            session_id: turn.session_id,
+            request_id: turn.request_id,
+            input: turn.input,
+            status: turn.status.as_str().to_owned(),
+            error: turn.error,
+            started_at: turn.started_at,
+            ended_at: turn.ended_at,
+        }
+    }
+}
+
+/// `POST /v1/sessions/{id}/turns` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct TurnCreated {
+    /// The turn.
+    pub turn: TurnView,
+    /// False when the request id had already started it.
+    pub created: bool,
+}
+
+/// `GET /v1/sessions/{id}/turns` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct TurnList {
+    /// Oldest first.
+    pub turns: Vec<TurnView>,
+}
+
+/// `POST /v1/sessions/{id}/cancel` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Cancelled {
+    /// False when nothing was running.
+    pub cancelled: bool,
+}
+
+/// `GET /v1/sessions/{id}/events` query.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Only events with a greater seq.
+    pub after: Option<u64>,
+    /// Page size (default 100, max 1000).
+    pub limit: Option<u32>,
+    /// `sse` to stream without an `Accept` header.
+    pub stream: Option<String>,
+    /// Stream token (SSE only).
+    pub token: Option<String>,
+}
+
+/// `GET /v1/sessions/{id}/ws` query.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct WsQuery {
+    /// Only events with a greater seq.
+    pub after: Option<u64>,
+    /// Stream token.
+    pub token: Option<String>,
+}
+
+/// A page of stored events.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct EventPage {
+    /// Events in seq order (keel-events JSON; see `schemas/events.schema.json`).
+    #[schema(value_type = Vec<Object>)]
+    pub events: Vec<serde_json::Value>,
+    /// Pass as `after` for the next page.
+    pub next_after: u64,
+    /// More events follow.
+    pub has_more: bool,
+}
+
+/// `POST /v1/sessions/{id}/approvals/{approval_id}` body.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalBody {
+    /// The decision.
+    pub decision: Decision,
+    /// Why.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// The replacement for `modify`.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub modified: Option<serde_json::Value>,
+}
+
+/// An approval decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Go ahead.
+    Approve,
+    /// Do not.
+    Reject,
+    /// Go ahead with `modified`.
+    Modify,
+}
+
+/// `POST …/approvals/{approval_id}` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ApprovalResult {
+    /// The approval.
+    pub approval_id: String,
+    /// The decision recorded.
+    pub decision: Decision,
+    /// False when the same decision had been given already.
+    pub applied: bool,
+}
+
+/// `POST …/questions/{question_id}` body.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerBody {
+    /// The answer.
+    pub answer: String,
+}
+
+/// `POST …/questions/{question_id}` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct AnswerResult {
+    /// The question.
+    pub question_id: String,
+    /// The answer recorded.
+    pub answer: String,
+    /// False when the same answer had been given already.
+    pub applied: bool,
+}
+
+/// `POST /v1/sessions/{id}/file-runs` body.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileRunBody {
+    /// Script path, relative to the session's root.
+    pub path: String,
+    /// Arguments for the script (not supported yet: must be empty).
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+/// `POST /v1/sessions/{id}/file-runs` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct FileRunStarted {
+    /// Id shared by the run's `exec.file.*` events.
+    pub run_id: String,
+}
+
+/// `GET /v1/projects/{project_id}/timeline` query.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct TimelineQuery {
+    /// Window size (default 100, max 1000).
+    pub limit: Option<usize>,
+}
+
+/// `GET /v1/projects/{project_id}/timeline` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Timeline {
+    /// Oldest first (see `schemas/timeline.schema.json`).
+    #[schema(value_type = Vec<Object>)]
+    pub events: Vec<serde_json::Value>,
+}
+
+/// `POST /v1/stream-tokens` body.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StreamTokenBody {
+    /// The session whose stream the token opens.
+    pub session_id: String,
+}
+
+/// `POST /v1/stream-tokens` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct StreamToken {
+    /// The token, for `?token=`.
+    pub token: String,
+    /// When it expires.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// `GET /v1/sessions/{id}/files` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct FileList {
+    /// Root-relative, `/`-separated paths, sorted.
+    pub files: Vec<String>,
+    /// More files exist than were listed.
+    pub truncated: bool,
+}

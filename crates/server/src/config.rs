@@ -1,0 +1,466 @@
+//! Server settings: flags, environment variables and a TOML file, merged into a
+//! [`ServerConfig`] (flags and environment win over the file, the file over defaults).
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use keel_tools::ApprovalPolicy;
+use serde::Deserialize;
+
+/// Default listen address.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8787";
+/// Default largest request body, in bytes (1 MiB).
+pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
+/// Default buffer of each live stream subscriber, in events.
+pub const DEFAULT_STREAM_BUFFER: usize = 4096;
+/// Interval of SSE keep-alive comments and WebSocket pings.
+pub const DEFAULT_KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
+/// Default lifetime of a stream token, in seconds.
+pub const DEFAULT_STREAM_TOKEN_TTL: u64 = 300;
+
+/// Why the settings are unusable.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The config file could not be read.
+    #[error("cannot read config file `{path}`: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The config file is not valid TOML of the expected shape.
+    #[error("config file `{path}`: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message.
+        message: String,
+    },
+    /// A value is not valid.
+    #[error("invalid {what}: {message}")]
+    Invalid {
+        /// Which setting.
+        what: &'static str,
+        /// Why.
+        message: String,
+    },
+}
+
+/// Command-line flags of `keel-server` and `keel serve`; each can also come from the
+/// environment variable it names, or from the TOML file given with `--config`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ServerArgs {
+    /// TOML config file (see the crate documentation for its keys).
+    #[arg(long, env = "KEEL_SERVER_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Listen address (default 127.0.0.1:8787).
+    #[arg(long, env = "KEEL_SERVER_ADDR", value_name = "ADDR")]
+    pub addr: Option<String>,
+    /// Folder for the server's state (the default SQLite database lives here).
+    #[arg(long, env = "KEEL_SERVER_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Database URL: `sqlite://PATH` or `postgres://…` (default: a SQLite file in the data dir).
+    #[arg(long, env = "KEEL_DATABASE_URL", value_name = "URL")]
+    pub database_url: Option<String>,
+    /// Bearer token with access to every project (repeatable; the environment variable takes a
+    /// comma-separated list).
+    #[arg(
+        long = "token",
+        env = "KEEL_SERVER_TOKEN",
+        value_name = "TOKEN",
+        value_delimiter = ','
+    )]
+    pub tokens: Vec<String>,
+    /// Key signing stream tokens; give every instance behind one load balancer the same key
+    /// (default: random per process).
+    #[arg(
+        long,
+        env = "KEEL_SERVER_STREAM_KEY",
+        value_name = "KEY",
+        hide_env_values = true
+    )]
+    pub stream_key: Option<String>,
+    /// Workspace roots sessions may use when their project has none configured (repeatable;
+    /// default: the server's working directory).
+    #[arg(
+        long = "allow-root",
+        env = "KEEL_SERVER_ALLOWED_ROOTS",
+        value_name = "DIR",
+        value_delimiter = ','
+    )]
+    pub allowed_roots: Vec<PathBuf>,
+    /// Model back end: `openai` or `scripted:FILE`.
+    #[arg(long, env = "KEEL_PROVIDER", value_name = "openai|scripted:FILE")]
+    pub provider: Option<String>,
+    /// Model, or a comma-separated fallback chain.
+    #[arg(long, env = "KEEL_MODEL", value_name = "MODEL[,FALLBACK…]")]
+    pub model: Option<String>,
+    /// Base URL of the OpenAI-compatible API.
+    #[arg(long, env = "KEEL_BASE_URL", value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Most model calls in one turn (default 25).
+    #[arg(long, env = "KEEL_MAX_ITERATIONS", value_name = "N")]
+    pub max_iterations: Option<u32>,
+    /// When commands need approval: never, on-dangerous, always, deny-dangerous.
+    #[arg(long, env = "KEEL_APPROVAL", value_name = "POLICY")]
+    pub approval: Option<String>,
+    /// Ask (over HTTP) before executing a plan.
+    #[arg(long, env = "KEEL_APPROVE_PLANS")]
+    pub approve_plans: bool,
+    /// Largest request body in bytes (default 1 MiB).
+    #[arg(long, env = "KEEL_SERVER_BODY_LIMIT", value_name = "BYTES")]
+    pub body_limit: Option<usize>,
+    /// Events buffered per live stream client before it is told it lagged (default 4096).
+    #[arg(long, env = "KEEL_SERVER_STREAM_BUFFER", value_name = "EVENTS")]
+    pub stream_buffer: Option<usize>,
+    /// Build a repo map for each session's system prompt.
+    #[arg(long, env = "KEEL_REPO_MAP")]
+    pub repo_map: Option<bool>,
+}
+
+/// A bearer token and the projects it may see.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenConfig {
+    /// The secret.
+    pub token: String,
+    /// Projects the token may see; absent: every project.
+    #[serde(default)]
+    pub projects: Option<Vec<String>>,
+}
+
+/// Settings of one project.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectConfig {
+    /// Workspace roots the project's sessions may use.
+    #[serde(default)]
+    pub roots: Vec<PathBuf>,
+}
+
+/// Model settings, as the CLI takes them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderSettings {
+    /// `openai` or `scripted:FILE`.
+    pub provider: String,
+    /// Model chain (empty: the provider's default).
+    pub models: Vec<String>,
+    /// Base URL of the OpenAI-compatible API.
+    pub base_url: Option<String>,
+    /// Most model calls per turn.
+    pub max_iterations: u32,
+    /// Command approval policy.
+    pub approval: ApprovalPolicy,
+    /// Ask before executing plans.
+    pub approve_plans: bool,
+    /// Repo map in the system prompt.
+    pub repo_map: bool,
+}
+
+impl Default for ProviderSettings {
+    fn default() -> Self {
+        Self {
+            provider: "openai".to_owned(),
+            models: Vec::new(),
+            base_url: None,
+            max_iterations: 25,
+            approval: ApprovalPolicy::default(),
+            approve_plans: false,
+            repo_map: true,
+        }
+    }
+}
+
+/// The TOML file's shape.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    addr: Option<String>,
+    data_dir: Option<PathBuf>,
+    database_url: Option<String>,
+    stream_key: Option<String>,
+    #[serde(default)]
+    allowed_roots: Vec<PathBuf>,
+    body_limit: Option<usize>,
+    stream_buffer: Option<usize>,
+    stream_token_ttl_secs: Option<u64>,
+    #[serde(default)]
+    tokens: Vec<TokenConfig>,
+    #[serde(default)]
+    projects: BTreeMap<String, ProjectConfig>,
+    #[serde(default)]
+    provider: FileProvider,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileProvider {
+    provider: Option<String>,
+    model: Option<String>,
+    base_url: Option<String>,
+    max_iterations: Option<u32>,
+    approval: Option<String>,
+    approve_plans: Option<bool>,
+    repo_map: Option<bool>,
+}
+
+/// Everything the server runs with.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Listen address.
+    pub addr: SocketAddr,
+    /// State folder.
+    pub data_dir: PathBuf,
+    /// Database URL.
+    pub database_url: String,
+    /// Bearer tokens.
+    pub tokens: Vec<TokenConfig>,
+    /// Key for stream tokens; `None`: a random one is made at start.
+    pub stream_key: Option<Vec<u8>>,
+    /// Stream token lifetime in seconds.
+    pub stream_token_ttl_secs: u64,
+    /// Roots for projects without their own.
+    pub default_roots: Vec<PathBuf>,
+    /// Per-project settings.
+    pub projects: BTreeMap<String, ProjectConfig>,
+    /// Model settings.
+    pub provider: ProviderSettings,
+    /// Largest request body.
+    pub body_limit: usize,
+    /// Buffer of each live stream client.
+    pub stream_buffer: usize,
+    /// Interval of SSE keep-alive comments and WebSocket pings.
+    pub keep_alive: std::time::Duration,
+}
+
+impl ServerConfig {
+    /// Settings for tests and embedding: SQLite in `data_dir`, one all-projects token, the
+    /// given roots allowed, a scripted or OpenAI provider as `provider` says.
+    pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        let data_dir = data_dir.into();
+        Self {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8787)),
+            database_url: sqlite_url(&data_dir),
+            data_dir,
+            tokens: Vec::new(),
+            stream_key: None,
+            stream_token_ttl_secs: DEFAULT_STREAM_TOKEN_TTL,
+            default_roots: Vec::new(),
+            projects: BTreeMap::new(),
+            provider: ProviderSettings::default(),
+            body_limit: DEFAULT_BODY_LIMIT,
+            stream_buffer: DEFAULT_STREAM_BUFFER,
+            keep_alive: DEFAULT_KEEP_ALIVE,
+        }
+    }
+
+    /// Merges flags (and their environment variables) over the config file over defaults.
+    pub fn resolve(args: &ServerArgs) -> Result<Self, ConfigError> {
+        let file = match &args.config {
+            Some(path) => read_file(path)?,
+            None => FileConfig::default(),
+        };
+        let addr_text = args
+            .addr
+            .clone()
+            .or(file.addr)
+            .unwrap_or_else(|| DEFAULT_ADDR.to_owned());
+        let addr = addr_text
+            .parse::<SocketAddr>()
+            .map_err(|e| ConfigError::Invalid {
+                what: "listen address",
+                message: format!("`{addr_text}`: {e}"),
+            })?;
+        let data_dir = args
+            .data_dir
+            .clone()
+            .or(file.data_dir)
+            .unwrap_or_else(|| PathBuf::from(".keel-server"));
+        let database_url = args
+            .database_url
+            .clone()
+            .or(file.database_url)
+            .unwrap_or_else(|| sqlite_url(&data_dir));
+        let mut tokens: Vec<TokenConfig> = args
+            .tokens
+            .iter()
+            .map(|t| t.trim())
+            .filter(|t| !t.is_empty())
+            .map(|token| TokenConfig {
+                token: token.to_owned(),
+                projects: None,
+            })
+            .collect();
+        tokens.extend(file.tokens);
+        if tokens.iter().any(|t| t.token.trim().is_empty()) {
+            return Err(ConfigError::Invalid {
+                what: "token",
+                message: "a token must not be empty".to_owned(),
+            });
+        }
+        let stream_key = args
+            .stream_key
+            .clone()
+            .or(file.stream_key)
+            .filter(|k| !k.is_empty())
+            .map(String::into_bytes);
+        let mut default_roots = args.allowed_roots.clone();
+        if default_roots.is_empty() {
+            default_roots = file.allowed_roots;
+        }
+        let approval_text = args.approval.clone().or(file.provider.approval);
+        let approval = match approval_text {
+            Some(text) => text
+                .parse::<ApprovalPolicy>()
+                .map_err(|e| ConfigError::Invalid {
+                    what: "approval policy",
+                    message: e.to_string(),
+                })?,
+            None => ApprovalPolicy::default(),
+        };
+        let max_iterations = args
+            .max_iterations
+            .or(file.provider.max_iterations)
+            .unwrap_or(25);
+        if max_iterations == 0 {
+            return Err(ConfigError::Invalid {
+                what: "max iterations",
+                message: "must be at least 1".to_owned(),
+            });
+        }
+        let provider = ProviderSettings {
+            provider: args
+                .provider
+                .clone()
+                .or(file.provider.provider)
+                .unwrap_or_else(|| "openai".to_owned()),
+            models: split_models(args.model.clone().or(file.provider.model).as_deref()),
+            base_url: args.base_url.clone().or(file.provider.base_url),
+            max_iterations,
+            approval,
+            approve_plans: args.approve_plans || file.provider.approve_plans.unwrap_or(false),
+            repo_map: args.repo_map.or(file.provider.repo_map).unwrap_or(true),
+        };
+        Ok(Self {
+            addr,
+            data_dir,
+            database_url,
+            tokens,
+            stream_key,
+            stream_token_ttl_secs: file
+                .stream_token_ttl_secs
+                .unwrap_or(DEFAULT_STREAM_TOKEN_TTL)
+                .max(1),
+            default_roots,
+            projects: file.projects,
+            provider,
+            body_limit: args
+                .body_limit
+                .or(file.body_limit)
+                .unwrap_or(DEFAULT_BODY_LIMIT),
+            stream_buffer: args
+                .stream_buffer
+                .or(file.stream_buffer)
+                .unwrap_or(DEFAULT_STREAM_BUFFER)
+                .max(1),
+            keep_alive: DEFAULT_KEEP_ALIVE,
+        })
+    }
+
+    /// The workspace roots a project's sessions may use.
+    pub fn roots_for(&self, project_id: &str) -> &[PathBuf] {
+        match self.projects.get(project_id) {
+            Some(project) if !project.roots.is_empty() => &project.roots,
+            _ => &self.default_roots,
+        }
+    }
+}
+
+fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    toml::from_str(&text).map_err(|e| ConfigError::Parse {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })
+}
+
+/// The model chain of a comma-separated list.
+pub fn split_models(text: Option<&str>) -> Vec<String> {
+    text.unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The URL of the default SQLite database in `data_dir`.
+pub fn sqlite_url(data_dir: &Path) -> String {
+    format!("sqlite://{}", data_dir.join("keel.db").display())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_values_apply_below_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keel.toml");
+        std::fs::write(
+            &path,
+            r#"
+addr = "127.0.0.1:9000"
+allowed_roots = ["/srv"]
+[[tokens]]
+token = "scoped"
+projects = ["p1"]
+[projects.p1]
+roots = ["/srv/p1"]
+[provider]
+model = "a, b"
+approval = "always"
+"#,
+        )
+        .unwrap();
+        let args = ServerArgs {
+            config: Some(path),
+            addr: Some("127.0.0.1:9001".to_owned()),
+            tokens: vec!["all".to_owned()],
+            ..ServerArgs::default()
+        };
+        let config = ServerConfig::resolve(&args).unwrap();
+        assert_eq!(config.addr.port(), 9001);
+        assert_eq!(config.tokens.len(), 2);
+        assert_eq!(config.tokens[1].projects, Some(vec!["p1".to_owned()]));
+        assert_eq!(config.provider.models, vec!["a", "b"]);
+        assert_eq!(config.provider.approval, ApprovalPolicy::Always);
+        assert_eq!(config.roots_for("p1"), &[PathBuf::from("/srv/p1")]);
+        assert_eq!(config.roots_for("other"), &[PathBuf::from("/srv")]);
+    }
+
+    #[test]
+    fn bad_values_are_reported() {
+        let args = ServerArgs {
+            addr: Some("nowhere".to_owned()),
+            ..ServerArgs::default()
+        };
+        assert!(ServerConfig::resolve(&args).is_err());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.toml");
+        std::fs::write(&path, "unknown_key = 1").unwrap();
+        let args = ServerArgs {
+            config: Some(path),
+            ..ServerArgs::default()
+        };
+        assert!(matches!(
+            ServerConfig::resolve(&args),
+            Err(ConfigError::Parse { .. })
+        ));
+    }
+}

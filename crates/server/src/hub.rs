@@ -1,0 +1,222 @@
+//! Per-session broadcast channels carrying committed events to this instance's stream clients.
+//!
+//! Events produced here reach a session's channel from the store's [`keel_store::EventWriter`]
+//! (`WriterOptions::forward`), so only stored events are broadcast. Events produced by another
+//! instance on the same database are announced by [`keel_store::Store::watch`]; [`Hub::relay`]
+//! reads them from the store and broadcasts them. A client drops what it already has by seq.
+//! Each event is encoded once per channel ([`Frame`]) and shared by all its clients.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use keel_events::Event;
+use keel_store::{EventRange, Store};
+use tokio::sync::broadcast;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::frame::Frame;
+
+/// Most events read from the store per relay query.
+const RELAY_PAGE: u32 = 1000;
+/// Events the writers' forward channel holds for the encoder.
+const INGEST_CAPACITY: usize = 1024;
+
+/// One session's channel.
+#[derive(Debug)]
+pub struct Channel {
+    /// Where writers forward stored events (encoded by the channel's encoder task).
+    ingest: broadcast::Sender<Arc<Event>>,
+    /// Encoded frames for clients.
+    tx: broadcast::Sender<Arc<Frame>>,
+    /// Highest seq relayed from the store; `None` until a client subscribes.
+    relayed: tokio::sync::Mutex<Option<u64>>,
+    /// Highest seq a local producer broadcast (through its writer).
+    local_high: AtomicU64,
+    /// Producers of this session running in this process (turns, file runs).
+    local: AtomicUsize,
+}
+
+impl Channel {
+    /// The writers' forward target.
+    pub fn sender(&self) -> broadcast::Sender<Arc<Event>> {
+        self.ingest.clone()
+    }
+
+    /// A new receiver of encoded frames.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Frame>> {
+        self.tx.subscribe()
+    }
+
+    /// Records that a local producer broadcast everything up to `seq`, so relaying never
+    /// repeats it.
+    pub fn mark_local(&self, seq: u64) {
+        self.local_high.fetch_max(seq, Ordering::SeqCst);
+    }
+
+    /// Marks a local producer as running until the guard is dropped.
+    pub fn producing(self: &Arc<Self>) -> ProducingGuard {
+        self.local.fetch_add(1, Ordering::SeqCst);
+        ProducingGuard {
+            channel: Arc::clone(self),
+        }
+    }
+}
+
+/// Counts a local producer while alive.
+#[derive(Debug)]
+pub struct ProducingGuard {
+    channel: Arc<Channel>,
+}
+
+impl Drop for ProducingGuard {
+    fn drop(&mut self) {
+        self.channel.local.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// All sessions' channels.
+#[derive(Debug)]
+pub struct Hub {
+    store: Arc<dyn Store>,
+    capacity: usize,
+    channels: Mutex<HashMap<String, Arc<Channel>>>,
+}
+
+impl Hub {
+    /// Channels with `capacity` events of buffer per client.
+    pub fn new(store: Arc<dyn Store>, capacity: usize) -> Self {
+        Self {
+            store,
+            capacity: capacity.max(1),
+            channels: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The session's channel, created on first use.
+    pub fn channel(&self, session_id: &str) -> Arc<Channel> {
+        let mut channels = self.channels.lock().unwrap_or_else(|p| p.into_inner());
+        Arc::clone(channels.entry(session_id.to_owned()).or_insert_with(|| {
+            let (ingest, ingested) = broadcast::channel(INGEST_CAPACITY);
+            let tx = broadcast::channel(self.capacity).0;
+            tokio::spawn(encode(ingested, tx.clone()));
+            Arc::new(Channel {
+                ingest,
+                tx,
+                relayed: tokio::sync::Mutex::new(None),
+                local_high: AtomicU64::new(0),
+                local: AtomicUsize::new(0),
+            })
+        }))
+    }
+
+    /// A receiver for a stream client of `session_id`. Subscribes first, then (on the first
+    /// subscription) notes the stored end, so relaying starts where the client's store reads
+    /// leave off.
+    pub async fn subscribe(&self, session_id: &str) -> broadcast::Receiver<Arc<Frame>> {
+        let channel = self.channel(session_id);
+        let rx = channel.subscribe();
+        let mut relayed = channel.relayed.lock().await;
+        if relayed.is_none()
+            && let Ok(last) = self.store.last_seq(session_id).await
+        {
+            *relayed = Some(last);
+        }
+        rx
+    }
+
+    /// Number of channels (sessions touched since start).
+    pub fn len(&self) -> usize {
+        self.channels
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
+    }
+
+    /// True when no channel exists.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Forgets channels nobody listens to, nothing produces on and no live session holds.
+    pub fn sweep(&self) {
+        let mut channels = self.channels.lock().unwrap_or_else(|p| p.into_inner());
+        // A channel a live session still holds keeps its writer's broadcasts: keep it.
+        channels.retain(|_, c| {
+            Arc::strong_count(c) > 1
+                || c.tx.receiver_count() > 0
+                || c.local.load(Ordering::SeqCst) > 0
+        });
+    }
+
+    /// The store announced events of `session_id` up to `seq`: if clients here listen and no
+    /// local producer broadcasts them already, read and broadcast what is new.
+    pub async fn relay(&self, session_id: &str, seq: u64) {
+        let channel = {
+            let channels = self.channels.lock().unwrap_or_else(|p| p.into_inner());
+            match channels.get(session_id) {
+                Some(channel) => Arc::clone(channel),
+                None => return,
+            }
+        };
+        if channel.tx.receiver_count() == 0 || channel.local.load(Ordering::SeqCst) > 0 {
+            return;
+        }
+        let mut relayed = channel.relayed.lock().await;
+        let mut cursor = relayed
+            .unwrap_or_else(|| seq.saturating_sub(RELAY_PAGE as u64))
+            .max(channel.local_high.load(Ordering::SeqCst));
+        while cursor < seq {
+            let events = match self
+                .store
+                .read_events(session_id, EventRange::after(cursor).with_limit(RELAY_PAGE))
+                .await
+            {
+                Ok(events) => events,
+                Err(_) => break,
+            };
+            let Some(last) = events.last().map(|e| e.seq) else {
+                break;
+            };
+            for event in &events {
+                let _ = channel.tx.send(Arc::new(Frame::new(event)));
+            }
+            cursor = last;
+        }
+        *relayed = Some(cursor);
+    }
+
+    /// Notices may have been lost: relay every listened-to session up to its stored end.
+    pub async fn resync(&self) {
+        let ids: Vec<String> = {
+            let channels = self.channels.lock().unwrap_or_else(|p| p.into_inner());
+            channels
+                .iter()
+                .filter(|(_, c)| c.tx.receiver_count() > 0)
+                .map(|(id, _)| id.clone())
+                .collect()
+        };
+        for id in ids {
+            if let Ok(seq) = self.store.last_seq(&id).await {
+                self.relay(&id, seq).await;
+            }
+        }
+    }
+}
+
+/// Encodes what writers forward, once, for every client of the channel. Ends when every
+/// writer and the channel are gone. Events it misses (it never should) show up as a gap,
+/// which clients fill from the store.
+async fn encode(mut ingested: broadcast::Receiver<Arc<Event>>, tx: broadcast::Sender<Arc<Frame>>) {
+    loop {
+        match ingested.recv().await {
+            Ok(event) => {
+                if tx.receiver_count() > 0 {
+                    let _ = tx.send(Arc::new(Frame::new(&event)));
+                }
+            }
+            Err(RecvError::Lagged(_)) => {}
+            Err(RecvError::Closed) => return,
+        }
+    }
+}

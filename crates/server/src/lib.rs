@@ -1,0 +1,123 @@
+//! Keel's HTTP server: sessions, turns, approvals, file runs and the Activity Timeline over
+//! axum, with live event streams (SSE and WebSocket) fed from the store.
+//!
+//! Every event a session produces is stored before it is broadcast to that session's stream
+//! clients, so a client resuming by seq (`Last-Event-ID`, `?after=`) from the store never
+//! misses or repeats one. Instances sharing one PostgreSQL database relay each other's
+//! sessions through the store's append notices. The contract is `keel-server-api.md`; the
+//! OpenAPI document is [`openapi_json`].
+//!
+//! # Configuration
+//!
+//! Flags (see [`ServerArgs`]) and their environment variables win over the TOML file given
+//! with `--config`, which wins over defaults. The file's keys:
+//!
+//! ```toml
+//! addr = "127.0.0.1:8787"            # listen address
+//! data_dir = "/var/lib/keel"         # the default SQLite database lives here
+//! database_url = "postgres://…"      # or sqlite://…; default: data_dir/keel.db
+//! stream_key = "…"                   # signs stream tokens; share it between instances
+//! stream_token_ttl_secs = 300
+//! allowed_roots = ["/srv/work"]      # roots for projects without their own
+//! body_limit = 1048576               # bytes
+//! stream_buffer = 4096               # events buffered per stream client
+//!
+//! [[tokens]]
+//! token = "…"                        # bearer token
+//! projects = ["p1"]                  # optional: only these projects
+//!
+//! [projects.p1]
+//! roots = ["/srv/work/p1"]           # workspace roots this project's sessions may use
+//!
+//! [provider]                         # as `keel run` takes them
+//! provider = "openai"                # or "scripted:FILE"
+//! model = "gpt-4o,gpt-4o-mini"       # fallback chain
+//! base_url = "https://…/v1"
+//! max_iterations = 25
+//! approval = "on-dangerous"          # never | on-dangerous | always | deny-dangerous
+//! approve_plans = false
+//! repo_map = true
+//! ```
+
+pub mod api;
+pub mod assets;
+pub mod auth;
+pub mod config;
+pub mod error;
+pub mod frame;
+pub mod hub;
+pub mod interaction;
+pub mod live;
+pub mod openapi;
+pub mod provider;
+pub mod routes;
+pub mod server;
+pub mod state;
+pub mod stream;
+
+pub use config::{ConfigError, ServerArgs, ServerConfig, TokenConfig};
+pub use error::{ApiError, ErrorCode};
+pub use openapi::openapi_json;
+pub use server::{Server, ServerError};
+
+/// Resolves `args`, binds and serves until Ctrl-C or SIGTERM; returns a message for the user
+/// on failure. Used by the `keel-server` binary and `keel serve`. `log` receives start-up
+/// notices (the address, a generated token, provider warnings).
+pub async fn run_from_args(args: ServerArgs, log: impl Fn(&str)) -> Result<(), String> {
+    let mut config = ServerConfig::resolve(&args).map_err(|e| e.to_string())?;
+    if config.tokens.is_empty() {
+        let token = auth::random_token();
+        log(&format!(
+            "no token configured (--token / KEEL_SERVER_TOKEN): using the generated token {token}"
+        ));
+        config.tokens.push(TokenConfig {
+            token,
+            projects: None,
+        });
+    }
+    if let Err(e) = provider::check_provider(&config.provider) {
+        log(&format!(
+            "warning: turns will fail until this is fixed: {e}"
+        ));
+    }
+    let server = Server::bind(config).await.map_err(|e| e.to_string())?;
+    if server.recovered_turns() > 0 {
+        log(&format!(
+            "recovered {} interrupted turn(s): marked failed",
+            server.recovered_turns()
+        ));
+    }
+    log(&format!(
+        "keel-server listening on http://{}",
+        server.local_addr()
+    ));
+    log(&format!(
+        "the Activity Timeline page: http://{}/#token=YOUR_TOKEN",
+        server.local_addr()
+    ));
+    server
+        .run(shutdown_signal())
+        .await
+        .map_err(|e| e.to_string())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}

@@ -1,0 +1,64 @@
+//! The OpenAPI 3.1 document of the HTTP contract, generated with utoipa and committed as
+//! `crates/server/openapi.json`.
+
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+use crate::api;
+use crate::error::{ErrorBody, ErrorDetail};
+use crate::routes::{
+    events, file_runs, health, interactions, sessions, stream_tokens, timeline, turns,
+};
+
+/// The API description.
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "keel-server", description = "Keel's HTTP API: sessions, turns, approvals, live event streams and the Activity Timeline."),
+    paths(
+        health::healthz, health::openapi,
+        sessions::create, sessions::list, sessions::get, sessions::files,
+        turns::create, turns::list, turns::cancel,
+        events::events, events::ws,
+        interactions::approve, interactions::answer,
+        file_runs::create, timeline::timeline, stream_tokens::create,
+    ),
+    components(schemas(
+        ErrorBody, ErrorDetail, api::Health, api::CreateSession, api::SessionMode,
+        api::SessionView, api::SessionList, api::CreateTurn, api::TurnView, api::TurnCreated,
+        api::TurnList, api::Cancelled, api::EventPage, api::ApprovalBody, api::Decision,
+        api::ApprovalResult, api::AnswerBody, api::AnswerResult, api::FileRunBody,
+        api::FileRunStarted, api::Timeline, api::StreamTokenBody, api::StreamToken,
+        api::FileList,
+    )),
+    modifiers(&Security),
+)]
+pub struct ApiDoc;
+
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+        components.add_security_scheme(
+            "stream_token",
+            SecurityScheme::ApiKey(ApiKey::Query(ApiKeyValue::new("token"))),
+        );
+    }
+}
+
+/// The OpenAPI document as pretty JSON with a final newline (what `openapi.json` holds).
+pub fn openapi_json() -> String {
+    let mut doc = ApiDoc::openapi();
+    doc.info.version = env!("CARGO_PKG_VERSION").to_owned();
+    match doc.to_pretty_json() {
+        Ok(mut json) => {
+            json.push('\n');
+            json
+        }
+        Err(e) => format!("{{\"error\": \"{e}\"}}\n"),
+    }
+}

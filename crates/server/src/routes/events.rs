@@ -1,0 +1,226 @@
+//! A session's events: a JSON page, Server-Sent Events, or a WebSocket.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::Json;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::extract::ws::{
+    Message, WebSocket, WebSocketUpgrade, rejection::WebSocketUpgradeRejection,
+};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use futures::{SinkExt, StreamExt};
+use keel_store::EventRange;
+use serde_json::json;
+
+use super::extract::{ApiPath, ApiQuery};
+use crate::api::{EventPage, EventsQuery, WsQuery};
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::frame::{SSE_KEEP_ALIVE, sse_control};
+use crate::state::{SharedState, StreamCaller};
+use crate::stream::{StreamItem, session_stream};
+
+/// Most messages written to a client in one chunk.
+const SSE_BATCH: usize = 256;
+
+/// Events of a session: SSE with `Accept: text/event-stream` or `?stream=sse`, else a page.
+#[utoipa::path(get, path = "/v1/sessions/{id}/events", operation_id = "sessionEvents", tag = "events",
+    params(("id" = String, Path, description = "Session id"), EventsQuery,
+        ("Last-Event-ID" = Option<u64>, Header, description = "SSE resume cursor")),
+    security(("bearer" = []), ("stream_token" = [])),
+    responses(
+        (status = 200, description = "A page of events (JSON) or an SSE stream", body = EventPage),
+        (status = 400, description = "Bad query or Last-Event-ID", body = ErrorBody),
+        (status = 401, description = "No or bad token", body = ErrorBody),
+        (status = 404, description = "Unknown session", body = ErrorBody)))]
+pub async fn events(
+    State(state): State<SharedState>,
+    caller: StreamCaller,
+    ApiPath(id): ApiPath<String>,
+    ApiQuery(query): ApiQuery<EventsQuery>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let wants_sse = query.stream.as_deref() == Some("sse")
+        || headers
+            .get(axum::http::header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("text/event-stream"));
+    if !wants_sse && matches!(caller, StreamCaller::StreamToken(_)) {
+        return Err(ApiError::unauthorized(
+            "stream tokens are accepted only for SSE and WebSocket streams",
+        ));
+    }
+    let scope = caller.session_scope(&state, &id)?;
+    state.visible_session(&scope, &id).await?;
+    if !wants_sse {
+        let after = query.after.unwrap_or(0);
+        let limit = query.limit.unwrap_or(100).clamp(1, 1000);
+        let mut events = state
+            .store
+            .read_events(&id, EventRange::after(after).with_limit(limit + 1))
+            .await?;
+        let has_more = events.len() > limit as usize;
+        events.truncate(limit as usize);
+        let next_after = events.last().map_or(after, |e| e.seq);
+        let events = events
+            .iter()
+            .map(serde_json::to_value)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| ApiError::internal(e.to_string()))?;
+        return Ok(Json(EventPage {
+            events,
+            next_after,
+            has_more,
+        })
+        .into_response());
+    }
+    let after = match headers.get("last-event-id") {
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .ok_or_else(|| ApiError::bad_request("`Last-Event-ID` must be a seq number"))?,
+        None => query.after.unwrap_or(0),
+    };
+    let rx = state.hub.subscribe(&id).await;
+    let stream = session_stream(std::sync::Arc::clone(&state.store), id, rx, after);
+    Ok(sse_response(stream, state.config.keep_alive))
+}
+
+/// An SSE response: messages that are ready together go out in one chunk; a `: keep-alive`
+/// comment goes out whenever nothing was sent for `keep_alive`.
+fn sse_response(
+    stream: impl futures::Stream<Item = StreamItem> + Send + 'static,
+    keep_alive: Duration,
+) -> Response {
+    let chunks = Box::pin(stream.ready_chunks(SSE_BATCH).map(|items| {
+        if let [StreamItem::Event(frame)] = items.as_slice() {
+            return frame.sse.clone();
+        }
+        let mut out = Vec::new();
+        for item in &items {
+            match item {
+                StreamItem::Event(frame) => out.extend_from_slice(&frame.sse),
+                other => out.extend_from_slice(&sse_message(other)),
+            }
+        }
+        Bytes::from(out)
+    }));
+    let body = futures::stream::unfold(chunks, move |mut chunks| async move {
+        match tokio::time::timeout(keep_alive, chunks.next()).await {
+            Ok(Some(bytes)) => Some((Ok::<_, Infallible>(bytes), chunks)),
+            Ok(None) => None,
+            Err(_) => Some((Ok(Bytes::from_static(SSE_KEEP_ALIVE)), chunks)),
+        }
+    });
+    (
+        [
+            (axum::http::header::CONTENT_TYPE, "text/event-stream"),
+            (axum::http::header::CACHE_CONTROL, "no-cache"),
+            (
+                axum::http::HeaderName::from_static("x-accel-buffering"),
+                "no",
+            ),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response()
+}
+
+fn sse_message(item: &StreamItem) -> Bytes {
+    match item {
+        StreamItem::Event(frame) => frame.sse.clone(),
+        StreamItem::Reload { oldest_seq } => sse_control(
+            "reload",
+            &json!({"reason": "retention", "oldest_seq": oldest_seq}),
+        ),
+        StreamItem::Lagged { after_seq } => sse_control("lagged", &json!({"after_seq": after_seq})),
+        StreamItem::Failed { message } => sse_control("error", &json!({"message": message})),
+    }
+}
+
+/// The session's events over a WebSocket: one text frame per event, control frames for
+/// `reload` and `lagged`.
+#[utoipa::path(get, path = "/v1/sessions/{id}/ws", operation_id = "sessionWebSocket", tag = "events",
+    params(("id" = String, Path, description = "Session id"), WsQuery),
+    security(("bearer" = []), ("stream_token" = [])),
+    responses(
+        (status = 101, description = "Switching to WebSocket"),
+        (status = 400, description = "Not a WebSocket request", body = ErrorBody),
+        (status = 401, description = "No or bad token", body = ErrorBody),
+        (status = 404, description = "Unknown session", body = ErrorBody)))]
+pub async fn ws(
+    State(state): State<SharedState>,
+    caller: StreamCaller,
+    ApiPath(id): ApiPath<String>,
+    ApiQuery(query): ApiQuery<WsQuery>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> ApiResult<Response> {
+    let scope = caller.session_scope(&state, &id)?;
+    state.visible_session(&scope, &id).await?;
+    let upgrade = upgrade.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    let after = query.after.unwrap_or(0);
+    let rx = state.hub.subscribe(&id).await;
+    let store = std::sync::Arc::clone(&state.store);
+    let keep_alive = state.config.keep_alive;
+    Ok(upgrade.on_upgrade(move |socket| {
+        serve_ws(socket, session_stream(store, id, rx, after), keep_alive)
+    }))
+}
+
+async fn serve_ws(
+    socket: WebSocket,
+    stream: impl futures::Stream<Item = StreamItem> + Send,
+    keep_alive: Duration,
+) {
+    let (mut sink, mut incoming) = socket.split();
+    let mut stream = std::pin::pin!(stream.ready_chunks(SSE_BATCH));
+    let mut ping = tokio::time::interval(keep_alive);
+    ping.tick().await;
+    'serve: loop {
+        tokio::select! {
+            items = stream.next() => {
+                let Some(items) = items else { break };
+                let mut last = false;
+                for item in items {
+                    let text = match item {
+                        StreamItem::Event(frame) => frame.json.to_string(),
+                        StreamItem::Reload { oldest_seq } => json!({
+                            "control": "reload", "reason": "retention", "oldest_seq": oldest_seq
+                        })
+                        .to_string(),
+                        StreamItem::Lagged { after_seq } => {
+                            last = true;
+                            json!({"control": "lagged", "after_seq": after_seq}).to_string()
+                        }
+                        StreamItem::Failed { message } => {
+                            last = true;
+                            json!({"control": "error", "message": message}).to_string()
+                        }
+                    };
+                    if sink.feed(Message::Text(text.into())).await.is_err() {
+                        return;
+                    }
+                }
+                if sink.flush().await.is_err() {
+                    return;
+                }
+                if last {
+                    break 'serve;
+                }
+            }
+            message = incoming.next() => match message {
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                Some(Ok(_)) => {}
+            },
+            _ = ping.tick() => {
+                if sink.send(Message::Ping(Vec::new().into())).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+    let _ = sink.send(Message::Close(None)).await;
+}

@@ -1,0 +1,99 @@
+//! The HTTP routes and the router that binds them.
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+
+use crate::error::{ApiError, ErrorCode};
+use crate::state::SharedState;
+
+pub mod events;
+pub mod extract;
+pub mod file_runs;
+pub mod health;
+pub mod interactions;
+pub mod sessions;
+pub mod stream_tokens;
+pub mod timeline;
+pub mod turns;
+
+/// The server's router over `state`.
+pub fn router(state: SharedState) -> Router {
+    let body_limit = state.config.body_limit;
+    Router::new()
+        .route("/", get(index))
+        .route("/assets/{*path}", get(asset))
+        .route("/healthz", get(health::healthz))
+        .route("/openapi.json", get(health::openapi))
+        .route("/v1/sessions", post(sessions::create).get(sessions::list))
+        .route("/v1/sessions/{id}", get(sessions::get))
+        .route("/v1/sessions/{id}/files", get(sessions::files))
+        .route(
+            "/v1/sessions/{id}/turns",
+            post(turns::create).get(turns::list),
+        )
+        .route("/v1/sessions/{id}/cancel", post(turns::cancel))
+        .route("/v1/sessions/{id}/events", get(events::events))
+        .route("/v1/sessions/{id}/ws", get(events::ws))
+        .route(
+            "/v1/sessions/{id}/approvals/{approval_id}",
+            post(interactions::approve),
+        )
+        .route(
+            "/v1/sessions/{id}/questions/{question_id}",
+            post(interactions::answer),
+        )
+        .route("/v1/sessions/{id}/file-runs", post(file_runs::create))
+        .route(
+            "/v1/projects/{project_id}/timeline",
+            get(timeline::timeline),
+        )
+        .route("/v1/stream-tokens", post(stream_tokens::create))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(body_limit))
+        .with_state(state)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::not_found("no such route")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        "this route does not take that method",
+    )
+}
+
+fn serve_asset(path: &str) -> Response {
+    match crate::assets::get(path) {
+        Some(asset) => (
+            [
+                (header::CONTENT_TYPE, asset.content_type),
+                (header::CACHE_CONTROL, cache_control(path)),
+            ],
+            asset.bytes,
+        )
+            .into_response(),
+        None => ApiError::not_found(format!("no asset `{path}`")).into_response(),
+    }
+}
+
+fn cache_control(path: &str) -> &'static str {
+    if path.is_empty() || path.ends_with(".html") {
+        "no-cache"
+    } else {
+        "public, max-age=31536000, immutable"
+    }
+}
+
+async fn index() -> Response {
+    serve_asset("")
+}
+
+async fn asset(axum::extract::Path(path): axum::extract::Path<String>) -> Response {
+    serve_asset(&format!("assets/{path}"))
+}

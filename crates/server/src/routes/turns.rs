@@ -1,0 +1,98 @@
+//! Turns: start one (idempotent by request id), list them, cancel the running one.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+
+use super::extract::{ApiJson, ApiPath};
+use crate::api::{Cancelled, CreateTurn, TurnCreated, TurnList, TurnView};
+use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
+use crate::live::StartError;
+use crate::state::{Caller, SharedState};
+
+/// Starts a turn.
+#[utoipa::path(post, path = "/v1/sessions/{id}/turns", operation_id = "createTurn", tag = "turns", request_body = CreateTurn,
+    params(("id" = String, Path, description = "Session id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 202, description = "Turn started", body = TurnCreated),
+        (status = 200, description = "The request id already started this turn", body = TurnCreated),
+        (status = 400, description = "Malformed JSON", body = ErrorBody),
+        (status = 401, description = "No or bad token", body = ErrorBody),
+        (status = 404, description = "Unknown session", body = ErrorBody),
+        (status = 409, description = "`turn_running`, or `conflict`: the request id was used for another input", body = ErrorBody),
+        (status = 422, description = "Invalid fields", body = ErrorBody)))]
+pub async fn create(
+    State(state): State<SharedState>,
+    Caller(scope): Caller,
+    ApiPath(id): ApiPath<String>,
+    ApiJson(body): ApiJson<CreateTurn>,
+) -> ApiResult<(StatusCode, Json<TurnCreated>)> {
+    state.visible_session(&scope, &id).await?;
+    if uuid::Uuid::parse_str(&body.request_id).is_err() {
+        return Err(ApiError::unprocessable("`request_id` must be a UUID"));
+    }
+    if body.input.trim().is_empty() {
+        return Err(ApiError::unprocessable("`input` must not be empty"));
+    }
+    let live = state.live(&id);
+    match live.start_turn(&state, body.request_id, body.input).await {
+        Ok((turn, created)) => {
+            let status = if created {
+                StatusCode::ACCEPTED
+            } else {
+                StatusCode::OK
+            };
+            Ok((
+                status,
+                Json(TurnCreated {
+                    turn: turn.into(),
+                    created,
+                }),
+            ))
+        }
+        Err(StartError::Running) => Err(ApiError::new(
+            ErrorCode::TurnRunning,
+            "a turn is already running in this session",
+        )),
+        Err(StartError::Api(e)) => Err(e),
+    }
+}
+
+/// The session's turns, oldest first.
+#[utoipa::path(get, path = "/v1/sessions/{id}/turns", operation_id = "listTurns", tag = "turns",
+    params(("id" = String, Path, description = "Session id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Turns", body = TurnList),
+        (status = 401, description = "No or bad token", body = ErrorBody),
+        (status = 404, description = "Unknown session", body = ErrorBody)))]
+pub async fn list(
+    State(state): State<SharedState>,
+    Caller(scope): Caller,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<Json<TurnList>> {
+    state.visible_session(&scope, &id).await?;
+    let turns = state.store.list_turns(&id).await?;
+    Ok(Json(TurnList {
+        turns: turns.into_iter().map(TurnView::from).collect(),
+    }))
+}
+
+/// Cancels the running turn (and file runs) of the session.
+#[utoipa::path(post, path = "/v1/sessions/{id}/cancel", operation_id = "cancelSession", tag = "turns",
+    params(("id" = String, Path, description = "Session id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 202, description = "Whether anything was running", body = Cancelled),
+        (status = 401, description = "No or bad token", body = ErrorBody),
+        (status = 404, description = "Unknown session", body = ErrorBody)))]
+pub async fn cancel(
+    State(state): State<SharedState>,
+    Caller(scope): Caller,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<(StatusCode, Json<Cancelled>)> {
+    state.visible_session(&scope, &id).await?;
+    let cancelled = state.live_if_any(&id).is_some_and(|live| live.cancel());
+    Ok((StatusCode::ACCEPTED, Json(Cancelled { cancelled })))
+}

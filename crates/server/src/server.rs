@@ -1,0 +1,168 @@
+//! Starting the server: open the store, recover turns an earlier process left running, follow
+//! the store's append notices, and serve the router.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use keel_store::{SessionStatus, WatchNotice};
+use tokio::net::TcpListener;
+
+use crate::config::ServerConfig;
+use crate::routes::router;
+use crate::state::{AppState, SharedState};
+
+/// How often channels and live sessions nobody uses are forgotten.
+const SWEEP_EVERY: Duration = Duration::from_secs(60);
+/// How long a session stays loaded after its last turn or file run.
+const IDLE_EVICTION: Duration = Duration::from_secs(600);
+
+/// Why the server could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The store could not be opened or read.
+    #[error("store: {0}")]
+    Store(#[from] keel_store::StoreError),
+    /// The data folder could not be created.
+    #[error("cannot create the data folder `{path}`: {source}")]
+    DataDir {
+        /// The folder.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The address could not be bound, or serving failed.
+    #[error("{what} {addr}: {source}")]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// A bound server, ready to run.
+#[derive(Debug)]
+pub struct Server {
+    state: SharedState,
+    listener: TcpListener,
+    addr: SocketAddr,
+    recovered: usize,
+}
+
+impl Server {
+    /// Opens the store, recovers interrupted turns and binds the listen address.
+    pub async fn bind(config: ServerConfig) -> Result<Self, ServerError> {
+        if config.database_url.starts_with("sqlite:") {
+            std::fs::create_dir_all(&config.data_dir).map_err(|source| ServerError::DataDir {
+                path: config.data_dir.clone(),
+                source,
+            })?;
+        }
+        let store = keel_store::open(&config.database_url).await?;
+        let addr = config.addr;
+        let state = Arc::new(AppState::new(config, store));
+        let recovered = recover(&state).await?;
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| ServerError::Io {
+                what: "cannot listen on",
+                addr,
+                source,
+            })?;
+        let addr = listener.local_addr().map_err(|source| ServerError::Io {
+            what: "cannot read the address of",
+            addr,
+            source,
+        })?;
+        Ok(Self {
+            state,
+            listener,
+            addr,
+            recovered,
+        })
+    }
+
+    /// The address actually bound (useful with port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// How many interrupted turns were failed at start.
+    pub fn recovered_turns(&self) -> usize {
+        self.recovered
+    }
+
+    /// The shared state (for embedding and tests).
+    pub fn state(&self) -> &SharedState {
+        &self.state
+    }
+
+    /// Serves until `shutdown` completes.
+    pub async fn run(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServerError> {
+        let watcher = tokio::spawn(follow_store(Arc::clone(&self.state)));
+        let app = router(Arc::clone(&self.state));
+        let result = axum::serve(self.listener, app)
+            .with_graceful_shutdown(shutdown)
+            .await
+            .map_err(|source| ServerError::Io {
+                what: "serving on",
+                addr: self.addr,
+                source,
+            });
+        watcher.abort();
+        result
+    }
+}
+
+/// Fails turns an earlier process left running: each gets a `system.error` event on its
+/// session (continuing the stored seq), and its session is marked failed.
+pub async fn recover(state: &AppState) -> Result<usize, ServerError> {
+    let turns = state.store.fail_running_turns().await?;
+    for turn in &turns {
+        let live = state.live(&turn.session_id);
+        live.record_interrupted(state, turn).await?;
+        state
+            .store
+            .set_session_status(&turn.session_id, SessionStatus::Failed)
+            .await?;
+    }
+    Ok(turns.len())
+}
+
+/// Relays events other instances append (and anything a client could have missed) to this
+/// instance's stream clients, and forgets idle channels now and then.
+async fn follow_store(state: SharedState) {
+    let mut sweep = tokio::time::interval(SWEEP_EVERY);
+    let mut watch = state.store.watch().await.ok();
+    loop {
+        tokio::select! {
+            notice = async {
+                match watch.as_mut() {
+                    Some(w) => w.recv().await,
+                    None => std::future::pending().await,
+                }
+            } => match notice {
+                Some(WatchNotice::Appended(notice)) => {
+                    let hub = Arc::clone(&state.hub);
+                    tokio::spawn(async move { hub.relay(&notice.session_id, notice.seq).await });
+                }
+                Some(WatchNotice::Resync) => {
+                    let hub = Arc::clone(&state.hub);
+                    tokio::spawn(async move { hub.resync().await });
+                }
+                None => watch = None,
+            },
+            _ = sweep.tick() => {
+                state.evict_idle(IDLE_EVICTION);
+                state.hub.sweep();
+            }
+        }
+    }
+}

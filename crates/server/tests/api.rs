@@ -1,0 +1,103 @@
+//! The HTTP contract on SQLite: every route, auth, bad input, turns, approvals, questions,
+//! cancellation, file runs and the timeline, over real HTTP on loopback.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{Options, TestServer, scenarios};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_and_openapi() {
+    let s = TestServer::start(Options::new("simple.json")).await;
+    scenarios::health_and_openapi(&s, "sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_on_every_route() {
+    let s = TestServer::start(Options::new("simple.json")).await;
+    scenarios::auth_everywhere(&s).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_and_idempotent_turns() {
+    let s = TestServer::start(Options::new("simple.json")).await;
+    scenarios::session_and_turn(&s).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_is_4xx() {
+    let s = TestServer::start(Options::new("simple.json")).await;
+    scenarios::bad_input(&s).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn questions_and_turn_running() {
+    let s = TestServer::start(Options::new("question.json")).await;
+    scenarios::question_and_turn_running(&s).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approvals_approve_and_reject() {
+    let s = TestServer::start(Options::new("approval.json")).await;
+    scenarios::approvals(&s).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_a_running_turn() {
+    let s = TestServer::start(Options::new("sleep.json")).await;
+    scenarios::cancel(&s).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_runs_stream_exec_events() {
+    let s = TestServer::start(Options::new("simple.json")).await;
+    scenarios::file_run(&s).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn project_timeline() {
+    let s = TestServer::start(Options::new("move.json")).await;
+    scenarios::timeline(&s).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_is_served_without_a_token() {
+    let s = TestServer::start(Options::new("simple.json")).await;
+    let response = s.client.get(s.url("/")).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let page = response.text().await.unwrap();
+    let script = page
+        .split('"')
+        .find(|s| s.starts_with("/assets/") && s.ends_with(".js"))
+        .expect("the page references a script");
+    let response = s.client.get(s.url(script)).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let response = s
+        .client
+        .get(s.url("/assets/missing.js"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404);
+}
+
+#[test]
+fn openapi_json_is_committed_and_current() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi.json");
+    let generated = keel_server::openapi_json();
+    if std::env::var_os("KEEL_UPDATE_OPENAPI").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "crates/server/openapi.json is out of date: run \
+         `KEEL_UPDATE_OPENAPI=1 cargo test -p keel-server --test api openapi` (or `cargo xtask codegen`)"
+    );
+}

@@ -1,0 +1,460 @@
+//! Test harness: a keel-server on a loopback port with a scripted provider, a reqwest client,
+//! a small SSE parser, and scenarios shared by the SQLite and PostgreSQL runs.
+#![allow(
+    dead_code,
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+
+pub mod scenarios;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use futures::StreamExt;
+use keel_server::{Server, ServerConfig, TokenConfig};
+use keel_tools::ApprovalPolicy;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use tokio::sync::oneshot;
+
+/// Token seeing every project.
+pub const ALL: &str = "test-token-all";
+/// Token seeing only project p1.
+pub const P1: &str = "test-token-p1";
+/// Token seeing only project p2.
+pub const P2: &str = "test-token-p2";
+/// Stream key shared by instances in a test.
+pub const STREAM_KEY: &str = "shared-stream-key";
+
+pub fn script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/scripts")
+        .join(name)
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub script: String,
+    pub stream_buffer: usize,
+    pub database_url: Option<String>,
+    pub approval: ApprovalPolicy,
+    pub body_limit: usize,
+    pub keep_alive: Duration,
+    /// Allowed root shared with another server (default: a fresh temporary folder).
+    pub workspace: Option<PathBuf>,
+}
+
+impl Options {
+    pub fn new(script: &str) -> Self {
+        Self {
+            script: script.to_owned(),
+            stream_buffer: 4096,
+            database_url: None,
+            approval: ApprovalPolicy::OnDangerous,
+            body_limit: 64 * 1024,
+            keep_alive: Duration::from_secs(15),
+            workspace: None,
+        }
+    }
+}
+
+pub fn tokens() -> Vec<TokenConfig> {
+    vec![
+        TokenConfig {
+            token: ALL.into(),
+            projects: None,
+        },
+        TokenConfig {
+            token: P1.into(),
+            projects: Some(vec!["p1".into()]),
+        },
+        TokenConfig {
+            token: P2.into(),
+            projects: Some(vec!["p2".into()]),
+        },
+    ]
+}
+
+pub struct TestServer {
+    pub base: String,
+    pub store: std::sync::Arc<dyn keel_store::Store>,
+    pub client: reqwest::Client,
+    pub workspace: PathBuf,
+    _workspace_dir: TempDir,
+    _data: TempDir,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl TestServer {
+    pub async fn start(options: Options) -> Self {
+        let workspace_dir = tempfile::tempdir().unwrap();
+        Self::start_in(options, workspace_dir).await
+    }
+
+    /// A server whose allowed root is `workspace_dir`.
+    pub async fn start_in(options: Options, workspace_dir: TempDir) -> Self {
+        let data = tempfile::tempdir().unwrap();
+        let workspace = match &options.workspace {
+            Some(shared) => shared.canonicalize().unwrap(),
+            None => workspace_dir.path().canonicalize().unwrap(),
+        };
+        let mut config = ServerConfig::new(data.path());
+        config.addr = "127.0.0.1:0".parse().unwrap();
+        if let Some(url) = &options.database_url {
+            config.database_url = url.clone();
+        }
+        config.tokens = tokens();
+        config.stream_key = Some(STREAM_KEY.as_bytes().to_vec());
+        config.default_roots = vec![workspace.clone()];
+        config.provider.provider = format!("scripted:{}", script(&options.script).display());
+        config.provider.repo_map = false;
+        config.provider.approval = options.approval;
+        config.provider.max_iterations = 10;
+        config.stream_buffer = options.stream_buffer;
+        config.body_limit = options.body_limit;
+        config.keep_alive = options.keep_alive;
+        let server = Server::bind(config).await.unwrap();
+        let base = format!("http://{}", server.local_addr());
+        let store = std::sync::Arc::clone(&server.state().store);
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            server
+                .run(async move {
+                    let _ = rx.await;
+                })
+                .await
+                .unwrap();
+        });
+        Self {
+            base,
+            store,
+            client: client(),
+            workspace,
+            _workspace_dir: workspace_dir,
+            _data: data,
+            shutdown: Some(tx),
+            task: Some(task),
+        }
+    }
+
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    pub async fn request(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let mut request = self.client.request(method, self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        let value = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        (status, value)
+    }
+
+    pub async fn get(&self, path: &str, token: &str) -> (StatusCode, Value) {
+        self.request(reqwest::Method::GET, path, Some(token), None)
+            .await
+    }
+
+    pub async fn post(&self, path: &str, token: &str, body: Value) -> (StatusCode, Value) {
+        self.request(reqwest::Method::POST, path, Some(token), Some(body))
+            .await
+    }
+
+    /// Posts raw bytes with a JSON content type.
+    pub async fn post_raw(&self, path: &str, token: &str, body: Vec<u8>) -> (StatusCode, Value) {
+        let response = self
+            .client
+            .post(self.url(path))
+            .bearer_auth(token)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    pub async fn create_session(&self, project: &str, token: &str) -> String {
+        let (status, body) = self
+            .post(
+                "/v1/sessions",
+                token,
+                json!({"project_id": project, "root": self.workspace.to_str().unwrap(), "title": "t"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        body["id"].as_str().unwrap().to_owned()
+    }
+
+    pub async fn start_turn(&self, session: &str, input: &str) -> Value {
+        let (status, body) = self
+            .post(
+                &format!("/v1/sessions/{session}/turns"),
+                ALL,
+                json!({"request_id": uuid::Uuid::now_v7().to_string(), "input": input}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+        body["turn"].clone()
+    }
+
+    /// Polls until the turn has ended; returns it.
+    pub async fn wait_turn(&self, session: &str, turn_id: &str) -> Value {
+        for _ in 0..600 {
+            let (_, body) = self
+                .get(&format!("/v1/sessions/{session}/turns"), ALL)
+                .await;
+            if let Some(turn) = body["turns"]
+                .as_array()
+                .and_then(|turns| turns.iter().find(|t| t["id"] == turn_id))
+                && turn["status"] != "running"
+            {
+                return turn.clone();
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("turn {turn_id} did not end");
+    }
+
+    /// Every stored event of the session, through the paged JSON route.
+    pub async fn events(&self, session: &str) -> Vec<Value> {
+        let mut out = Vec::new();
+        let mut after = 0;
+        loop {
+            let (status, body) = self
+                .get(
+                    &format!("/v1/sessions/{session}/events?after={after}&limit=1000"),
+                    ALL,
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            out.extend(body["events"].as_array().unwrap().iter().cloned());
+            after = body["next_after"].as_u64().unwrap();
+            if !body["has_more"].as_bool().unwrap() {
+                return out;
+            }
+        }
+    }
+
+    /// Waits until an event of `event_type` is stored; returns it.
+    pub async fn wait_event(&self, session: &str, event_type: &str) -> Value {
+        for _ in 0..600 {
+            if let Some(event) = self
+                .events(session)
+                .await
+                .into_iter()
+                .find(|e| e["type"] == event_type)
+            {
+                return event;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("no {event_type} event");
+    }
+
+    pub async fn stream_token(&self, session: &str, token: &str) -> String {
+        let (status, body) = self
+            .post("/v1/stream-tokens", token, json!({"session_id": session}))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        body["token"].as_str().unwrap().to_owned()
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+/// A reqwest client (rustls needs its crypto provider installed first).
+pub fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
+/// One parsed SSE message.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SseMessage {
+    pub id: Option<String>,
+    pub event: Option<String>,
+    pub data: String,
+}
+
+/// Reads SSE messages from a response body, skipping comments.
+pub struct SseReader {
+    stream: futures::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+    buffer: String,
+    pub comments: usize,
+}
+
+impl SseReader {
+    pub fn new(response: reqwest::Response) -> Self {
+        Self {
+            stream: response.bytes_stream().boxed(),
+            buffer: String::new(),
+            comments: 0,
+        }
+    }
+
+    /// The next message; `None` when the stream ended.
+    pub async fn next(&mut self) -> Option<SseMessage> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let mut message = SseMessage::default();
+                let mut has_field = false;
+                for line in block.lines() {
+                    if let Some(comment) = line.strip_prefix(':') {
+                        let _ = comment;
+                        self.comments += 1;
+                        continue;
+                    }
+                    let (name, value) = line.split_once(':').unwrap_or((line, ""));
+                    let value = value.strip_prefix(' ').unwrap_or(value);
+                    has_field = true;
+                    match name {
+                        "id" => message.id = Some(value.to_owned()),
+                        "event" => message.event = Some(value.to_owned()),
+                        "data" => {
+                            if !message.data.is_empty() {
+                                message.data.push('\n');
+                            }
+                            message.data.push_str(value);
+                        }
+                        _ => {}
+                    }
+                }
+                if has_field {
+                    return Some(message);
+                }
+                continue;
+            }
+            match self.stream.next().await {
+                Some(Ok(chunk)) => self.buffer.push_str(&String::from_utf8_lossy(&chunk)),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The next message within `timeout`.
+    pub async fn next_within(&mut self, timeout: Duration) -> Option<SseMessage> {
+        tokio::time::timeout(timeout, self.next())
+            .await
+            .ok()
+            .flatten()
+    }
+}
+
+/// Opens the SSE stream of a session.
+pub async fn open_sse(
+    server: &TestServer,
+    session: &str,
+    auth: SseAuth<'_>,
+    last_event_id: Option<u64>,
+) -> reqwest::Response {
+    let mut url = server.url(&format!("/v1/sessions/{session}/events"));
+    let mut request = server.client.get(&url);
+    match auth {
+        SseAuth::Bearer(token) => request = request.bearer_auth(token),
+        SseAuth::StreamToken(token) => {
+            url = format!("{url}?token={token}");
+            request = server.client.get(&url);
+        }
+    }
+    request = request.header("accept", "text/event-stream");
+    if let Some(id) = last_event_id {
+        request = request.header("last-event-id", id.to_string());
+    }
+    request.send().await.unwrap()
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum SseAuth<'a> {
+    Bearer(&'a str),
+    StreamToken(&'a str),
+}
+
+/// A fresh PostgreSQL database for one test, when `KEEL_TEST_DATABASE_URL` is set.
+pub async fn fresh_postgres() -> Option<String> {
+    use sqlx::Connection;
+    let admin = std::env::var("KEEL_TEST_DATABASE_URL").ok()?;
+    let name = format!("keel_srv_{}", uuid::Uuid::now_v7().simple());
+    let mut conn = sqlx::PgConnection::connect(&admin).await.unwrap();
+    drop_stale_databases(&mut conn).await;
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let base = match admin.rfind('/') {
+        Some(i) if admin[..i].ends_with(|c: char| c != '/') => admin[..i].to_owned(),
+        _ => admin.clone(),
+    };
+    Some(format!("{base}/{name}"))
+}
+
+/// Drops databases earlier test runs created more than an hour ago (their names carry a UUID
+/// v7, whose first 48 bits are the creation time in milliseconds).
+async fn drop_stale_databases(conn: &mut sqlx::PgConnection) {
+    use sqlx::Row;
+    let Ok(rows) = sqlx::query("SELECT datname FROM pg_database WHERE datname LIKE 'keel_srv_%'")
+        .fetch_all(&mut *conn)
+        .await
+    else {
+        return;
+    };
+    let now = chrono::Utc::now().timestamp_millis();
+    for row in rows {
+        let name: String = row.get(0);
+        let Some(millis) = name
+            .strip_prefix("keel_srv_")
+            .and_then(|hex| hex.get(..12))
+            .and_then(|hex| i64::from_str_radix(hex, 16).ok())
+        else {
+            continue;
+        };
+        if now - millis > 3_600_000 {
+            let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+            )))
+            .execute(&mut *conn)
+            .await;
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! The API and streams on PostgreSQL, and two server instances on one database streaming each
+//! other's sessions. Runs only when `KEEL_TEST_DATABASE_URL` is set (each test creates its own
+//! database there); otherwise each test returns at once.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::{ALL, Options, SseAuth, SseReader, TestServer, fresh_postgres, open_sse, scenarios};
+use serde_json::Value;
+
+async fn server(script: &str) -> Option<TestServer> {
+    let url = fresh_postgres().await?;
+    let mut options = Options::new(script);
+    options.database_url = Some(url);
+    Some(TestServer::start(options).await)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_health_auth_and_bad_input() {
+    let Some(s) = server("simple.json").await else {
+        return;
+    };
+    scenarios::health_and_openapi(&s, "postgres").await;
+    scenarios::auth_everywhere(&s).await;
+    scenarios::bad_input(&s).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_sessions_and_turns() {
+    let Some(s) = server("simple.json").await else {
+        return;
+    };
+    scenarios::session_and_turn(&s).await;
+    scenarios::file_run(&s).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_questions_and_turn_running() {
+    let Some(s) = server("question.json").await else {
+        return;
+    };
+    scenarios::question_and_turn_running(&s).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_approvals() {
+    let Some(s) = server("approval.json").await else {
+        return;
+    };
+    scenarios::approvals(&s).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_cancel() {
+    let Some(s) = server("sleep.json").await else {
+        return;
+    };
+    scenarios::cancel(&s).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_timeline() {
+    let Some(s) = server("move.json").await else {
+        return;
+    };
+    scenarios::timeline(&s).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_sse_resume() {
+    let Some(s) = server("chatty.json").await else {
+        return;
+    };
+    scenarios::sse_resume(&s).await;
+}
+
+/// Reads SSE until `agent.end`; returns the seqs.
+async fn read_until_end(reader: &mut SseReader) -> Vec<u64> {
+    let mut seqs = Vec::new();
+    while let Some(message) = reader.next_within(Duration::from_secs(30)).await {
+        assert_ne!(message.event.as_deref(), Some("lagged"));
+        let event: Value = serde_json::from_str(&message.data).unwrap();
+        seqs.push(event["seq"].as_u64().unwrap());
+        if event["type"] == "agent.end" {
+            return seqs;
+        }
+    }
+    panic!("the stream ended without agent.end after {seqs:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_stream_each_others_sessions() {
+    let Some(url) = fresh_postgres().await else {
+        return;
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let mut options = Options::new("chatty.json");
+    options.database_url = Some(url);
+    options.workspace = Some(workspace.path().to_owned());
+    let a = TestServer::start(options.clone()).await;
+    let b = TestServer::start(options).await;
+
+    let id = a.create_session("p1", ALL).await;
+    // A client of B, subscribed before the turn starts on A.
+    let mut on_b = SseReader::new(open_sse(&b, &id, SseAuth::Bearer(ALL), None).await);
+    let turn = a.start_turn(&id, "talk on a").await;
+    let seqs = read_until_end(&mut on_b).await;
+    scenarios::assert_gap_free(&seqs);
+    a.wait_turn(&id, turn["id"].as_str().unwrap()).await;
+    let stored = a.events(&id).await.len();
+    assert_eq!(seqs.len(), stored);
+
+    // The next turn runs on B; a client of A (resuming from its cursor) sees it live.
+    let mut on_a =
+        SseReader::new(open_sse(&a, &id, SseAuth::Bearer(ALL), Some(stored as u64)).await);
+    let turn = b.start_turn(&id, "talk on b").await;
+    let more = read_until_end(&mut on_a).await;
+    assert_eq!(more.first(), Some(&(stored as u64 + 1)));
+    let mut all = seqs.clone();
+    all.extend(&more);
+    scenarios::assert_gap_free(&all);
+    let turn = b.wait_turn(&id, turn["id"].as_str().unwrap()).await;
+    assert!(turn["status"].is_string());
+    assert_eq!(b.events(&id).await.len(), all.len());
+    // B's stream token works on A (shared signing key).
+    let token = b.stream_token(&id, ALL).await;
+    let response = open_sse(&a, &id, SseAuth::StreamToken(&token), None).await;
+    assert_eq!(response.status(), 200);
+}

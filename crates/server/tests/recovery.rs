@@ -1,0 +1,211 @@
+//! Crash recovery with the real binary: a turn running a 30 s command, `kill -9`, a restart on
+//! the same data folder: the turn is failed with a `system.error`, the seq has no gap, and the
+//! session takes new turns.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+const TOKEN: &str = "recovery-token";
+
+struct Running {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(data: &Path, workspace: &Path, script: &str) -> Running {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_keel-server"))
+        .args([
+            "--addr",
+            "127.0.0.1:0",
+            "--token",
+            TOKEN,
+            "--repo-map",
+            "false",
+        ])
+        .arg("--data-dir")
+        .arg(data)
+        .arg("--allow-root")
+        .arg(workspace)
+        .arg("--provider")
+        .arg(format!("scripted:{}", common::script(script).display()))
+        .env_remove("KEEL_SERVER_TOKEN")
+        .env_remove("KEEL_DATABASE_URL")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(addr) = line.strip_prefix("keel-server listening on ") {
+                let _ = tx.send(addr.to_owned());
+            }
+        }
+    });
+    let base = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the server did not start");
+    Running { child, base }
+}
+
+async fn call(
+    client: &reqwest::Client,
+    method: reqwest::Method,
+    url: String,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let mut request = client.request(method, url).bearer_auth(TOKEN);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+async fn events(client: &reqwest::Client, base: &str, session: &str) -> Vec<Value> {
+    let (_, page) = call(
+        client,
+        reqwest::Method::GET,
+        format!("{base}/v1/sessions/{session}/events?limit=1000"),
+        None,
+    )
+    .await;
+    page["events"].as_array().unwrap().clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_dash_nine_mid_turn_then_restart() {
+    let data = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let client = common::client();
+
+    let server = start(data.path(), workspace.path(), "sleep.json");
+    let (status, session) = call(
+        &client,
+        reqwest::Method::POST,
+        format!("{}/v1/sessions", server.base),
+        Some(json!({"project_id": "p", "root": workspace.path()})),
+    )
+    .await;
+    assert_eq!(status, 201, "{session}");
+    let id = session["id"].as_str().unwrap().to_owned();
+    let (status, turn) = call(
+        &client,
+        reqwest::Method::POST,
+        format!("{}/v1/sessions/{id}/turns", server.base),
+        Some(json!({"request_id": uuid::Uuid::now_v7().to_string(), "input": "wait"})),
+    )
+    .await;
+    assert_eq!(status, 202, "{turn}");
+    let turn_id = turn["turn"]["id"].as_str().unwrap().to_owned();
+    // Wait until `sleep 30` is running.
+    let mut started = false;
+    for _ in 0..200 {
+        if events(&client, &server.base, &id)
+            .await
+            .iter()
+            .any(|e| e["type"] == "run.tool.start")
+        {
+            started = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(started, "the command never started");
+    let before = events(&client, &server.base, &id).await.len();
+
+    // kill -9.
+    let mut server = server;
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    drop(server);
+
+    let server = start(data.path(), workspace.path(), "simple.json");
+    let (_, turns) = call(
+        &client,
+        reqwest::Method::GET,
+        format!("{}/v1/sessions/{id}/turns", server.base),
+        None,
+    )
+    .await;
+    let turn = &turns["turns"][0];
+    assert_eq!(turn["id"], turn_id.as_str());
+    assert_eq!(turn["status"], "failed", "{turn}");
+    assert!(turn["error"].is_string());
+    let (_, shown) = call(
+        &client,
+        reqwest::Method::GET,
+        format!("{}/v1/sessions/{id}", server.base),
+        None,
+    )
+    .await;
+    assert_eq!(shown["status"], "failed");
+
+    let after = events(&client, &server.base, &id).await;
+    assert!(after.len() > before);
+    let seqs: Vec<u64> = after.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert_eq!(
+        seqs,
+        (1..=seqs.len() as u64).collect::<Vec<_>>(),
+        "gap in seq"
+    );
+    let last = after.last().unwrap();
+    assert_eq!(last["type"], "system.error", "{last}");
+    assert_eq!(last["payload"]["error_type"], "interrupted");
+    assert_eq!(shown["last_seq"], seqs.len() as u64);
+
+    // The session takes a new turn, continuing the seq.
+    let (status, turn) = call(
+        &client,
+        reqwest::Method::POST,
+        format!("{}/v1/sessions/{id}/turns", server.base),
+        Some(json!({"request_id": uuid::Uuid::now_v7().to_string(), "input": "hello again"})),
+    )
+    .await;
+    assert_eq!(status, 202, "{turn}");
+    let new_id = turn["turn"]["id"].as_str().unwrap().to_owned();
+    let mut status = Value::Null;
+    for _ in 0..200 {
+        let (_, turns) = call(
+            &client,
+            reqwest::Method::GET,
+            format!("{}/v1/sessions/{id}/turns", server.base),
+            None,
+        )
+        .await;
+        let turn = turns["turns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["id"] == new_id.as_str())
+            .unwrap()
+            .clone();
+        if turn["status"] != "running" {
+            status = turn["status"].clone();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(status, "completed");
+    let all = events(&client, &server.base, &id).await;
+    let seqs: Vec<u64> = all.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
+    assert!(all.len() > after.len());
+    assert_eq!(all.last().unwrap()["type"], "agent.end");
+}

@@ -1,0 +1,46 @@
+import type { Session } from "../api";
+
+function when(ts: string): string {
+  const date = new Date(ts);
+  return Number.isNaN(date.getTime()) ? ts : date.toLocaleString();
+}
+
+/** The sessions visible to the token, newest first. */
+export function SessionList(props: {
+  sessions: Session[];
+  selected: string | null;
+  onSelect(id: string): void;
+  error?: string | undefined;
+}) {
+  return (
+    <section className="session-list" aria-labelledby="sessions-heading">
+      <h2 id="sessions-heading">Sessions</h2>
+      {props.error && (
+        <p role="alert" className="error-text">
+          {props.error}
+        </p>
+      )}
+      {props.sessions.length === 0 && !props.error && <p className="muted">No sessions yet.</p>}
+      <ul data-testid="session-list">
+        {props.sessions.map((s) => (
+          <li key={s.id}>
+            <button
+              type="button"
+              data-testid="session-item"
+              data-session-id={s.id}
+              aria-current={s.id === props.selected ? "true" : undefined}
+              className={s.id === props.selected ? "session selected" : "session"}
+              onClick={() => props.onSelect(s.id)}
+            >
+              <span className="session-title">{s.title || s.id}</span>
+              <span className="session-meta">
+                <span className={`status status-${s.status}`}>{s.status}</span> · {s.project_id} ·{" "}
+                {when(s.updated_at)}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,239 @@
+import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { newRequestId, type Api, type Session } from "../api";
+import { SessionModel } from "../sessionModel";
+import { EventStream } from "../stream";
+import { ApprovalPanel } from "./ApprovalPanel";
+import { FileTree } from "./FileTree";
+import { PlanPanel } from "./PlanPanel";
+import { QuestionPanel } from "./QuestionPanel";
+import { Timeline } from "./Timeline";
+
+type Connection = "connecting" | "live" | "reconnecting" | "error";
+
+function selectionKey(sessionId: string): string {
+  return `keel.selected.${sessionId}`;
+}
+
+/** One session: its live timeline, plan, pending decisions and FileTree. */
+export function SessionView(props: {
+  api: Api;
+  sessionId: string;
+  onAuthFailure(err: unknown): boolean;
+  onChanged(): void;
+}) {
+  const { api, sessionId, onAuthFailure, onChanged } = props;
+  const model = useMemo(() => {
+    const fresh = new SessionModel();
+    // The FileTree selection survives a reload of the page (per tab, per session).
+    fresh.select(sessionStorage.getItem(selectionKey(sessionId)));
+    return fresh;
+  }, [sessionId]);
+  useSyncExternalStore(model.subscribe, model.getVersion);
+  const selected = model.tree.selected;
+  useEffect(() => {
+    if (selected === null) sessionStorage.removeItem(selectionKey(sessionId));
+    else sessionStorage.setItem(selectionKey(sessionId), selected);
+  }, [sessionId, selected]);
+  const [session, setSession] = useState<Session | undefined>();
+  const [connection, setConnection] = useState<{ status: Connection; detail?: string | undefined }>({
+    status: "connecting",
+  });
+  const [actionError, setActionError] = useState<string | undefined>();
+  const [followUp, setFollowUp] = useState("");
+
+  const reportError = (err: unknown) => {
+    if (!onAuthFailure(err)) setActionError(err instanceof Error ? err.message : String(err));
+  };
+
+  useEffect(() => {
+    let stopped = false;
+    let stream: EventStream | undefined;
+    const loadFiles = async () => {
+      try {
+        const { files, truncated } = await api.files(sessionId);
+        if (stopped) return;
+        model.setFiles(files);
+        if (truncated) model.setNotice({ kind: "info", text: "The file list is truncated (5,000 files at most)." });
+      } catch (err) {
+        if (!stopped) reportError(err);
+      }
+    };
+    void (async () => {
+      try {
+        const found = await api.getSession(sessionId);
+        if (stopped) return;
+        setSession(found);
+      } catch (err) {
+        if (!stopped) reportError(err);
+        return;
+      }
+      // Files first, so every file_update of the stream applies on top of the listing.
+      await loadFiles();
+      if (stopped) return;
+      stream = new EventStream(api, sessionId, {
+        onEvent: (event) => {
+          const wasRunning = model.running;
+          model.apply(event);
+          if (wasRunning !== model.running) onChanged();
+        },
+        onReload: (oldestSeq, reason) => {
+          model.reset({
+            kind: "warn",
+            text: `Older events are no longer stored (${reason}); showing the history from event ${oldestSeq ?? "?"}.`,
+          });
+          void loadFiles();
+        },
+        onStatus: (status, detail) => setConnection({ status, detail }),
+        lastSeq: () => model.lastSeq,
+      });
+      stream.start();
+    })();
+    return () => {
+      stopped = true;
+      stream?.close();
+    };
+  }, [api, sessionId, model]);
+
+  const running = model.running;
+  const approvals = [...model.approvals.values()];
+  const questions = [...model.questions.values()];
+
+  const cancel = async () => {
+    setActionError(undefined);
+    try {
+      await api.cancel(sessionId);
+    } catch (err) {
+      reportError(err);
+    }
+  };
+
+  const sendFollowUp = async () => {
+    const text = followUp.trim();
+    if (!text) return;
+    setActionError(undefined);
+    try {
+      await api.startTurn(sessionId, newRequestId(), text);
+      setFollowUp("");
+      onChanged();
+    } catch (err) {
+      reportError(err);
+    }
+  };
+
+  return (
+    <div className="session-view" data-testid="session-view" data-session-id={sessionId}>
+      <section className="session-header" aria-label="Session">
+        <div>
+          <h2 data-testid="session-title">{session?.title || sessionId}</h2>
+          <p className="muted">
+            {session ? `${session.project_id} · ${session.root}` : "Loading…"}
+            {session?.mode ? ` · ${session.mode}` : ""}
+          </p>
+        </div>
+        <div className="session-actions">
+          <span
+            className={`connection connection-${connection.status}`}
+            data-testid="connection-status"
+            title={connection.detail}
+          >
+            {connection.status === "live" ? "● live" : connection.status}
+          </span>
+          <span className={`status status-${running ? "running" : "idle"}`} data-testid="run-status">
+            {running ? "running" : "idle"}
+          </span>
+          <button
+            type="button"
+            className="danger"
+            data-testid="cancel-button"
+            disabled={!running}
+            onClick={() => void cancel()}
+          >
+            Cancel
+          </button>
+        </div>
+      </section>
+      {model.notice && (
+        <p className={`notice notice-${model.notice.kind}`} role="status" data-testid="notice">
+          {model.notice.text}
+        </p>
+      )}
+      {actionError && (
+        <p className="notice notice-error" role="alert" data-testid="action-error">
+          {actionError}
+        </p>
+      )}
+      <div className="session-body">
+        <div className="timeline-column">
+          {approvals.map((request) => (
+            <ApprovalPanel
+              key={request.approval_id}
+              request={request}
+              onDecide={async (decision, reason) => {
+                setActionError(undefined);
+                try {
+                  await api.decide(sessionId, request.approval_id, decision, reason);
+                } catch (err) {
+                  reportError(err);
+                }
+              }}
+            />
+          ))}
+          {questions.map((question) => (
+            <QuestionPanel
+              key={question.question_id}
+              question={question}
+              onAnswer={async (answer) => {
+                setActionError(undefined);
+                try {
+                  await api.answer(sessionId, question.question_id, answer);
+                } catch (err) {
+                  reportError(err);
+                }
+              }}
+            />
+          ))}
+          {model.plan && <PlanPanel plan={model.plan} />}
+          <Timeline items={model.window.items()} />
+          {running && model.liveText && (
+            <p className="live-text" data-testid="live-text" aria-live="off">
+              {model.liveText}
+            </p>
+          )}
+          {!running && model.lastResult !== undefined && (
+            <section className="card result" data-testid="result" aria-label="Result">
+              <h3>Result</h3>
+              <p>{model.lastResult}</p>
+            </section>
+          )}
+          <form
+            className="followup"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void sendFollowUp();
+            }}
+          >
+            <label htmlFor="followup-input" className="visually-hidden">
+              Follow-up request
+            </label>
+            <input
+              id="followup-input"
+              data-testid="followup-input"
+              placeholder={running ? "Wait for the current turn to end…" : "Ask a follow-up in this session"}
+              value={followUp}
+              disabled={running}
+              onChange={(e) => setFollowUp(e.target.value)}
+            />
+            <button type="submit" data-testid="followup-submit" disabled={running || !followUp.trim()}>
+              Send
+            </button>
+          </form>
+        </div>
+        <FileTree
+          state={model.tree}
+          loaded={model.treeLoaded}
+          onSelect={(path) => model.select(path)}
+        />
+      </div>
+    </div>
+  );
+}

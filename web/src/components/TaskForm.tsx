@@ -1,0 +1,118 @@
+import { useState } from "react";
+import { newRequestId, type Api, type Session } from "../api";
+import { readQuery, writeQuery, type PageQuery } from "../query";
+
+/** Starts a task: creates a session for project/root, then its first turn. */
+export function TaskForm(props: {
+  api: Api;
+  onStarted(session: Session): void;
+  onAuthFailure(err: unknown): boolean;
+}) {
+  const initial = readQuery();
+  const [project, setProject] = useState(initial.project);
+  const [root, setRoot] = useState(initial.root);
+  const [mode, setMode] = useState<PageQuery["mode"]>(initial.mode);
+  const [input, setInput] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+
+  const submit = async () => {
+    const task = input.trim();
+    if (!task || !project.trim() || !root.trim()) {
+      setError("Project, root folder and task are all needed.");
+      return;
+    }
+    setBusy(true);
+    setError(undefined);
+    writeQuery({ project: project.trim(), root: root.trim(), mode });
+    try {
+      const session = await props.api.createSession({
+        project_id: project.trim(),
+        root: root.trim(),
+        mode,
+        title: task.length > 80 ? `${task.slice(0, 77)}…` : task,
+      });
+      const requestId = newRequestId();
+      try {
+        await props.api.startTurn(session.id, requestId, task);
+      } catch (err) {
+        // One retry with the same request id: the server deduplicates it.
+        if (err instanceof Error && "status" in err && (err as { status: number }).status === 0) {
+          await props.api.startTurn(session.id, requestId, task);
+        } else {
+          throw err;
+        }
+      }
+      setInput("");
+      props.onStarted(session);
+    } catch (err) {
+      if (!props.onAuthFailure(err)) setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      className="card task-form"
+      aria-labelledby="task-heading"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <h2 id="task-heading">New task</h2>
+      <div className="row">
+        <label>
+          Project
+          <input data-testid="task-project" value={project} onChange={(e) => setProject(e.target.value)} />
+        </label>
+        <label>
+          Mode
+          <select
+            data-testid="task-mode"
+            value={mode}
+            onChange={(e) => setMode(e.target.value as PageQuery["mode"])}
+          >
+            <option value="auto">auto</option>
+            <option value="direct">direct</option>
+            <option value="plan">plan</option>
+          </select>
+        </label>
+      </div>
+      <label>
+        Root folder
+        <input
+          data-testid="task-root"
+          value={root}
+          placeholder="/path/to/project"
+          onChange={(e) => setRoot(e.target.value)}
+        />
+      </label>
+      <label>
+        Task
+        <textarea
+          data-testid="task-input"
+          rows={3}
+          value={input}
+          placeholder="What should the agent do?"
+          onChange={(e) => setInput(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+              e.preventDefault();
+              void submit();
+            }
+          }}
+        />
+      </label>
+      {error && (
+        <p role="alert" className="error-text" data-testid="task-error">
+          {error}
+        </p>
+      )}
+      <button type="submit" className="primary" data-testid="task-submit" disabled={busy}>
+        {busy ? "Starting…" : "Start task"}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,218 @@
+import { useEffect, useRef } from "react";
+import type { AgentPhase, TimelineEvent } from "../contract";
+import type { TimelineItem } from "../sessionModel";
+
+const PHASE_ICON: Record<AgentPhase, string> = {
+  planner: "☰",
+  coder: "⚙",
+  reviewer: "✔",
+  debugger: "⚕",
+};
+
+const TOOL_ICON: Record<string, string> = {
+  move_file: "⇄",
+  read_file: "≡",
+  write_file: "✎",
+  replace_in_file: "✎",
+  delete_file: "✖",
+  list_files: "☷",
+  search_files: "⌕",
+  get_project_structure: "⊞",
+  list_code_definitions: "⊞",
+  execute_command: "▶",
+  create_plan: "☰",
+  attempt_completion: "⚑",
+  ask_followup_question: "?",
+  generate_image: "▣",
+};
+
+const FILE_OP: Record<string, { icon: string; label: string }> = {
+  create: { icon: "+", label: "Created" },
+  update: { icon: "✎", label: "Updated" },
+  delete: { icon: "✖", label: "Deleted" },
+  move: { icon: "⇄", label: "Moved" },
+};
+
+function time(ts: string): string {
+  const date = new Date(ts);
+  return Number.isNaN(date.getTime()) ? "" : date.toLocaleTimeString([], { hour12: false });
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function Move(props: { from: string; to: string }) {
+  return (
+    <span className="move" data-testid="move-summary">
+      <code>{props.from}</code> <span aria-label="to">→</span> <code>{props.to}</code>
+    </span>
+  );
+}
+
+function Row(props: { item: TimelineItem }) {
+  const { record, progress } = props.item;
+  const stamp = <time dateTime={record.timestamp}>{time(record.timestamp)}</time>;
+  switch (record.type) {
+    case "agent_phase": {
+      const p = record.payload;
+      return (
+        <li className={`node phase phase-${p.phase} phase-${p.action}`} data-testid="timeline-phase" data-record-id={record.id} data-phase={p.phase} data-action={p.action}>
+          <span className="icon" aria-hidden="true">
+            {PHASE_ICON[p.phase]}
+          </span>
+          <div className="body">
+            <div className="title">
+              {capitalise(p.phase)} <span className="muted">{p.action === "enter" ? "started" : "finished"}</span> {stamp}
+            </div>
+            {p.summary && <div className="summary">{p.summary}</div>}
+            {progress && (
+              <div className="progress-line">
+                <progress max={progress.total} value={p.action === "exit" ? progress.current : progress.current - 1} />
+                <span data-testid="step-progress">
+                  {progress.current}/{progress.total}
+                </span>
+              </div>
+            )}
+          </div>
+        </li>
+      );
+    }
+    case "tool_call": {
+      const p = record.payload;
+      const isMove = p.toolName === "move_file" && p.fromPath !== undefined && p.toPath !== undefined;
+      return (
+        <li
+          className={`node child tool ${p.success ? "ok" : "failed"}`}
+          data-testid="timeline-tool" data-record-id={record.id}
+          data-tool={p.toolName}
+          data-success={String(p.success)}
+        >
+          <span className="icon" aria-hidden="true">
+            {TOOL_ICON[p.toolName] ?? "⚒"}
+          </span>
+          <div className="body">
+            <div className="title">
+              <strong>{p.toolName}</strong>{" "}
+              {isMove ? <Move from={p.fromPath ?? ""} to={p.toPath ?? ""} /> : p.argsSummary && <code>{p.argsSummary}</code>}{" "}
+              <span className={p.success ? "ok-text" : "error-text"}>{p.success ? "✓" : "✗ failed"}</span>
+              {p.duration !== undefined && <span className="muted"> · {p.duration} ms</span>} {stamp}
+            </div>
+            {p.resultSummary && <div className="summary">{p.resultSummary}</div>}
+          </div>
+        </li>
+      );
+    }
+    case "file_update": {
+      const p = record.payload;
+      const op = FILE_OP[p.op] ?? { icon: "□", label: p.op };
+      return (
+        <li className={`node child file file-${p.op}`} data-testid="timeline-file" data-record-id={record.id} data-op={p.op} data-path={p.path}>
+          <span className="icon" aria-hidden="true">
+            {op.icon}
+          </span>
+          <div className="body">
+            <div className="title">
+              {op.label}{" "}
+              {p.op === "move" && p.fromPath !== undefined ? <Move from={p.fromPath} to={p.toPath ?? p.path} /> : <code>{p.path}</code>}
+              {p.fileSize !== undefined && <span className="muted"> · {p.fileSize} B</span>} {stamp}
+            </div>
+            {p.summary && <div className="summary">{p.summary}</div>}
+          </div>
+        </li>
+      );
+    }
+    case "self_repair": {
+      const p = record.payload;
+      return (
+        <li className={`node child repair repair-${p.result}`} data-testid="timeline-repair" data-record-id={record.id} data-result={p.result}>
+          <span className="icon" aria-hidden="true">
+            ⚠
+          </span>
+          <div className="body">
+            <div className="title">
+              Self-repair attempt{" "}
+              <strong data-testid="repair-attempt">
+                {p.attemptNumber}/{p.maxAttempts}
+              </strong>{" "}
+              · {p.result} {stamp}
+            </div>
+            <div className="summary">{p.trigger}</div>
+            {p.errorMessage && <div className="summary error-text">{p.errorMessage}</div>}
+            {p.suggestion && <div className="summary muted">Fix: {p.suggestion}</div>}
+          </div>
+        </li>
+      );
+    }
+    case "log": {
+      const p = record.payload;
+      return (
+        <li className={`node child log log-${p.level}`} data-testid="timeline-log" data-record-id={record.id} data-level={p.level}>
+          <span className="icon" aria-hidden="true">
+            {p.level === "error" ? "✖" : p.level === "warn" ? "⚠" : "ℹ"}
+          </span>
+          <div className="body">
+            <div className="title">
+              {p.message} {stamp}
+            </div>
+          </div>
+        </li>
+      );
+    }
+    case "error": {
+      const p = record.payload;
+      return (
+        <li className="node child error" data-testid="timeline-error" data-record-id={record.id} role="alert">
+          <span className="icon" aria-hidden="true">
+            ✖
+          </span>
+          <div className="body">
+            <div className="title">
+              <strong>Error</strong> <span className="muted">({p.errorType}{p.recoverable ? ", recoverable" : ""})</span> {stamp}
+            </div>
+            <div className="summary">{p.message}</div>
+            {p.stack && <pre className="stack">{p.stack}</pre>}
+          </div>
+        </li>
+      );
+    }
+  }
+}
+
+/** The windowed Activity Timeline: phases as large nodes, everything else as child nodes. */
+export function Timeline(props: { items: TimelineItem[] }) {
+  const listRef = useRef<HTMLOListElement>(null);
+  const stick = useRef(true);
+  const last: TimelineEvent | undefined = props.items[props.items.length - 1]?.record;
+  useEffect(() => {
+    const list = listRef.current;
+    if (list && stick.current) list.scrollTop = list.scrollHeight;
+  }, [last?.id]);
+  return (
+    <section className="timeline card" aria-labelledby="timeline-heading">
+      <h3 id="timeline-heading">
+        Activity <span className="muted">({props.items.length} shown, newest last)</span>
+      </h3>
+      {props.items.length === 0 ? (
+        <p className="muted" data-testid="timeline-empty">
+          Waiting for events…
+        </p>
+      ) : (
+        <ol
+          ref={listRef}
+          role="log"
+          aria-label="Agent activity"
+          data-testid="timeline"
+          onScroll={(e) => {
+            const el = e.currentTarget;
+            stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+          }}
+        >
+          {props.items.map((item) => (
+            <Row key={item.key} item={item} />
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,221 @@
+// Everything the page shows about one session, folded from its raw events in seq order:
+// the windowed timeline, the FileTree, pending approvals and questions, the plan's progress,
+// whether a turn runs. Consumers subscribe and re-render on change.
+import type { Event, Plan, Progress, RunApprovalRequest, RunQuestionAsk, TimelineEvent } from "./contract";
+import { applyFileUpdate, initFileTree, selectFile, type FileTreeState } from "./fileTree";
+import { toTimelineAll } from "./timeline";
+import { TimelineWindow, WINDOW_CAPACITY } from "./window";
+
+/** One timeline row: the record plus what the page adds to it. */
+export interface TimelineItem {
+  /** Unique key: the record id (a repair's phase records carry their own v8 id). */
+  key: string;
+  /** Seq of the event it came from. */
+  seq: number;
+  record: TimelineEvent;
+  /** Plan position, for step phase nodes. */
+  progress?: Progress;
+}
+
+/** A plan step's state. */
+export interface StepState {
+  index: number;
+  title: string;
+  status: "pending" | "running" | "done" | "failed";
+}
+
+/** The plan being run, if any. */
+export interface PlanState {
+  goal: string;
+  steps: StepState[];
+  progress?: Progress;
+  status: "proposed" | "running" | "done" | "failed" | "cancelled";
+}
+
+/** A notice shown above the timeline (stream reload, errors). */
+export interface Notice {
+  kind: "info" | "warn" | "error";
+  text: string;
+}
+
+function planState(plan: Plan, status: PlanState["status"]): PlanState {
+  return {
+    goal: plan.goal,
+    steps: plan.steps.map((s) => ({ index: s.index, title: s.title, status: "pending" })),
+    status,
+  };
+}
+
+/** The folded state of one session. */
+export class SessionModel {
+  lastSeq = 0;
+  running = false;
+  plan: PlanState | undefined;
+  approvals = new Map<string, RunApprovalRequest>();
+  questions = new Map<string, RunQuestionAsk>();
+  tree: FileTreeState = initFileTree([]);
+  treeLoaded = false;
+  /** The model's current streamed answer text (last model call). */
+  liveText = "";
+  lastResult: string | undefined;
+  notice: Notice | undefined;
+  readonly window: TimelineWindow<TimelineItem>;
+  private version = 0;
+  private listeners = new Set<() => void>();
+
+  constructor(capacity = WINDOW_CAPACITY) {
+    this.window = new TimelineWindow<TimelineItem>(capacity, (item) => item.record);
+  }
+
+  /** Subscribes to changes; returns the unsubscribe function. */
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  /** Changes on every update (for `useSyncExternalStore`). */
+  getVersion = (): number => this.version;
+
+  /** Notifies subscribers. */
+  changed(): void {
+    this.version++;
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Sets the file listing (from `GET …/files`), keeping the selection when it still exists. */
+  setFiles(files: readonly string[]): void {
+    this.tree = initFileTree(files, this.tree.selected);
+    this.treeLoaded = true;
+    this.changed();
+  }
+
+  /** Selects a file in the tree. */
+  select(path: string | null): void {
+    this.tree = selectFile(this.tree, path);
+    this.changed();
+  }
+
+  /** Forgets all events (the stream said `reload`: history before `oldestSeq` is gone). */
+  reset(notice?: Notice): void {
+    this.lastSeq = 0;
+    this.window.clear();
+    this.approvals.clear();
+    this.questions.clear();
+    this.plan = undefined;
+    this.liveText = "";
+    this.lastResult = undefined;
+    this.notice = notice;
+    this.changed();
+  }
+
+  /** Shows or clears a notice. */
+  setNotice(notice: Notice | undefined): void {
+    this.notice = notice;
+    this.changed();
+  }
+
+  /** Folds events in; ones at or below the last seq seen are duplicates and ignored. */
+  applyAll(events: readonly Event[]): void {
+    let any = false;
+    for (const event of events) any = this.fold(event) || any;
+    if (any) this.changed();
+  }
+
+  /** Folds one event in (see [`applyAll`]). */
+  apply(event: Event): void {
+    if (this.fold(event)) this.changed();
+  }
+
+  private fold(event: Event): boolean {
+    if (event.type === "system.cli_display") return false;
+    if (event.seq <= this.lastSeq) return false;
+    this.lastSeq = event.seq;
+    this.track(event);
+    for (const record of toTimelineAll(event)) {
+      const progress =
+        event.type === "run.step.start" || event.type === "run.step.end" ? event.payload.progress : undefined;
+      const key = record.id;
+      this.window.push(progress ? { key, seq: event.seq, record, progress } : { key, seq: event.seq, record });
+      if (record.type === "file_update") this.tree = applyFileUpdate(this.tree, record.payload);
+    }
+    return true;
+  }
+
+  private setStep(index: number, status: StepState["status"], progress?: Progress): void {
+    if (!this.plan) return;
+    this.plan = {
+      ...this.plan,
+      progress: progress ?? this.plan.progress,
+      steps: this.plan.steps.map((s) => (s.index === index ? { ...s, status } : s)),
+    };
+  }
+
+  private track(event: Event): void {
+    switch (event.type) {
+      case "agent.start":
+        this.running = true;
+        this.lastResult = undefined;
+        this.liveText = "";
+        break;
+      case "agent.end":
+        this.running = false;
+        this.lastResult = event.payload.result;
+        this.approvals.clear();
+        this.questions.clear();
+        if (this.plan && (this.plan.status === "running" || this.plan.status === "proposed")) {
+          this.plan = {
+            ...this.plan,
+            status: event.payload.status === "completed" ? "done" : event.payload.status === "cancelled" ? "cancelled" : "failed",
+          };
+        }
+        break;
+      case "run.llm.start":
+        this.liveText = "";
+        break;
+      case "run.llm.delta":
+        this.liveText = (this.liveText + event.payload.text).slice(-2000);
+        break;
+      case "run.approval.request":
+        this.approvals.set(event.payload.approval_id, event.payload);
+        break;
+      case "run.approval.resolve":
+        this.approvals.delete(event.payload.approval_id);
+        break;
+      case "run.question.ask":
+        this.questions.set(event.payload.question_id, event.payload);
+        break;
+      case "run.question.answer":
+        this.questions.delete(event.payload.question_id);
+        break;
+      case "run.plan.create":
+        this.plan = planState(event.payload.plan, "proposed");
+        break;
+      case "run.plan.modify":
+        this.plan = planState(event.payload.plan, this.plan?.status ?? "proposed");
+        break;
+      case "run.execution.start":
+        this.plan = { ...(this.plan ?? planState(event.payload.plan, "running")), status: "running" };
+        break;
+      case "run.step.start":
+        this.setStep(event.payload.step_id, "running", event.payload.progress);
+        break;
+      case "run.step.end":
+        this.setStep(event.payload.step_id, "done", event.payload.progress);
+        break;
+      case "run.step.fail":
+        this.setStep(event.payload.step_id, "failed", event.payload.progress);
+        break;
+      case "run.execution.end":
+        if (this.plan) this.plan = { ...this.plan, status: "done" };
+        break;
+      case "run.execution.fail":
+        if (this.plan) this.plan = { ...this.plan, status: "failed" };
+        break;
+      case "run.execution.cancel":
+        if (this.plan) this.plan = { ...this.plan, status: "cancelled" };
+        break;
+      default:
+        break;
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import type { Event } from "../src/contract";
+import { SessionModel } from "../src/sessionModel";
+import { snapshot } from "./golden";
+
+const events = snapshot<Event[]>("golden__events");
+const upTo = (seq: number) => events.filter((e) => e.seq <= seq);
+
+describe("session model over the golden run", () => {
+  it("tracks a pending approval until it is resolved, and the plan's progress", () => {
+    const model = new SessionModel();
+    model.applyAll(upTo(16));
+    expect([...model.approvals.keys()]).toEqual(["appr-1"]);
+    expect(model.running).toBe(true);
+    expect(model.plan?.status).toBe("proposed");
+    model.applyAll(upTo(19));
+    expect(model.approvals.size).toBe(0);
+    expect(model.plan?.status).toBe("running");
+    expect(model.plan?.steps.find((s) => s.status === "running")?.index).toBe(1);
+    expect(model.plan?.progress?.current).toBe(1);
+  });
+
+  it("moves the FileTree node and the selection with a move event", () => {
+    const model = new SessionModel();
+    model.setFiles(["src/old.ts", "src/index.ts", "test/old.test.ts"]);
+    model.select("src/old.ts");
+    model.applyAll(upTo(22));
+    expect(model.tree.files).toEqual(["src/index.ts", "src/new.ts", "test/old.test.ts"]);
+    expect(model.tree.selected).toBe("src/new.ts");
+  });
+
+  it("tracks a question until it is answered, and the end of a turn", () => {
+    const model = new SessionModel();
+    model.applyAll(upTo(46));
+    expect([...model.questions.keys()]).toEqual(["q-1"]);
+    model.applyAll(upTo(56));
+    expect(model.questions.size).toBe(0);
+    expect(model.running).toBe(false);
+    expect(model.lastResult).toBeDefined();
+  });
+
+  it("ignores events it has already seen (resume overlap) and display-only events", () => {
+    const model = new SessionModel();
+    model.applyAll(upTo(30));
+    const before = model.window.items().length;
+    const version = model.getVersion();
+    model.applyAll(upTo(30));
+    expect(model.window.items().length).toBe(before);
+    expect(model.getVersion()).toBe(version);
+    expect(model.lastSeq).toBe(30);
+  });
+
+  it("folds the whole run into a window whose last record is the final error", () => {
+    const model = new SessionModel();
+    model.applyAll(events);
+    const items = model.window.items();
+    expect(items.at(-1)?.record.type).toBe("error");
+    expect(new Set(items.map((i) => i.key)).size).toBe(items.length);
+    expect(items.find((i) => i.progress)?.progress).toEqual({ current: 1, total: 2 });
+  });
+
+  it("starts over on reset", () => {
+    const model = new SessionModel();
+    model.applyAll(events);
+    model.reset({ kind: "warn", text: "gone" });
+    expect(model.lastSeq).toBe(0);
+    expect(model.window.length).toBe(0);
+    expect(model.notice?.text).toBe("gone");
+  });
+});
