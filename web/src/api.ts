@@ -1,4 +1,4 @@
-// Client for the keel-server HTTP contract (keel-server-api.md): bearer-token JSON calls.
+// Client for the keel-server HTTP contract (docs/server-api.md): bearer-token JSON calls.
 
 /** A session as the server reports it. */
 export interface Session {

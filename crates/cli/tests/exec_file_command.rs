@@ -135,3 +135,27 @@ fn provider_secrets_do_not_reach_the_script() {
     assert!(stdout.contains("KEEL_VISIBLE=yes"), "{stdout}");
     assert!(!stdout.contains("secret"), "{stdout}");
 }
+
+#[test]
+fn arguments_after_the_path_reach_the_script_untouched() {
+    let dir = workspace(&[(
+        "args.sh",
+        "for a in \"$@\"; do printf '<%s>\\n' \"$a\"; done\n",
+    )]);
+    let (code, stdout, stderr) = keel(
+        &[
+            "exec-file",
+            "--root",
+            root(&dir),
+            "args.sh",
+            "--",
+            "-a b",
+            "$HOME",
+            "--json",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    // After `--` and from the first argument on, everything is the script's, flags included.
+    assert_eq!(stdout, "<-a b>\n<$HOME>\n<--json>\n");
+}

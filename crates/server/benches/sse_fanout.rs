@@ -63,7 +63,7 @@ async fn subscribe(
     assert_eq!(response.status(), 200);
     ready.wait().await;
     let mut stream = response.bytes_stream();
-    let mut buffer = String::new();
+    let mut buffer: Vec<u8> = Vec::new();
     let mut result = ClientResult {
         seqs: Vec::new(),
         latencies_ms: Vec::new(),
@@ -71,22 +71,34 @@ async fn subscribe(
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.unwrap();
         let now = chrono::Utc::now();
-        buffer.push_str(&String::from_utf8_lossy(&chunk));
-        while let Some(end) = buffer.find("\n\n") {
-            let block: String = buffer.drain(..end + 2).collect();
-            let Some(data) = block.lines().find_map(|l| l.strip_prefix("data: ")) else {
+        buffer.extend_from_slice(&chunk);
+        // Light parsing, so the clients (sharing the cores with the server) cost little: whole
+        // messages are cut at "\n\n" in place, the seq comes from `id:`, `ts` by a short search
+        // near the start of the JSON; consumed bytes are dropped once per chunk.
+        let mut consumed = 0;
+        let mut ended = false;
+        while let Some(end) = find(&buffer[consumed..], b"\n\n") {
+            let block = &buffer[consumed..consumed + end];
+            consumed += end + 2;
+            let block = std::str::from_utf8(block).unwrap();
+            let mut seq = None;
+            let mut event = "";
+            let mut data = None;
+            for line in block.split('\n') {
+                if let Some(id) = line.strip_prefix("id: ") {
+                    seq = id.parse::<u64>().ok();
+                } else if let Some(ty) = line.strip_prefix("event: ") {
+                    event = ty;
+                } else if let Some(json) = line.strip_prefix("data: ") {
+                    data = Some(json);
+                }
+            }
+            if event == "lagged" {
+                panic!("a subscriber lagged: {data:?}");
+            }
+            let (Some(seq), Some(data)) = (seq, data) else {
                 continue;
             };
-            if block.contains("event: lagged") {
-                panic!("a subscriber lagged: {data}");
-            }
-            // Light parsing, so the clients (sharing the cores) cost little: seq from `id:`,
-            // `ts` and the type by search.
-            let seq: u64 = block
-                .lines()
-                .find_map(|l| l.strip_prefix("id: "))
-                .and_then(|id| id.parse().ok())
-                .unwrap();
             let ts = data
                 .split_once("\"ts\":\"")
                 .and_then(|(_, rest)| rest.split_once('"'))
@@ -98,13 +110,22 @@ async fn subscribe(
                 .unwrap();
             result.latencies_ms.push(latency as f64 / 1000.0);
             result.seqs.push(seq);
-            let end = block.contains("event: agent.end");
-            if end {
-                return result;
+            if event == "agent.end" {
+                ended = true;
+                break;
             }
         }
+        if ended {
+            return result;
+        }
+        buffer.drain(..consumed);
     }
     result
+}
+
+/// Where `needle` first occurs in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    memchr::memmem::find(haystack, needle)
 }
 
 fn main() {

@@ -291,7 +291,7 @@ pub struct AnswerResult {
 pub struct FileRunBody {
     /// Script path, relative to the session's root.
     pub path: String,
-    /// Arguments for the script (not supported yet: must be empty).
+    /// Arguments for the script, each passed as one argv entry (never through a shell).
     #[serde(default)]
     pub args: Vec<String>,
 }

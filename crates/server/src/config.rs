@@ -112,7 +112,8 @@ pub struct ServerArgs {
     /// Largest request body in bytes (default 1 MiB).
     #[arg(long, env = "KEEL_SERVER_BODY_LIMIT", value_name = "BYTES")]
     pub body_limit: Option<usize>,
-    /// Events buffered per live stream client before it is told it lagged (default 4096).
+    /// Event batches (what was stored together) buffered per live stream client before it is
+    /// told it lagged (default 4096).
     #[arg(long, env = "KEEL_SERVER_STREAM_BUFFER", value_name = "EVENTS")]
     pub stream_buffer: Option<usize>,
     /// Build a repo map for each session's system prompt.

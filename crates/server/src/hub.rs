@@ -4,7 +4,9 @@
 //! (`WriterOptions::forward`), so only stored events are broadcast. Events produced by another
 //! instance on the same database are announced by [`keel_store::Store::watch`]; [`Hub::relay`]
 //! reads them from the store and broadcasts them. A client drops what it already has by seq.
-//! Each event is encoded once per channel ([`Frame`]) and shared by all its clients.
+//! Each event is encoded once per channel ([`Frame`]) and shared by all its clients; what is
+//! stored together is broadcast together ([`FrameBatch`]: one wake-up and one write per client
+//! per batch).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -15,20 +17,22 @@ use keel_store::{EventRange, Store};
 use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::frame::Frame;
+use crate::frame::{Frame, FrameBatch};
 
 /// Most events read from the store per relay query.
 const RELAY_PAGE: u32 = 1000;
 /// Events the writers' forward channel holds for the encoder.
-const INGEST_CAPACITY: usize = 1024;
+const INGEST_CAPACITY: usize = 4096;
+/// Most events the encoder puts in one batch.
+const MAX_BATCH: usize = 512;
 
 /// One session's channel.
 #[derive(Debug)]
 pub struct Channel {
     /// Where writers forward stored events (encoded by the channel's encoder task).
     ingest: broadcast::Sender<Arc<Event>>,
-    /// Encoded frames for clients.
-    tx: broadcast::Sender<Arc<Frame>>,
+    /// Encoded batches for clients.
+    tx: broadcast::Sender<Arc<FrameBatch>>,
     /// Highest seq relayed from the store; `None` until a client subscribes.
     relayed: tokio::sync::Mutex<Option<u64>>,
     /// Highest seq a local producer broadcast (through its writer).
@@ -43,8 +47,8 @@ impl Channel {
         self.ingest.clone()
     }
 
-    /// A new receiver of encoded frames.
-    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Frame>> {
+    /// A new receiver of encoded batches.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<FrameBatch>> {
         self.tx.subscribe()
     }
 
@@ -84,7 +88,7 @@ pub struct Hub {
 }
 
 impl Hub {
-    /// Channels with `capacity` events of buffer per client.
+    /// Channels with `capacity` batches (of one or more events) of buffer per client.
     pub fn new(store: Arc<dyn Store>, capacity: usize) -> Self {
         Self {
             store,
@@ -113,7 +117,7 @@ impl Hub {
     /// A receiver for a stream client of `session_id`. Subscribes first, then (on the first
     /// subscription) notes the stored end, so relaying starts where the client's store reads
     /// leave off.
-    pub async fn subscribe(&self, session_id: &str) -> broadcast::Receiver<Arc<Frame>> {
+    pub async fn subscribe(&self, session_id: &str) -> broadcast::Receiver<Arc<FrameBatch>> {
         let channel = self.channel(session_id);
         let rx = channel.subscribe();
         let mut relayed = channel.relayed.lock().await;
@@ -178,9 +182,8 @@ impl Hub {
             let Some(last) = events.last().map(|e| e.seq) else {
                 break;
             };
-            for event in &events {
-                let _ = channel.tx.send(Arc::new(Frame::new(event)));
-            }
+            let frames = events.iter().map(|e| Arc::new(Frame::new(e))).collect();
+            let _ = channel.tx.send(Arc::new(FrameBatch::new(frames)));
             cursor = last;
         }
         *relayed = Some(cursor);
@@ -204,19 +207,30 @@ impl Hub {
     }
 }
 
-/// Encodes what writers forward, once, for every client of the channel. Ends when every
-/// writer and the channel are gone. Events it misses (it never should) show up as a gap,
-/// which clients fill from the store.
-async fn encode(mut ingested: broadcast::Receiver<Arc<Event>>, tx: broadcast::Sender<Arc<Frame>>) {
+/// Encodes what writers forward, once, for every client of the channel: everything queued
+/// when it wakes (a writer forwards a stored batch at once) becomes one [`FrameBatch`]. Ends
+/// when every writer and the channel are gone. Events it misses (it never should) show up as a
+/// gap, which clients fill from the store.
+async fn encode(
+    mut ingested: broadcast::Receiver<Arc<Event>>,
+    tx: broadcast::Sender<Arc<FrameBatch>>,
+) {
     loop {
-        match ingested.recv().await {
-            Ok(event) => {
-                if tx.receiver_count() > 0 {
-                    let _ = tx.send(Arc::new(Frame::new(&event)));
-                }
-            }
-            Err(RecvError::Lagged(_)) => {}
+        let first = match ingested.recv().await {
+            Ok(event) => event,
+            Err(RecvError::Lagged(_)) => continue,
             Err(RecvError::Closed) => return,
+        };
+        let mut frames = vec![Arc::new(Frame::new(&first))];
+        while frames.len() < MAX_BATCH {
+            match ingested.try_recv() {
+                Ok(event) => frames.push(Arc::new(Frame::new(&event))),
+                Err(broadcast::error::TryRecvError::Lagged(_)) => {}
+                Err(_) => break,
+            }
+        }
+        if tx.receiver_count() > 0 {
+            let _ = tx.send(Arc::new(FrameBatch::new(frames)));
         }
     }
 }

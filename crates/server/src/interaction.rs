@@ -155,7 +155,7 @@ impl Interactions {
     }
 }
 
-fn same_or_conflict(same: bool, what: &str, id: &str) -> ApiResult<Applied> {
+pub(crate) fn same_or_conflict(same: bool, what: &str, id: &str) -> ApiResult<Applied> {
     if same {
         Ok(Applied::AlreadyDecided)
     } else {
@@ -165,51 +165,70 @@ fn same_or_conflict(same: bool, what: &str, id: &str) -> ApiResult<Applied> {
     }
 }
 
-enum StoredState {
+/// What the store shows of an approval or question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StoredState {
+    /// Never asked.
     Unknown,
+    /// Asked, not decided yet.
     Requested,
+    /// Decided: the decision's name or the answer.
     Decided(String),
 }
 
 async fn stored_approval(store: &dyn Store, session_id: &str, id: &str) -> ApiResult<StoredState> {
     let events = store.read_events(session_id, EventRange::all()).await?;
     let mut state = StoredState::Unknown;
-    for event in &events {
-        match &event.kind {
-            EventKind::RunApprovalRequest(r) if r.approval_id == id => {
-                state = StoredState::Requested;
-            }
-            EventKind::RunApprovalResolve(r) if r.approval_id == id => {
-                let decision = serde_json::to_value(r.decision)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default();
-                state = StoredState::Decided(decision);
-            }
-            _ => {}
-        }
-    }
+    scan_approval(&events, id, &mut state);
     Ok(state)
 }
 
 async fn stored_question(store: &dyn Store, session_id: &str, id: &str) -> ApiResult<StoredState> {
     let events = store.read_events(session_id, EventRange::all()).await?;
     let mut state = StoredState::Unknown;
-    for event in &events {
+    scan_question(&events, id, &mut state);
+    Ok(state)
+}
+
+/// Moves `state` along `events` (in seq order) for approval `id`; a decision is its name.
+pub(crate) fn scan_approval(events: &[keel_events::Event], id: &str, state: &mut StoredState) {
+    for event in events {
         match &event.kind {
-            EventKind::RunQuestionAsk(q) if q.question_id == id => {
-                state = StoredState::Requested;
+            EventKind::RunApprovalRequest(r) if r.approval_id == id => {
+                *state = StoredState::Requested;
             }
-            EventKind::RunToolStart(t) if t.call_id == id && t.tool_name == "plan_mode_respond" => {
-                state = StoredState::Requested;
-            }
-            EventKind::RunQuestionAnswer(a) if a.question_id == id => {
-                state = StoredState::Decided(a.answer.clone());
+            EventKind::RunApprovalResolve(r) if r.approval_id == id => {
+                *state = StoredState::Decided(decision_name(r.decision));
             }
             _ => {}
         }
     }
-    Ok(state)
+}
+
+/// Moves `state` along `events` (in seq order) for question `id`; a decision is the answer.
+pub(crate) fn scan_question(events: &[keel_events::Event], id: &str, state: &mut StoredState) {
+    for event in events {
+        match &event.kind {
+            EventKind::RunQuestionAsk(q) if q.question_id == id => {
+                *state = StoredState::Requested;
+            }
+            EventKind::RunToolStart(t) if t.call_id == id && t.tool_name == "plan_mode_respond" => {
+                *state = StoredState::Requested;
+            }
+            EventKind::RunQuestionAnswer(a) if a.question_id == id => {
+                *state = StoredState::Decided(a.answer.clone());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The wire name of a decision (`approve`, `reject`, `modify`).
+pub(crate) fn decision_name(decision: ApprovalDecision) -> String {
+    serde_json::to_value(decision)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 /// Removes a parked entry when the engine stops waiting (turn cancelled).

@@ -4,7 +4,8 @@
 //! Every event a session produces is stored before it is broadcast to that session's stream
 //! clients, so a client resuming by seq (`Last-Event-ID`, `?after=`) from the store never
 //! misses or repeats one. Instances sharing one PostgreSQL database relay each other's
-//! sessions through the store's append notices. The contract is `keel-server-api.md`; the
+//! sessions through the store's append notices, and approvals, answers and cancels for turns
+//! another instance runs through its control messages ([`relay`]). The contract is `docs/server-api.md`; the
 //! OpenAPI document is [`openapi_json`].
 //!
 //! # Configuration
@@ -20,7 +21,7 @@
 //! stream_token_ttl_secs = 300
 //! allowed_roots = ["/srv/work"]      # roots for projects without their own
 //! body_limit = 1048576               # bytes
-//! stream_buffer = 4096               # events buffered per stream client
+//! stream_buffer = 4096               # event batches buffered per stream client
 //!
 //! [[tokens]]
 //! token = "…"                        # bearer token
@@ -50,6 +51,7 @@ pub mod interaction;
 pub mod live;
 pub mod openapi;
 pub mod provider;
+pub mod relay;
 pub mod routes;
 pub mod server;
 pub mod state;

@@ -184,6 +184,8 @@ impl LiveSession {
             Arc::clone(&state.store),
             WriterOptions {
                 forward: Some(self.channel.sender()),
+                // Commit at once; what queues meanwhile makes the next batch (group commit).
+                max_delay: std::time::Duration::ZERO,
                 ..WriterOptions::default()
             },
         )?;
@@ -420,12 +422,14 @@ impl LiveSession {
         Ok(agent)
     }
 
-    /// Starts a file run on the session's stream; returns its run id.
+    /// Starts a file run of `path` with `args` (argv, no shell) on the session's stream; returns
+    /// its run id.
     pub async fn start_file_run(
         self: &Arc<Self>,
         state: &Arc<AppState>,
         root: std::path::PathBuf,
         path: String,
+        args: Vec<String>,
     ) -> ApiResult<String> {
         use keel_tools::Workspace;
         use keel_tools::file_run::{FileRun, interpreter_for, run_file};
@@ -439,7 +443,7 @@ impl LiveSession {
             return Err(ApiError::unprocessable(format!("`{path}` is not a file")));
         }
         interpreter_for(&resolved, &path).map_err(|e| ApiError::unprocessable(e.to_string()))?;
-        let request = FileRun::new(root, path);
+        let request = FileRun::new(root, path).with_args(args);
         let run_id = request.run_id.clone();
         let others = self.others_running();
         let cancel = CancellationToken::new();

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::serve::ListenerExt as _;
 use keel_store::{SessionStatus, WatchNotice};
 use tokio::net::TcpListener;
 
@@ -108,7 +109,11 @@ impl Server {
     ) -> Result<(), ServerError> {
         let watcher = tokio::spawn(follow_store(Arc::clone(&self.state)));
         let app = router(Arc::clone(&self.state));
-        let result = axum::serve(self.listener, app)
+        // Events are small writes that must leave at once: no Nagle delay.
+        let listener = self.listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        let result = axum::serve(listener, app)
             .with_graceful_shutdown(shutdown)
             .await
             .map_err(|source| ServerError::Io {
@@ -137,7 +142,8 @@ pub async fn recover(state: &AppState) -> Result<usize, ServerError> {
 }
 
 /// Relays events other instances append (and anything a client could have missed) to this
-/// instance's stream clients, and forgets idle channels now and then.
+/// instance's stream clients, applies control messages for work running here, and forgets idle
+/// channels now and then.
 async fn follow_store(state: SharedState) {
     let mut sweep = tokio::time::interval(SWEEP_EVERY);
     let mut watch = state.store.watch().await.ok();
@@ -157,6 +163,7 @@ async fn follow_store(state: SharedState) {
                     let hub = Arc::clone(&state.hub);
                     tokio::spawn(async move { hub.resync().await });
                 }
+                Some(WatchNotice::Control(message)) => crate::relay::apply(&state, message),
                 None => watch = None,
             },
             _ = sweep.tick() => {

@@ -11,7 +11,7 @@ use keel_store::{EventRange, Store};
 use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::frame::Frame;
+use crate::frame::{Frame, FrameBatch};
 
 /// Events read from the store per query while catching up.
 const BACKLOG_PAGE: u32 = 500;
@@ -21,6 +21,8 @@ const BACKLOG_PAGE: u32 = 500;
 pub enum StreamItem {
     /// The next event.
     Event(Arc<Frame>),
+    /// The next events: a whole broadcast batch, contiguous from the client's cursor.
+    Batch(Arc<FrameBatch>),
     /// The cursor is older than the oldest stored event: the client must reload.
     Reload {
         /// The oldest stored seq.
@@ -41,7 +43,7 @@ pub enum StreamItem {
 struct Cursor {
     store: Arc<dyn Store>,
     session_id: String,
-    rx: broadcast::Receiver<Arc<Frame>>,
+    rx: broadcast::Receiver<Arc<FrameBatch>>,
     cursor: u64,
     started: bool,
     caught_up: bool,
@@ -54,7 +56,7 @@ struct Cursor {
 pub fn session_stream(
     store: Arc<dyn Store>,
     session_id: String,
-    rx: broadcast::Receiver<Arc<Frame>>,
+    rx: broadcast::Receiver<Arc<FrameBatch>>,
     after: u64,
 ) -> impl Stream<Item = StreamItem> + Send + 'static {
     let state = Cursor {
@@ -129,17 +131,29 @@ impl Cursor {
                 continue;
             }
             match self.rx.recv().await {
-                Ok(frame) => {
-                    if frame.display_only || frame.seq <= self.cursor {
+                Ok(batch) => {
+                    if batch.last_seq <= self.cursor {
                         continue;
                     }
-                    if frame.seq > self.cursor + 1 {
-                        // Missed something (a relay started late): read it from the store.
-                        self.caught_up = false;
-                        continue;
+                    if batch.contiguous && batch.first_seq == self.cursor + 1 {
+                        self.cursor = batch.last_seq;
+                        return Some(StreamItem::Batch(batch));
                     }
-                    self.cursor = frame.seq;
-                    return Some(StreamItem::Event(frame));
+                    // Overlapping what the client has, or with a gap: frame by frame.
+                    for frame in &batch.frames {
+                        if frame.seq <= self.cursor {
+                            continue;
+                        }
+                        if frame.seq > self.cursor + 1 {
+                            // Missed something (a relay started late): read it from the store.
+                            self.caught_up = false;
+                            break;
+                        }
+                        self.cursor = frame.seq;
+                        if !frame.display_only {
+                            self.pending.push_back(StreamItem::Event(Arc::clone(frame)));
+                        }
+                    }
                 }
                 Err(RecvError::Lagged(_)) => {
                     self.pending.push_back(StreamItem::Lagged {

@@ -8,7 +8,8 @@ mod common;
 use std::time::Duration;
 
 use common::{ALL, Options, SseAuth, SseReader, TestServer, fresh_postgres, open_sse, scenarios};
-use serde_json::Value;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
 
 async fn server(script: &str) -> Option<TestServer> {
     let url = fresh_postgres().await?;
@@ -128,4 +129,123 @@ async fn two_instances_stream_each_others_sessions() {
     let token = b.stream_token(&id, ALL).await;
     let response = open_sse(&a, &id, SseAuth::StreamToken(&token), None).await;
     assert_eq!(response.status(), 200);
+}
+
+/// Two instances on one fresh database, running `script`.
+async fn pair(script: &str) -> Option<(TestServer, TestServer, tempfile::TempDir)> {
+    let url = fresh_postgres().await?;
+    let workspace = tempfile::tempdir().unwrap();
+    let mut options = Options::new(script);
+    options.database_url = Some(url);
+    options.workspace = Some(workspace.path().to_owned());
+    let a = TestServer::start(options.clone()).await;
+    let b = TestServer::start(options).await;
+    Some((a, b, workspace))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_given_on_another_instance_reaches_the_turn() {
+    let Some((a, b, workspace)) = pair("approval.json").await else {
+        return;
+    };
+    let id = a.create_session("p1", ALL).await;
+    let turn = a.start_turn(&id, "make the marker").await;
+    let request = a.wait_event(&id, "run.approval.request").await;
+    let approval_id = request["payload"]["approval_id"].as_str().unwrap();
+    let path = format!("/v1/sessions/{id}/approvals/{approval_id}");
+
+    // Decided on B, applied by A (which runs the turn), confirmed from the store.
+    let (status, body) = b.post(&path, ALL, json!({"decision": "approve"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        body,
+        json!({"approval_id": approval_id, "decision": "approve", "applied": true})
+    );
+    let (status, body) = b.post(&path, ALL, json!({"decision": "approve"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["applied"], false);
+    for server in [&a, &b] {
+        let (status, body) = server
+            .post(&path, ALL, json!({"decision": "reject", "reason": "no"}))
+            .await;
+        assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    }
+    let turn = a.wait_turn(&id, turn["id"].as_str().unwrap()).await;
+    assert_eq!(turn["status"], "completed", "{turn}");
+    assert!(workspace.path().join("approved.txt").exists());
+    let resolves: Vec<Value> = b
+        .events(&id)
+        .await
+        .into_iter()
+        .filter(|e| e["type"] == "run.approval.resolve")
+        .collect();
+    assert_eq!(resolves.len(), 1);
+    assert_eq!(resolves[0]["payload"]["decision"], "approve");
+    // Unknown ids are 404 on either instance.
+    let (status, _) = b
+        .post(
+            &format!("/v1/sessions/{id}/approvals/appr_missing"),
+            ALL,
+            json!({"decision": "approve"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_given_on_another_instance_reaches_the_turn() {
+    let Some((a, b, _workspace)) = pair("question.json").await else {
+        return;
+    };
+    let id = a.create_session("p1", ALL).await;
+    let turn = a.start_turn(&id, "ask me").await;
+    let ask = a.wait_event(&id, "run.question.ask").await;
+    let question_id = ask["payload"]["question_id"].as_str().unwrap();
+    let path = format!("/v1/sessions/{id}/questions/{question_id}");
+
+    // Too large for a NOTIFY: refused plainly, nothing applied.
+    let (status, body) = b
+        .post(&path, ALL, json!({"answer": "x".repeat(10_000)}))
+        .await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    assert_eq!(body["error"]["code"], "payload_too_large");
+
+    let (status, body) = b.post(&path, ALL, json!({"answer": "blue"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["applied"], true);
+    let (status, body) = b.post(&path, ALL, json!({"answer": "red"})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    let turn = a.wait_turn(&id, turn["id"].as_str().unwrap()).await;
+    assert_eq!(turn["status"], "completed", "{turn}");
+    let answer = b.wait_event(&id, "run.question.answer").await;
+    assert_eq!(answer["payload"]["answer"], "blue");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_on_another_instance_stops_the_turn() {
+    let Some((a, b, _workspace)) = pair("sleep.json").await else {
+        return;
+    };
+    let id = a.create_session("p1", ALL).await;
+    let (status, body) = b
+        .post(&format!("/v1/sessions/{id}/cancel"), ALL, json!({}))
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert_eq!(body["cancelled"], false, "nothing runs yet");
+    let turn = a.start_turn(&id, "wait").await;
+    a.wait_event(&id, "run.tool.start").await;
+    let started = std::time::Instant::now();
+    let (status, body) = b
+        .post(&format!("/v1/sessions/{id}/cancel"), ALL, json!({}))
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert_eq!(body["cancelled"], true);
+    // B answers once A has ended the turn (well before the 30 s sleep).
+    let (_, turns) = b.get(&format!("/v1/sessions/{id}/turns"), ALL).await;
+    assert_eq!(turns["turns"][0]["status"], "cancelled", "{turns}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let turn = a.wait_turn(&id, turn["id"].as_str().unwrap()).await;
+    assert_eq!(turn["status"], "cancelled", "{turn}");
+    let end = b.wait_event(&id, "agent.end").await;
+    assert_eq!(end["payload"]["status"], "cancelled");
 }

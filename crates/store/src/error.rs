@@ -155,6 +155,14 @@ pub enum StoreError {
     /// The writer's task stopped abnormally.
     #[error("the event writer's task stopped abnormally: {0}")]
     WriterTask(String),
+    /// A control message too large to relay.
+    #[error("the control message is {size} bytes; at most {max} can be relayed")]
+    ControlTooLarge {
+        /// Its encoded size.
+        size: usize,
+        /// The limit ([`MAX_CONTROL_BYTES`](crate::MAX_CONTROL_BYTES)).
+        max: usize,
+    },
     /// Any other database error.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),

@@ -35,5 +35,8 @@ pub use store::Store;
 pub use turn::{
     INTERRUPTED_ERROR, NewTurn, Turn, TurnOutcome, TurnStart, TurnStatus, UnknownTurnStatus,
 };
-pub use watch::{AppendNotice, AppendWatch, NOTIFY_CHANNEL, WATCH_CAPACITY, WatchNotice};
+pub use watch::{
+    AppendNotice, AppendWatch, CONTROL_CHANNEL, ControlKind, ControlMessage, MAX_CONTROL_BYTES,
+    NOTIFY_CHANNEL, WATCH_CAPACITY, WatchNotice,
+};
 pub use writer::{EventSink, EventWriter, WriterOptions, WriterReport};

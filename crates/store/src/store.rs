@@ -8,7 +8,7 @@ use crate::error::StoreResult;
 use crate::range::EventRange;
 use crate::session::{NewSession, Session, SessionFilter, SessionStatus, SessionUpdate};
 use crate::turn::{NewTurn, Turn, TurnOutcome, TurnStart};
-use crate::watch::AppendWatch;
+use crate::watch::{AppendWatch, ControlMessage};
 
 /// Sessions, their turns and their event log.
 ///
@@ -90,6 +90,13 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// committed after this returns are never missed silently: a gap is announced as
     /// [`WatchNotice::Resync`](crate::WatchNotice::Resync).
     async fn watch(&self) -> StoreResult<AppendWatch>;
+
+    /// Sends `message` to every watch ([`WatchNotice::Control`](crate::WatchNotice::Control)):
+    /// on PostgreSQL to every process on the database (`NOTIFY keel_control`), on SQLite to this
+    /// store value and its clones. Fire and forget: nobody acknowledges it. A message larger than
+    /// [`MAX_CONTROL_BYTES`](crate::MAX_CONTROL_BYTES) fails with
+    /// [`StoreError::ControlTooLarge`](crate::StoreError::ControlTooLarge).
+    async fn send_control(&self, message: &ControlMessage) -> StoreResult<()>;
 
     /// Begins a turn, or, when `new.request_id` already started one in this session, returns
     /// that turn with `created: false`. Reusing a request id for a different input fails with

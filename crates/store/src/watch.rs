@@ -6,6 +6,10 @@
 //! one notice. [`WatchNotice::Resync`] tells a watcher that notices may have been lost (the
 //! PostgreSQL listener reconnected, or the watcher fell behind): it should re-read every session
 //! it follows from its cursor.
+//!
+//! The same watch carries [`ControlMessage`]s ([`Store::send_control`](crate::Store::send_control)):
+//! small requests for whichever process runs a session's turn (decide an approval, answer a
+//! question, cancel), delivered to every watcher of the database (SQLite: of this process).
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -20,6 +24,80 @@ pub const WATCH_CAPACITY: usize = 1024;
 
 /// The PostgreSQL `NOTIFY` channel appends are announced on.
 pub const NOTIFY_CHANNEL: &str = "keel_events";
+
+/// The PostgreSQL `NOTIFY` channel control messages are sent on.
+pub const CONTROL_CHANNEL: &str = "keel_control";
+
+/// Largest encoded [`ControlMessage`], in bytes: PostgreSQL refuses `NOTIFY` payloads of 8,000
+/// bytes or more. Both backends enforce it, so behaviour does not depend on the backend.
+pub const MAX_CONTROL_BYTES: usize = 7_900;
+
+/// What a [`ControlMessage`] asks of the process running the session's turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ControlKind {
+    /// Decide approval `id` with `decision` (and `reason`, `modified`).
+    Approval,
+    /// Answer question `id` with `answer`.
+    Answer,
+    /// Cancel the running turn and file runs.
+    Cancel,
+}
+
+/// A request for the process that runs a session's work, relayed through the store.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ControlMessage {
+    /// The session concerned.
+    pub session_id: String,
+    /// What is asked.
+    pub kind: ControlKind,
+    /// The approval or question id (`None` for a cancel).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// An approval's decision (`approve`, `reject`, `modify`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
+    /// An approval's reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// A `modify` decision's replacement arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified: Option<serde_json::Value>,
+    /// A question's answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+}
+
+impl ControlMessage {
+    /// A message of `kind` for `session_id` with nothing else set.
+    pub fn new(session_id: impl Into<String>, kind: ControlKind) -> Self {
+        Self {
+            session_id: session_id.into(),
+            kind,
+            id: None,
+            decision: None,
+            reason: None,
+            modified: None,
+            answer: None,
+        }
+    }
+
+    /// The message as sent (JSON), or [`StoreError::ControlTooLarge`](crate::StoreError::ControlTooLarge)
+    /// when it exceeds [`MAX_CONTROL_BYTES`].
+    pub fn encode(&self) -> crate::StoreResult<String> {
+        let json = serde_json::to_string(self).map_err(|e| crate::StoreError::InvalidInput {
+            field: "control message",
+            reason: e.to_string(),
+        })?;
+        if json.len() > MAX_CONTROL_BYTES {
+            return Err(crate::StoreError::ControlTooLarge {
+                size: json.len(),
+                max: MAX_CONTROL_BYTES,
+            });
+        }
+        Ok(json)
+    }
+}
 
 /// A session's events up to `seq` are stored.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -38,6 +116,8 @@ pub enum WatchNotice {
     Appended(AppendNotice),
     /// Notices may have been missed: re-read every followed session from the store.
     Resync,
+    /// A control message for the process running the session's work.
+    Control(ControlMessage),
 }
 
 /// A stream of [`WatchNotice`]s from [`Store::watch`](crate::Store::watch). It ends (`None`)
@@ -134,5 +214,28 @@ mod tests {
         drop(tx);
         assert!(matches!(watch.recv().await, Some(WatchNotice::Appended(_))));
         assert_eq!(watch.recv().await, None);
+    }
+
+    #[test]
+    fn control_messages_are_small_json_and_oversized_ones_are_refused() {
+        let mut message = ControlMessage::new("s", ControlKind::Answer);
+        message.id = Some("q1".into());
+        message.answer = Some("yes".into());
+        let json = message.encode().unwrap();
+        assert_eq!(
+            json,
+            r#"{"session_id":"s","kind":"answer","id":"q1","answer":"yes"}"#
+        );
+        let back: ControlMessage = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, message);
+
+        message.answer = Some("x".repeat(MAX_CONTROL_BYTES));
+        assert!(matches!(
+            message.encode(),
+            Err(crate::StoreError::ControlTooLarge {
+                max: MAX_CONTROL_BYTES,
+                ..
+            })
+        ));
     }
 }

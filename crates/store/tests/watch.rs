@@ -9,7 +9,10 @@ mod common;
 use std::time::Duration;
 
 use common::{TestDb, display_event, session, status_event, status_events, store_tests};
-use keel_store::{AppendNotice, AppendWatch, EventRange, Store, WatchNotice};
+use keel_store::{
+    AppendNotice, AppendWatch, ControlKind, ControlMessage, EventRange, MAX_CONTROL_BYTES, Store,
+    StoreError, WatchNotice,
+};
 
 /// How long a test waits for a notice that must come.
 const ARRIVES: Duration = Duration::from_secs(10);
@@ -35,6 +38,14 @@ async fn assert_quiet(watch: &mut AppendWatch) {
     if let Ok(notice) = tokio::time::timeout(QUIET, watch.recv()).await {
         panic!("expected no notice, got {notice:?}");
     }
+}
+
+fn approval(session_id: &str) -> ControlMessage {
+    let mut message = ControlMessage::new(session_id, ControlKind::Approval);
+    message.id = Some("appr_1".into());
+    message.decision = Some("approve".into());
+    message.modified = Some(serde_json::json!({"path": "a.txt"}));
+    message
 }
 
 store_tests! {
@@ -104,11 +115,52 @@ store_tests! {
                     last = notice.seq;
                     notices += 1;
                 }
-                WatchNotice::Resync => panic!("unexpected resync"),
+                other => panic!("unexpected {other:?}"),
             }
         }
         assert!(notices <= report.batches as usize, "{notices} notices");
     }
+
+    #[tokio::test]
+    async fn control_messages_reach_every_watch_and_oversized_ones_are_refused(db, store) {
+        let mut watch = store.watch().await.unwrap();
+        let mut other = store.watch().await.unwrap();
+        store.send_control(&approval("s")).await.unwrap();
+        assert_eq!(next(&mut watch).await, WatchNotice::Control(approval("s")));
+        assert_eq!(next(&mut other).await, WatchNotice::Control(approval("s")));
+
+        let mut big = ControlMessage::new("s", ControlKind::Answer);
+        big.answer = Some("x".repeat(MAX_CONTROL_BYTES));
+        assert!(matches!(
+            store.send_control(&big).await,
+            Err(StoreError::ControlTooLarge { .. })
+        ));
+        assert_quiet(&mut watch).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_control_messages_reach_another_instance() {
+    let Some(db) = TestDb::postgres().await else {
+        return;
+    };
+    let one = db.open().await;
+    let two = db.open().await;
+    let mut watch_two = two.watch().await.unwrap();
+    let mut cancel = ControlMessage::new("s", ControlKind::Cancel);
+    one.send_control(&cancel).await.unwrap();
+    assert_eq!(
+        next(&mut watch_two).await,
+        WatchNotice::Control(cancel.clone())
+    );
+    // Just under the limit still fits in one NOTIFY.
+    cancel.reason = Some(String::new());
+    let room = MAX_CONTROL_BYTES - cancel.encode().unwrap().len();
+    cancel.reason = Some("r".repeat(room));
+    one.send_control(&cancel).await.unwrap();
+    assert_eq!(next(&mut watch_two).await, WatchNotice::Control(cancel));
+    one.close().await;
+    two.close().await;
 }
 
 #[tokio::test]
@@ -187,7 +239,7 @@ async fn postgres_listener_reconnects_and_asks_for_a_resync() {
     // Kill the listening connection, as a network failure or a restart would.
     let killed: Vec<bool> = sqlx::query_scalar(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-         WHERE datname = current_database() AND query = 'LISTEN \"keel_events\"' \
+         WHERE datname = current_database() AND query LIKE 'LISTEN %keel_events%' \
          AND pid <> pg_backend_pid()",
     )
     .fetch_all(admin.pool())

@@ -26,6 +26,12 @@ pub enum FileRunError {
     /// The path is not inside the workspace (or the root is unusable).
     #[error(transparent)]
     Path(#[from] PathError),
+    /// An argument holds a NUL character, which no process argument can.
+    #[error("argument {arg:?} contains a NUL character")]
+    NulInArgument {
+        /// The argument.
+        arg: String,
+    },
     /// The path is not a regular file.
     #[error("`{path}` is not a file")]
     NotAFile {
@@ -85,6 +91,9 @@ pub struct FileRun {
     pub grace: Duration,
     /// Id shared by the run's events.
     pub run_id: String,
+    /// Arguments passed to the script after its path, each as one argv entry (never through a
+    /// shell, so nothing in them is expanded or interpreted).
+    pub args: Vec<String>,
 }
 
 impl FileRun {
@@ -96,7 +105,18 @@ impl FileRun {
             timeout: process::DEFAULT_TIMEOUT,
             grace: process::DEFAULT_GRACE,
             run_id: format!("run_{}", uuid::Uuid::now_v7().simple()),
+            args: Vec::new(),
         }
+    }
+
+    /// The same run with `args` passed to the script (see [`FileRun::args`]).
+    pub fn with_args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.args = args.into_iter().map(Into::into).collect();
+        self
     }
 
     /// The same run with another time-out.
@@ -119,7 +139,7 @@ pub struct FileRunOutcome {
     pub run_id: String,
     /// Workspace-relative path of the script.
     pub file: String,
-    /// The command line used.
+    /// The command line used (interpreter, file, arguments).
     pub command: Vec<String>,
     /// Exit code; `None` when a signal, the time-out or cancellation ended it.
     pub exit_code: Option<i32>,
@@ -264,8 +284,12 @@ pub async fn run_file(
         });
     }
     let file = workspace.relative(&resolved);
+    if let Some(arg) = request.args.iter().find(|a| a.contains('\0')) {
+        return Err(FileRunError::NulInArgument { arg: arg.clone() });
+    }
     let mut command = interpreter_for(&resolved, &request.path)?;
     command.push(file.clone());
+    command.extend(request.args.iter().cloned());
 
     let spec = ProcessSpec::new(&command[0], &command[1..], workspace.root())
         .with_timeout(request.timeout)

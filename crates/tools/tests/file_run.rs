@@ -183,3 +183,40 @@ async fn unknown_interpreter_and_missing_file_are_clear_errors() {
     assert!(matches!(err, FileRunError::NotAFile { .. }), "{err}");
     assert!(drain(&mut sub).is_empty());
 }
+
+#[tokio::test]
+async fn arguments_reach_the_script_as_argv_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("args.sh"),
+        "for a in \"$@\"; do printf '<%s>\\n' \"$a\"; done\n",
+    )
+    .unwrap();
+    let (emitter, mut sub) = emitter();
+    let args = ["one two", "$HOME", "; touch pwned", "*", ""];
+    let request = FileRun::new(dir.path(), "args.sh").with_args(args);
+    let outcome = run_file(&request, &emitter, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome.exit_code, Some(0));
+    assert_eq!(&outcome.command[outcome.command.len() - 6..], {
+        let mut tail = vec!["args.sh".to_owned()];
+        tail.extend(args.iter().map(|a| a.to_string()));
+        tail
+    });
+    let stdout: String = drain(&mut sub)
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::ExecFileStdout(o) => Some(o.content.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(stdout, "<one two>\n<$HOME>\n<; touch pwned>\n<*>\n<>\n");
+    assert!(!dir.path().join("pwned").exists());
+
+    let bad = FileRun::new(dir.path(), "args.sh").with_args(["a\0b"]);
+    assert!(matches!(
+        run_file(&bad, &emitter, &CancellationToken::new()).await,
+        Err(FileRunError::NulInArgument { .. })
+    ));
+}

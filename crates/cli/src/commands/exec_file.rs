@@ -20,6 +20,10 @@ use super::EXIT_USAGE;
 pub struct ExecFileArgs {
     /// The script, relative to the workspace root.
     pub path: String,
+    /// Arguments for the script, passed as they are (no shell). Everything from the first
+    /// argument on is the script's; put `--` before the first if it starts with `-`.
+    #[arg(value_name = "ARGS", trailing_var_arg = true)]
+    pub args: Vec<String>,
     /// Print the run's events as JSON lines instead of its output.
     #[arg(long)]
     pub json: bool,
@@ -79,7 +83,7 @@ async fn exec(args: ExecFileArgs) -> ExitCode {
     } else {
         emitter.bus().add_handler(Human);
     }
-    let mut request = FileRun::new(&args.root, &args.path);
+    let mut request = FileRun::new(&args.root, &args.path).with_args(args.args.iter().cloned());
     if let Some(secs) = args.timeout {
         request = request.with_timeout(Duration::from_secs(secs));
     }

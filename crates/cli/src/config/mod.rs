@@ -14,9 +14,6 @@ pub use file::{CONFIG_FILE, ConfigError, FileConfig, split_models};
 use crate::commands::agent_args::AgentArgs;
 use crate::render::ColorWhen;
 
-/// Model used with the `openai` provider when none is configured.
-pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4o-mini";
-
 /// Default most model calls in one turn.
 pub const DEFAULT_MAX_ITERATIONS: u32 = 25;
 

@@ -18,9 +18,7 @@ use futures::StreamExt as _;
 use keel_context::{Conversation, MemoryStore};
 use keel_engine::agent::CannotAnswer;
 use keel_engine::{AgentConfig, AgentSession, ModelChain};
-use keel_events::{
-    AgentStatus, Bus, Emitter, Event, EventHandler, JsonlHandler, Sequencer,
-};
+use keel_events::{AgentStatus, Bus, Emitter, Event, EventHandler, JsonlHandler, Sequencer};
 use keel_store::{NewSession, Session, Store};
 use keel_tools::CannotAsk;
 

@@ -96,13 +96,14 @@ fn sse_response(
     keep_alive: Duration,
 ) -> Response {
     let chunks = Box::pin(stream.ready_chunks(SSE_BATCH).map(|items| {
-        if let [StreamItem::Event(frame)] = items.as_slice() {
-            return frame.sse.clone();
+        if let [one] = items.as_slice() {
+            return sse_message(one);
         }
         let mut out = Vec::new();
         for item in &items {
             match item {
                 StreamItem::Event(frame) => out.extend_from_slice(&frame.sse),
+                StreamItem::Batch(batch) => out.extend_from_slice(&batch.sse),
                 other => out.extend_from_slice(&sse_message(other)),
             }
         }
@@ -132,6 +133,7 @@ fn sse_response(
 fn sse_message(item: &StreamItem) -> Bytes {
     match item {
         StreamItem::Event(frame) => frame.sse.clone(),
+        StreamItem::Batch(batch) => batch.sse.clone(),
         StreamItem::Reload { oldest_seq } => sse_control(
             "reload",
             &json!({"reason": "retention", "oldest_seq": oldest_seq}),
@@ -185,23 +187,31 @@ async fn serve_ws(
                 let Some(items) = items else { break };
                 let mut last = false;
                 for item in items {
-                    let text = match item {
-                        StreamItem::Event(frame) => frame.json.to_string(),
-                        StreamItem::Reload { oldest_seq } => json!({
+                    let texts: Vec<String> = match item {
+                        StreamItem::Event(frame) => vec![frame.json.to_string()],
+                        StreamItem::Batch(batch) => batch
+                            .frames
+                            .iter()
+                            .filter(|f| !f.display_only)
+                            .map(|f| f.json.to_string())
+                            .collect(),
+                        StreamItem::Reload { oldest_seq } => vec![json!({
                             "control": "reload", "reason": "retention", "oldest_seq": oldest_seq
                         })
-                        .to_string(),
+                        .to_string()],
                         StreamItem::Lagged { after_seq } => {
                             last = true;
-                            json!({"control": "lagged", "after_seq": after_seq}).to_string()
+                            vec![json!({"control": "lagged", "after_seq": after_seq}).to_string()]
                         }
                         StreamItem::Failed { message } => {
                             last = true;
-                            json!({"control": "error", "message": message}).to_string()
+                            vec![json!({"control": "error", "message": message}).to_string()]
                         }
                     };
-                    if sink.feed(Message::Text(text.into())).await.is_err() {
-                        return;
+                    for text in texts {
+                        if sink.feed(Message::Text(text.into())).await.is_err() {
+                            return;
+                        }
                     }
                 }
                 if sink.flush().await.is_err() {

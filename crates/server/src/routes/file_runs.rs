@@ -19,7 +19,7 @@ use crate::state::{Caller, SharedState};
         (status = 400, description = "Malformed JSON", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session", body = ErrorBody),
-        (status = 422, description = "Not a runnable file inside the root", body = ErrorBody)))]
+        (status = 422, description = "Not a runnable file inside the root, or an argument with a NUL character", body = ErrorBody)))]
 pub async fn create(
     State(state): State<SharedState>,
     Caller(scope): Caller,
@@ -27,9 +27,9 @@ pub async fn create(
     ApiJson(body): ApiJson<FileRunBody>,
 ) -> ApiResult<(StatusCode, Json<FileRunStarted>)> {
     let session = state.visible_session(&scope, &id).await?;
-    if !body.args.is_empty() {
+    if body.args.iter().any(|a| a.contains('\0')) {
         return Err(ApiError::unprocessable(
-            "script arguments are not supported yet: send `args` empty or leave it out",
+            "`args` must not contain NUL characters",
         ));
     }
     if body.path.trim().is_empty() {
@@ -37,7 +37,7 @@ pub async fn create(
     }
     let live = state.live(&id);
     let run_id = live
-        .start_file_run(&state, session.root.clone(), body.path)
+        .start_file_run(&state, session.root.clone(), body.path, body.args)
         .await?;
     Ok((StatusCode::ACCEPTED, Json(FileRunStarted { run_id })))
 }

@@ -23,6 +23,7 @@ use crate::state::{Caller, SharedState};
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session or approval", body = ErrorBody),
         (status = 409, description = "Decided differently before, or not waiting", body = ErrorBody),
+        (status = 413, description = "Too large to relay to the server instance running the turn", body = ErrorBody),
         (status = 422, description = "Invalid fields", body = ErrorBody)))]
 pub async fn approve(
     State(state): State<SharedState>,
@@ -47,10 +48,13 @@ pub async fn approve(
         modified: body.modified,
     };
     let live = state.live(&id);
-    let applied = live
-        .interactions
-        .decide_approval(state.store.as_ref(), &id, &approval_id, reply)
-        .await?;
+    let applied = if live.turn_running() {
+        live.interactions
+            .decide_approval(state.store.as_ref(), &id, &approval_id, reply)
+            .await?
+    } else {
+        crate::relay::relay_approval(&state, &id, &approval_id, reply).await?
+    };
     Ok(Json(ApprovalResult {
         approval_id,
         decision: body.decision,
@@ -70,6 +74,7 @@ pub async fn approve(
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session or question", body = ErrorBody),
         (status = 409, description = "Answered differently before, or not waiting", body = ErrorBody),
+        (status = 413, description = "Too large to relay to the server instance running the turn", body = ErrorBody),
         (status = 422, description = "Invalid fields", body = ErrorBody)))]
 pub async fn answer(
     State(state): State<SharedState>,
@@ -79,10 +84,13 @@ pub async fn answer(
 ) -> ApiResult<Json<AnswerResult>> {
     state.visible_session(&scope, &id).await?;
     let live = state.live(&id);
-    let applied = live
-        .interactions
-        .answer_question(state.store.as_ref(), &id, &question_id, body.answer.clone())
-        .await?;
+    let applied = if live.turn_running() {
+        live.interactions
+            .answer_question(state.store.as_ref(), &id, &question_id, body.answer.clone())
+            .await?
+    } else {
+        crate::relay::relay_answer(&state, &id, &question_id, body.answer.clone()).await?
+    };
     Ok(Json(AnswerResult {
         question_id,
         answer: body.answer,

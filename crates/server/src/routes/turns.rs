@@ -79,7 +79,8 @@ pub async fn list(
     }))
 }
 
-/// Cancels the running turn (and file runs) of the session.
+/// Cancels the running turn (and file runs) of the session, here or, relayed through the store,
+/// on the server instance running it.
 #[utoipa::path(post, path = "/v1/sessions/{id}/cancel", operation_id = "cancelSession", tag = "turns",
     params(("id" = String, Path, description = "Session id")),
     security(("bearer" = [])),
@@ -93,6 +94,7 @@ pub async fn cancel(
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<(StatusCode, Json<Cancelled>)> {
     state.visible_session(&scope, &id).await?;
-    let cancelled = state.live_if_any(&id).is_some_and(|live| live.cancel());
+    let here = state.live_if_any(&id).is_some_and(|live| live.cancel());
+    let cancelled = here || crate::relay::relay_cancel(&state, &id).await?;
     Ok((StatusCode::ACCEPTED, Json(Cancelled { cancelled })))
 }

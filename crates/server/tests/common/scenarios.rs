@@ -246,6 +246,11 @@ pub async fn session_and_turn(s: &TestServer) {
             .iter()
             .all(|e| e["session_id"] == id.as_str() && e["project_id"] == "p1")
     );
+    // The turn's events carry the turn id the API returned.
+    assert!(
+        events.iter().all(|e| e["turn_id"] == first["turn"]["id"]),
+        "{events:?}"
+    );
 
     let (_, shown) = s.get(&format!("/v1/sessions/{id}"), P1).await;
     assert_eq!(shown["status"], "completed");
@@ -268,6 +273,11 @@ pub async fn session_and_turn(s: &TestServer) {
     let after = s.events(&id).await;
     assert_gap_free(&seqs(&after));
     assert!(after.len() > events.len());
+    assert!(
+        after[events.len()..]
+            .iter()
+            .all(|e| e["turn_id"] == turn2["id"])
+    );
 
     // Newest first.
     let second = s.create_session("p1", P1).await;
@@ -611,15 +621,53 @@ pub async fn file_run(s: &TestServer) {
         .collect();
     assert!(stdout.contains("hello from the script"), "{stdout}");
     assert!(events.iter().any(|e| e["type"] == "exec.file.stderr"));
-    // Arguments are refused clearly rather than ignored.
-    let (status, _) = s
+    // Arguments reach the script as argv, never through a shell.
+    std::fs::write(
+        s.workspace.join("args.sh"),
+        "for a in \"$@\"; do printf '<%s>\\n' \"$a\"; done\n",
+    )
+    .unwrap();
+    let id = s.create_session("p1", ALL).await;
+    let (status, body) = s
         .post(
             &format!("/v1/sessions/{id}/file-runs"),
             ALL,
-            json!({"path": "hello.sh", "args": ["x"]}),
+            json!({"path": "args.sh", "args": ["a b", "$HOME", "; touch pwned"]}),
         )
         .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    let exit = s.wait_event(&id, "exec.file.exit").await;
+    assert_eq!(exit["payload"]["exit_code"], 0);
+    let events = s.events(&id).await;
+    let start = events
+        .iter()
+        .find(|e| e["type"] == "exec.file.start")
+        .unwrap();
+    assert_eq!(
+        start["payload"]["command"].as_array().unwrap()[1..],
+        [
+            json!("args.sh"),
+            json!("a b"),
+            json!("$HOME"),
+            json!("; touch pwned")
+        ]
+    );
+    let stdout: String = events
+        .iter()
+        .filter(|e| e["type"] == "exec.file.stdout")
+        .map(|e| e["payload"]["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(stdout, "<a b>\n<$HOME>\n<; touch pwned>\n");
+    assert!(!s.workspace.join("pwned").exists());
+    // An argument no process can take is refused up front.
+    let (status, body) = s
+        .post(
+            &format!("/v1/sessions/{id}/file-runs"),
+            ALL,
+            json!({"path": "args.sh", "args": ["a\0b"]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
 }
 
 /// The project timeline shows a move as both halves.

@@ -1,6 +1,6 @@
 //! LISTEN side of the append notices: one `PgListener` per store, started by the first
-//! [`Store::watch`](crate::Store::watch), fanning `keel_events` notifications out to every
-//! watcher of that store.
+//! [`Store::watch`](crate::Store::watch), fanning `keel_events` notifications (appends) and
+//! `keel_control` notifications (control messages) out to every watcher of that store.
 //!
 //! When the listening connection is lost, notifications sent meanwhile are gone: once it is
 //! listening again, watchers get [`WatchNotice::Resync`] and re-read from the store.
@@ -14,7 +14,9 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
 use crate::error::StoreResult;
-use crate::watch::{AppendNotice, NOTIFY_CHANNEL, WATCH_CAPACITY, WatchNotice};
+use crate::watch::{
+    AppendNotice, CONTROL_CHANNEL, ControlMessage, NOTIFY_CHANNEL, WATCH_CAPACITY, WatchNotice,
+};
 
 /// First wait before reconnecting a lost listener; doubled after each failure.
 const RECONNECT_MIN: Duration = Duration::from_millis(100);
@@ -75,7 +77,9 @@ impl std::fmt::Debug for Hub {
 
 async fn listen(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
     let mut listener = PgListener::connect_with(pool).await?;
-    listener.listen(NOTIFY_CHANNEL).await?;
+    listener
+        .listen_all([NOTIFY_CHANNEL, CONTROL_CHANNEL])
+        .await?;
     Ok(listener)
 }
 
@@ -84,13 +88,25 @@ pub(super) fn parse_notice(notification: &PgNotification) -> Option<AppendNotice
     serde_json::from_str(notification.payload()).ok()
 }
 
+/// What a notification stands for: an append notice or a control message; `None` for a payload
+/// that is not one of ours.
+fn parse(notification: &PgNotification) -> Option<WatchNotice> {
+    if notification.channel() == CONTROL_CHANNEL {
+        serde_json::from_str::<ControlMessage>(notification.payload())
+            .ok()
+            .map(WatchNotice::Control)
+    } else {
+        parse_notice(notification).map(WatchNotice::Appended)
+    }
+}
+
 async fn run(mut listener: PgListener, pool: PgPool, notices: broadcast::Sender<WatchNotice>) {
     loop {
         match listener.try_recv().await {
             Ok(Some(notification)) => {
-                if let Some(notice) = parse_notice(&notification) {
+                if let Some(notice) = parse(&notification) {
                     // An error only means nobody watches right now.
-                    let _ = notices.send(WatchNotice::Appended(notice));
+                    let _ = notices.send(notice);
                 }
             }
             // The connection was lost and has been re-established (eager reconnect).

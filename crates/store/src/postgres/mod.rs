@@ -35,7 +35,7 @@ use crate::range::EventRange;
 use crate::session::{NewSession, Session, SessionFilter, SessionUpdate};
 use crate::store::Store;
 use crate::turn::{NewTurn, Turn, TurnOutcome, TurnStart};
-use crate::watch::AppendWatch;
+use crate::watch::{AppendWatch, CONTROL_CHANNEL, ControlMessage};
 
 pub use migrations::{REALTIME_PUBLICATION, postgres_migrator};
 pub use uuids::{PROJECT_ID_NAMESPACE, TASK_ID_NAMESPACE, project_uuid, task_uuid};
@@ -202,6 +202,16 @@ impl Store for PostgresStore {
 
     async fn watch(&self) -> StoreResult<AppendWatch> {
         Ok(AppendWatch::new(self.hub.subscribe(&self.pool).await?))
+    }
+
+    async fn send_control(&self, message: &ControlMessage) -> StoreResult<()> {
+        let payload = message.encode()?;
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(CONTROL_CHANNEL)
+            .bind(payload)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 
     async fn begin_turn(&self, new: NewTurn) -> StoreResult<TurnStart> {

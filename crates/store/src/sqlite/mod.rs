@@ -27,7 +27,7 @@ use crate::range::EventRange;
 use crate::session::{NewSession, Session, SessionFilter, SessionUpdate};
 use crate::store::Store;
 use crate::turn::{NewTurn, Turn, TurnOutcome, TurnStart};
-use crate::watch::{AppendWatch, WATCH_CAPACITY, WatchNotice, notices};
+use crate::watch::{AppendWatch, ControlMessage, WATCH_CAPACITY, WatchNotice, notices};
 
 pub use migrations::migrator;
 
@@ -233,6 +233,13 @@ impl Store for SqliteStore {
 
     async fn watch(&self) -> StoreResult<AppendWatch> {
         Ok(AppendWatch::new(self.notices.subscribe()))
+    }
+
+    async fn send_control(&self, message: &ControlMessage) -> StoreResult<()> {
+        message.encode()?;
+        // An error only means nobody watches right now.
+        let _ = self.notices.send(WatchNotice::Control(message.clone()));
+        Ok(())
     }
 
     async fn begin_turn(&self, new: NewTurn) -> StoreResult<TurnStart> {
