@@ -1,6 +1,7 @@
 //! `cargo xtask`: project automation.
 //!
-//! - `cargo xtask codegen` writes the generated schemas and TypeScript package (`schemas/`).
+//! - `cargo xtask codegen` writes the generated schemas and TypeScript package (`schemas/`) and
+//!   the server's OpenAPI document (`crates/server/openapi.json`).
 //! - `cargo xtask codegen --check` fails, listing what differs, when the committed files are out
 //!   of date.
 //! - `cargo xtask ci` runs every check CI runs.
@@ -40,7 +41,8 @@ const USAGE: &str = "usage: cargo xtask <task>
 
 tasks:
   codegen [--check]        write (or check) schemas/ from the event contract
-  ci                       every check CI runs: fmt, clippy, tests, codegen --check, tsc, ajv
+  ci                       every check CI runs: fmt, clippy, tests, codegen --check, tsc, ajv,
+                           the web page's tests, the page end to end in Chromium
   bench-repomap DIR...     repo map cold/warm/update timings and peak memory, against Aider
                            when KEEL_BENCH_AIDER points at an aider executable
   bench-startup [--runs N] [--keel PATH]
