@@ -15,6 +15,7 @@ mod range;
 mod session;
 mod sqlite;
 mod store;
+mod stored_event;
 mod turn;
 mod watch;
 mod writer;

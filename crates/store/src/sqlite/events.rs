@@ -2,7 +2,7 @@
 
 use std::sync::LazyLock;
 
-use keel_events::{Event, parse_line};
+use keel_events::Event;
 use sqlx::error::ErrorKind;
 use sqlx::sqlite::{SqliteConnection, SqliteRow};
 use sqlx::{AssertSqlSafe, Row, SqlitePool};
@@ -147,36 +147,7 @@ pub(super) async fn append(pool: &SqlitePool, events: &[&Event]) -> StoreResult<
 /// Reads one stored row back into an [`Event`], checking it against its indexed columns.
 fn from_row(session_id: &str, row: &SqliteRow) -> StoreResult<Event> {
     let seq: i64 = row.try_get("seq")?;
-    let corrupt = |reason: String, source| StoreError::CorruptEvent {
-        session_id: session_id.to_owned(),
-        seq: u64::try_from(seq).unwrap_or_default(),
-        reason,
-        source,
-    };
-    let data = row
-        .try_get::<Option<String>, _>("data")
-        .map_err(|e| corrupt(format!("unreadable `data` column: {e}"), None))?
-        .ok_or_else(|| corrupt("`data` is NULL".to_owned(), None))?;
-    let line = u64::try_from(seq)
-        .ok()
-        .and_then(|s| usize::try_from(s).ok())
-        .unwrap_or_default();
-    let event = parse_line(line, &data).map_err(|e| {
-        let message = e.to_string();
-        let prefix = format!("line {}: ", e.line());
-        let reason = message.strip_prefix(&prefix).unwrap_or(&message).to_owned();
-        corrupt(reason, Some(Box::new(e)))
-    })?;
-    if u64::try_from(seq).ok() != Some(event.seq) || event.session_id != session_id {
-        return Err(corrupt(
-            format!(
-                "the stored JSON is session `{}` seq {}",
-                event.session_id, event.seq
-            ),
-            None,
-        ));
-    }
-    Ok(event)
+    crate::stored_event::decode(session_id, seq, row.try_get::<Option<String>, _>("data"))
 }
 
 pub(super) async fn read(
