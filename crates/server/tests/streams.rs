@@ -123,7 +123,7 @@ async fn websocket_streams_backlog_then_live() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn websocket_lagging_client_gets_a_control_frame() {
     let mut options = Options::new("chatty.json");
-    options.stream_buffer = 4;
+    options.stream_buffer = 1;
     let s = TestServer::start(options).await;
     let id = s.create_session("p1", ALL).await;
     let ws_url = s.base.replace("http://", "ws://");
@@ -140,9 +140,9 @@ async fn websocket_lagging_client_gets_a_control_frame() {
     let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
     s.start_turn(&id, "talk").await;
     let mut control = None;
-    while let Ok(Some(Ok(message))) =
-        tokio::time::timeout(Duration::from_secs(30), socket.next()).await
-    {
+    // Pings keep an idle socket busy, so bound the whole wait, not each message.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while let Ok(Some(Ok(message))) = tokio::time::timeout_at(deadline, socket.next()).await {
         if let Message::Text(text) = message {
             let value: Value = serde_json::from_str(&text).unwrap();
             if value.get("control").is_some() {
