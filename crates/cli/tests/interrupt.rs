@@ -257,3 +257,74 @@ fn in_chat_ctrl_c_at_the_prompt_exits_130() {
     assert_eq!(exit_code(child), Some(130));
     drop(stdin);
 }
+
+#[test]
+fn a_turn_left_by_a_killed_keel_is_failed_by_the_next_one() {
+    let (dir, root) = sample_project();
+    let (mut child, sleep_pid) = {
+        // A two-second lease, so the test need not wait the default 30 s.
+        let mut child = keel(dir.path())
+            .env("KEEL_TURN_LEASE_SECS", "2")
+            .arg("run")
+            .arg("--provider")
+            .arg(format!("scripted:{}", script("sleep.json").display()))
+            .arg("--root")
+            .arg(&root)
+            .args(["--json", "--approval", "never", "wait for the slow command"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid_file = root.join("sleep.pid");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let pid = loop {
+            if let Ok(text) = std::fs::read_to_string(&pid_file)
+                && let Ok(pid) = text.trim().parse::<i32>()
+            {
+                break pid;
+            }
+            assert!(child.try_wait().unwrap().is_none(), "keel ended early");
+            assert!(Instant::now() < deadline, "the command never started");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        (child, pid)
+    };
+    // kill -9: no chance to end the turn.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let _ = kill(Pid::from_raw(sleep_pid), Signal::SIGKILL);
+
+    let list = || {
+        let out = keel(dir.path())
+            .args(["sessions", "list", "--json", "--root"])
+            .arg(&root)
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        serde_json::from_str::<serde_json::Value>(text.trim()).unwrap()
+    };
+    // Within the lease (renewed every 2/3 s, so at least 1.3 s of it is left) the turn still
+    // counts as running: for all the next `keel` knows, its process is alive.
+    assert_eq!(list()["status"], "running");
+    std::thread::sleep(Duration::from_millis(2_300));
+    let listed = list();
+    assert_eq!(listed["status"], "failed", "{listed}");
+    let id = listed["id"].as_str().unwrap().to_owned();
+    let out = keel(dir.path())
+        .args(["sessions", "show", &id, "--json", "--root"])
+        .arg(&root)
+        .output()
+        .unwrap();
+    let events = events(&String::from_utf8(out.stdout).unwrap());
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+    assert_eq!(
+        seqs,
+        (1..=seqs.len() as u64).collect::<Vec<_>>(),
+        "gap in seq"
+    );
+    match &events.last().unwrap().kind {
+        EventKind::SystemError(error) => assert_eq!(error.error_type, "interrupted"),
+        other => panic!("last event is not system.error: {other:?}"),
+    }
+}

@@ -18,6 +18,9 @@ pub const DEFAULT_STREAM_BUFFER: usize = 4096;
 pub const DEFAULT_KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
 /// Default lifetime of a stream token, in seconds.
 pub const DEFAULT_STREAM_TOKEN_TTL: u64 = 300;
+/// Default lease an instance holds on the turns it runs, in seconds: how long after an
+/// instance dies another instance fails its turns.
+pub const DEFAULT_TURN_LEASE_SECS: u64 = 30;
 
 /// Why the settings are unusable.
 #[derive(Debug, thiserror::Error)]
@@ -119,6 +122,14 @@ pub struct ServerArgs {
     /// Build a repo map for each session's system prompt.
     #[arg(long, env = "KEEL_REPO_MAP")]
     pub repo_map: Option<bool>,
+    /// This instance's name among those sharing the database; keep it across restarts so a
+    /// restarted instance fails the turns it left running at once (default: HOST:PORT).
+    #[arg(long, env = "KEEL_SERVER_INSTANCE_ID", value_name = "ID")]
+    pub instance_id: Option<String>,
+    /// Seconds the lease on a running turn holds without renewal: after an instance dies,
+    /// the others fail its turns this long after its last renewal (default 30).
+    #[arg(long, env = "KEEL_SERVER_TURN_LEASE_SECS", value_name = "SECS")]
+    pub turn_lease_secs: Option<u64>,
 }
 
 /// A bearer token and the projects it may see.
@@ -187,6 +198,8 @@ struct FileConfig {
     body_limit: Option<usize>,
     stream_buffer: Option<usize>,
     stream_token_ttl_secs: Option<u64>,
+    instance_id: Option<String>,
+    turn_lease_secs: Option<u64>,
     #[serde(default)]
     tokens: Vec<TokenConfig>,
     #[serde(default)]
@@ -234,6 +247,11 @@ pub struct ServerConfig {
     pub stream_buffer: usize,
     /// Interval of SSE keep-alive comments and WebSocket pings.
     pub keep_alive: std::time::Duration,
+    /// This instance's name among those sharing the database; `None`: HOST:PORT of the bound
+    /// address.
+    pub instance_id: Option<String>,
+    /// How long the lease on a running turn holds without renewal (renewed every third of it).
+    pub turn_lease: std::time::Duration,
 }
 
 impl ServerConfig {
@@ -254,6 +272,8 @@ impl ServerConfig {
             body_limit: DEFAULT_BODY_LIMIT,
             stream_buffer: DEFAULT_STREAM_BUFFER,
             keep_alive: DEFAULT_KEEP_ALIVE,
+            instance_id: None,
+            turn_lease: std::time::Duration::from_secs(DEFAULT_TURN_LEASE_SECS),
         }
     }
 
@@ -331,6 +351,27 @@ impl ServerConfig {
                 message: "must be at least 1".to_owned(),
             });
         }
+        let instance_id = args
+            .instance_id
+            .clone()
+            .or(file.instance_id)
+            .map(|id| id.trim().to_owned());
+        if instance_id.as_ref().is_some_and(String::is_empty) {
+            return Err(ConfigError::Invalid {
+                what: "instance id",
+                message: "must not be empty".to_owned(),
+            });
+        }
+        let turn_lease_secs = args
+            .turn_lease_secs
+            .or(file.turn_lease_secs)
+            .unwrap_or(DEFAULT_TURN_LEASE_SECS);
+        if turn_lease_secs == 0 {
+            return Err(ConfigError::Invalid {
+                what: "turn lease",
+                message: "must be at least 1 second".to_owned(),
+            });
+        }
         let provider = ProviderSettings {
             provider: args
                 .provider
@@ -367,6 +408,8 @@ impl ServerConfig {
                 .unwrap_or(DEFAULT_STREAM_BUFFER)
                 .max(1),
             keep_alive: DEFAULT_KEEP_ALIVE,
+            instance_id,
+            turn_lease: std::time::Duration::from_secs(turn_lease_secs),
         })
     }
 
@@ -418,6 +461,8 @@ mod tests {
             r#"
 addr = "127.0.0.1:9000"
 allowed_roots = ["/srv"]
+instance_id = "keel-a"
+turn_lease_secs = 12
 [[tokens]]
 token = "scoped"
 projects = ["p1"]
@@ -443,6 +488,8 @@ approval = "always"
         assert_eq!(config.provider.approval, ApprovalPolicy::Always);
         assert_eq!(config.roots_for("p1"), &[PathBuf::from("/srv/p1")]);
         assert_eq!(config.roots_for("other"), &[PathBuf::from("/srv")]);
+        assert_eq!(config.instance_id.as_deref(), Some("keel-a"));
+        assert_eq!(config.turn_lease, std::time::Duration::from_secs(12));
     }
 
     #[test]
@@ -452,6 +499,21 @@ approval = "always"
             ..ServerArgs::default()
         };
         assert!(ServerConfig::resolve(&args).is_err());
+        for args in [
+            ServerArgs {
+                turn_lease_secs: Some(0),
+                ..ServerArgs::default()
+            },
+            ServerArgs {
+                instance_id: Some(" ".to_owned()),
+                ..ServerArgs::default()
+            },
+        ] {
+            assert!(matches!(
+                ServerConfig::resolve(&args),
+                Err(ConfigError::Invalid { .. })
+            ));
+        }
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad.toml");
         std::fs::write(&path, "unknown_key = 1").unwrap();

@@ -22,6 +22,8 @@
 //! allowed_roots = ["/srv/work"]      # roots for projects without their own
 //! body_limit = 1048576               # bytes
 //! stream_buffer = 4096               # event batches buffered per stream client
+//! instance_id = "keel-1"             # unique per instance on one database; default HOST:PORT
+//! turn_lease_secs = 30               # a dead instance's turns are failed this long after it
 //!
 //! [[tokens]]
 //! token = "…"                        # bearer token
@@ -48,6 +50,7 @@ pub mod error;
 pub mod frame;
 pub mod hub;
 pub mod interaction;
+pub mod lease;
 pub mod live;
 pub mod openapi;
 pub mod provider;

@@ -39,6 +39,8 @@ struct Agent {
 #[derive(Debug, Clone)]
 struct RunningTurn {
     cancel: CancellationToken,
+    /// Set once the turn's row is stored.
+    turn_id: Option<String>,
 }
 
 /// A session with (possible) work in this process.
@@ -126,8 +128,35 @@ impl LiveSession {
         let cancel = CancellationToken::new();
         *turn = Some(RunningTurn {
             cancel: cancel.clone(),
+            turn_id: None,
         });
         Some(cancel)
+    }
+
+    /// The id of the turn running here, once its row is stored.
+    pub fn running_turn_id(&self) -> Option<String> {
+        self.turn
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .and_then(|turn| turn.turn_id.clone())
+    }
+
+    fn set_running_turn_id(&self, turn_id: &str) {
+        if let Some(turn) = self.turn.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+            turn.turn_id = Some(turn_id.to_owned());
+        }
+    }
+
+    /// Cancels turn `turn_id` if it is the one running here; true if it was.
+    pub fn cancel_turn(&self, turn_id: &str) -> bool {
+        match &*self.turn.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(turn) if turn.turn_id.as_deref() == Some(turn_id) => {
+                turn.cancel.cancel();
+                true
+            }
+            _ => false,
+        }
     }
 
     fn release(&self) {
@@ -252,8 +281,9 @@ impl LiveSession {
             {
                 return Ok(None);
             }
-            let mut new = NewTurn::new(self.id.clone(), input.clone());
-            new.request_id = Some(request_id.clone());
+            let new = NewTurn::new(self.id.clone(), input.clone())
+                .with_request_id(request_id.clone())
+                .with_lease(state.lease.clone());
             store.begin_turn(new).await.map(Some)
         }
         .await;
@@ -272,6 +302,7 @@ impl LiveSession {
             self.release();
             return Ok((start.turn, false));
         }
+        self.set_running_turn_id(&start.turn.id);
         if let Err(e) = store
             .set_session_status(&self.id, SessionStatus::Running)
             .await
@@ -485,13 +516,17 @@ impl LiveSession {
         Ok(run_id)
     }
 
-    /// Appends a `system.error` for a turn an earlier process left running (recovery).
+    /// Appends a `system.error` for a turn whose process stopped while running it (recovery).
     pub async fn record_interrupted(&self, state: &AppState, turn: &Turn) -> StoreResult<()> {
-        let (emitter, _) = self.emitter(state, false).await?;
+        let (emitter, _) = self.emitter(state, self.others_running()).await?;
         emitter.set_turn(None);
+        let by = match &turn.owner {
+            Some(owner) => format!("the server instance `{owner}`"),
+            None => "the server".to_owned(),
+        };
         emitter.emit(SystemError {
             error: format!(
-                "turn `{}` was interrupted: the server stopped while it was running",
+                "turn `{}` was interrupted: {by} stopped while it was running",
                 turn.id
             ),
             error_type: "interrupted".to_owned(),

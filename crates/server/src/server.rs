@@ -1,5 +1,5 @@
-//! Starting the server: open the store, recover turns an earlier process left running, follow
-//! the store's append notices, and serve the router.
+//! Starting the server: open the store, recover turns a dead instance left running (see
+//! [`lease`]), follow the store's append notices, and serve the router.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -7,10 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::serve::ListenerExt as _;
-use keel_store::{SessionStatus, WatchNotice};
+use keel_store::WatchNotice;
 use tokio::net::TcpListener;
 
 use crate::config::ServerConfig;
+use crate::lease;
 use crate::routes::router;
 use crate::state::{AppState, SharedState};
 
@@ -55,8 +56,8 @@ pub struct Server {
 }
 
 impl Server {
-    /// Opens the store, recovers interrupted turns and binds the listen address.
-    pub async fn bind(config: ServerConfig) -> Result<Self, ServerError> {
+    /// Opens the store, binds the listen address and recovers interrupted turns.
+    pub async fn bind(mut config: ServerConfig) -> Result<Self, ServerError> {
         if config.database_url.starts_with("sqlite:") {
             std::fs::create_dir_all(&config.data_dir).map_err(|source| ServerError::DataDir {
                 path: config.data_dir.clone(),
@@ -65,8 +66,6 @@ impl Server {
         }
         let store = keel_store::open(&config.database_url).await?;
         let addr = config.addr;
-        let state = Arc::new(AppState::new(config, store));
-        let recovered = recover(&state).await?;
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| ServerError::Io {
@@ -79,6 +78,11 @@ impl Server {
             addr,
             source,
         })?;
+        if config.instance_id.is_none() {
+            config.instance_id = Some(default_instance_id(addr));
+        }
+        let state = Arc::new(AppState::new(config, store));
+        let recovered = lease::recover(&state, true).await?;
         Ok(Self {
             state,
             listener,
@@ -108,6 +112,7 @@ impl Server {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServerError> {
         let watcher = tokio::spawn(follow_store(Arc::clone(&self.state)));
+        let keeper = tokio::spawn(lease::keep(Arc::clone(&self.state)));
         let app = router(Arc::clone(&self.state));
         // Events are small writes that must leave at once: no Nagle delay.
         let listener = self.listener.tap_io(|tcp| {
@@ -122,23 +127,20 @@ impl Server {
                 source,
             });
         watcher.abort();
+        keeper.abort();
         result
     }
 }
 
-/// Fails turns an earlier process left running: each gets a `system.error` event on its
-/// session (continuing the stored seq), and its session is marked failed.
-pub async fn recover(state: &AppState) -> Result<usize, ServerError> {
-    let turns = state.store.fail_running_turns().await?;
-    for turn in &turns {
-        let live = state.live(&turn.session_id);
-        live.record_interrupted(state, turn).await?;
-        state
-            .store
-            .set_session_status(&turn.session_id, SessionStatus::Failed)
-            .await?;
-    }
-    Ok(turns.len())
+/// `HOST:PORT`: unique among instances on one database as long as no two hosts share a name,
+/// and the same after a restart on the same address.
+fn default_instance_id(addr: SocketAddr) -> String {
+    let host = nix::unistd::gethostname()
+        .ok()
+        .and_then(|name| name.into_string().ok())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| addr.ip().to_string());
+    format!("{host}:{}", addr.port())
 }
 
 /// Relays events other instances append (and anything a client could have missed) to this

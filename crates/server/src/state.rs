@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::extract::{FromRef, FromRequestParts, Query};
 use axum::http::request::Parts;
-use keel_store::{Session, Store};
+use keel_store::{Session, Store, TurnLease};
 use serde::Deserialize;
 
 use crate::auth::{Scope, StreamTokens, Tokens};
@@ -27,6 +27,8 @@ pub struct AppState {
     pub tokens: Tokens,
     /// Stream token signer.
     pub stream_tokens: StreamTokens,
+    /// The lease this instance takes on the turns it runs (its instance id and lease length).
+    pub lease: TurnLease,
     live: Mutex<HashMap<String, Arc<LiveSession>>>,
 }
 
@@ -38,7 +40,12 @@ impl AppState {
             .clone()
             .unwrap_or_else(StreamTokens::random_key);
         let hub = Arc::new(Hub::new(Arc::clone(&store), config.stream_buffer));
+        let owner = config
+            .instance_id
+            .clone()
+            .unwrap_or_else(|| format!("keel-server-{}", uuid::Uuid::now_v7().simple()));
         Self {
+            lease: TurnLease::new(owner, config.turn_lease),
             tokens: Tokens::new(config.tokens.clone()),
             stream_tokens: StreamTokens::new(key, config.stream_token_ttl_secs),
             config: Arc::new(config),
@@ -66,6 +73,14 @@ impl AppState {
         let before = live.len();
         live.retain(|_, session| Arc::strong_count(session) > 1 || !session.is_idle_for(idle));
         before - live.len()
+    }
+
+    /// The sessions with a turn running here, with the turn's id.
+    pub fn running_turns(&self) -> Vec<(Arc<LiveSession>, String)> {
+        let live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        live.values()
+            .filter_map(|session| Some((Arc::clone(session), session.running_turn_id()?)))
+            .collect()
     }
 
     /// The live state of a session if it has any.

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Options, TestServer, scenarios};
+use common::{ALL, Options, TestServer, scenarios};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_and_openapi() {
@@ -100,4 +100,35 @@ fn openapi_json_is_committed_and_current() {
         "crates/server/openapi.json is out of date: run \
          `KEEL_UPDATE_OPENAPI=1 cargo test -p keel-server --test api openapi` (or `cargo xtask codegen`)"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_another_instance_failed_is_stopped_here() {
+    let mut options = Options::new("sleep.json");
+    options.turn_lease = Some(std::time::Duration::from_millis(600));
+    let s = TestServer::start(options).await;
+    let id = s.create_session("p1", ALL).await;
+    let turn = s.start_turn(&id, "wait").await;
+    let turn_id = turn["id"].as_str().unwrap();
+    s.wait_event(&id, "run.tool.start").await;
+    // As if this instance had stalled past its lease and another had swept the turn.
+    let swept = s
+        .store
+        .fail_expired_turns(Some(&s.instance_id))
+        .await
+        .unwrap();
+    assert_eq!(swept.len(), 1);
+    assert_eq!(swept[0].id, turn_id);
+    // The next renewal no longer covers it: the turn is cancelled here, not left running
+    // `sleep 30` for a turn the database says failed.
+    let end = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        s.wait_event(&id, "agent.end"),
+    )
+    .await
+    .expect("the turn was not stopped");
+    assert_eq!(end["payload"]["status"], "cancelled", "{end}");
+    let turn = s.wait_turn(&id, turn_id).await;
+    assert_eq!(turn["status"], "failed", "{turn}");
+    scenarios::assert_gap_free(&scenarios::seqs(&s.events(&id).await));
 }

@@ -1,6 +1,8 @@
 //! Crash recovery with the real binary: a turn running a 30 s command, `kill -9`, a restart on
 //! the same data folder: the turn is failed with a `system.error`, the seq has no gap, and the
-//! session takes new turns.
+//! session takes new turns. And with two instances on one PostgreSQL database: an instance
+//! starting leaves the other's running turn alone, and when the other is killed its turn is
+//! failed once its lease lapses.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -26,8 +28,9 @@ impl Drop for Running {
     }
 }
 
-fn start(data: &Path, workspace: &Path, script: &str) -> Running {
+fn start(data: &Path, workspace: &Path, script: &str, extra: &[&str]) -> Running {
     let mut child = Command::new(env!("CARGO_BIN_EXE_keel-server"))
+        .args(extra)
         .args([
             "--addr",
             "127.0.0.1:0",
@@ -44,6 +47,8 @@ fn start(data: &Path, workspace: &Path, script: &str) -> Running {
         .arg(format!("scripted:{}", common::script(script).display()))
         .env_remove("KEEL_SERVER_TOKEN")
         .env_remove("KEEL_DATABASE_URL")
+        .env_remove("KEEL_SERVER_INSTANCE_ID")
+        .env_remove("KEEL_SERVER_TURN_LEASE_SECS")
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
@@ -95,7 +100,14 @@ async fn kill_dash_nine_mid_turn_then_restart() {
     let workspace = tempfile::tempdir().unwrap();
     let client = common::client();
 
-    let server = start(data.path(), workspace.path(), "sleep.json");
+    // The same instance id after the restart: the restarted instance fails its own turn at
+    // once, without waiting for the lease to lapse.
+    let server = start(
+        data.path(),
+        workspace.path(),
+        "sleep.json",
+        &["--instance-id", "solo"],
+    );
     let (status, session) = call(
         &client,
         reqwest::Method::POST,
@@ -136,7 +148,12 @@ async fn kill_dash_nine_mid_turn_then_restart() {
     server.child.wait().unwrap();
     drop(server);
 
-    let server = start(data.path(), workspace.path(), "simple.json");
+    let server = start(
+        data.path(),
+        workspace.path(),
+        "simple.json",
+        &["--instance-id", "solo"],
+    );
     let (_, turns) = call(
         &client,
         reqwest::Method::GET,
@@ -208,4 +225,177 @@ async fn kill_dash_nine_mid_turn_then_restart() {
     assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
     assert!(all.len() > after.len());
     assert_eq!(all.last().unwrap()["type"], "agent.end");
+}
+
+/// The statuses of the session's turns, as `(id, status)`.
+async fn turn_statuses(
+    client: &reqwest::Client,
+    base: &str,
+    session: &str,
+) -> Vec<(String, String)> {
+    let (_, turns) = call(
+        client,
+        reqwest::Method::GET,
+        format!("{base}/v1/sessions/{session}/turns"),
+        None,
+    )
+    .await;
+    turns["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["id"].as_str().unwrap().to_owned(),
+                t["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_on_postgres_fail_only_a_dead_instances_turn() {
+    let Some(url) = common::fresh_postgres().await else {
+        return;
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let (data_a, data_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let client = common::client();
+    let flags = |id: &'static str| {
+        [
+            "--database-url",
+            url.as_str(),
+            "--instance-id",
+            id,
+            "--turn-lease-secs",
+            "1",
+        ]
+    };
+
+    let a = start(data_a.path(), workspace.path(), "sleep.json", &flags("a"));
+    let (status, session) = call(
+        &client,
+        reqwest::Method::POST,
+        format!("{}/v1/sessions", a.base),
+        Some(json!({"project_id": "p", "root": workspace.path()})),
+    )
+    .await;
+    assert_eq!(status, 201, "{session}");
+    let id = session["id"].as_str().unwrap().to_owned();
+    let (status, turn) = call(
+        &client,
+        reqwest::Method::POST,
+        format!("{}/v1/sessions/{id}/turns", a.base),
+        Some(json!({"request_id": uuid::Uuid::now_v7().to_string(), "input": "wait"})),
+    )
+    .await;
+    assert_eq!(status, 202, "{turn}");
+    let turn_id = turn["turn"]["id"].as_str().unwrap().to_owned();
+    let mut started = false;
+    for _ in 0..200 {
+        if events(&client, &a.base, &id)
+            .await
+            .iter()
+            .any(|e| e["type"] == "run.tool.start")
+        {
+            started = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(started, "the command never started");
+
+    // B starts while A's turn runs, and sweeps lapsed leases every third of a second: A keeps
+    // renewing, so its turn is left alone through several lease lengths.
+    let b = start(data_b.path(), workspace.path(), "simple.json", &flags("b"));
+    tokio::time::sleep(Duration::from_millis(3_000)).await;
+    assert_eq!(
+        turn_statuses(&client, &b.base, &id).await,
+        [(turn_id.clone(), "running".to_owned())]
+    );
+    // B refuses a second turn while A's runs.
+    let (status, _) = call(
+        &client,
+        reqwest::Method::POST,
+        format!("{}/v1/sessions/{id}/turns", b.base),
+        Some(json!({"request_id": uuid::Uuid::now_v7().to_string(), "input": "too soon"})),
+    )
+    .await;
+    assert_eq!(status, 409);
+    let before = events(&client, &b.base, &id).await.len();
+
+    // kill -9 A: its lease lapses within a second and B fails the turn.
+    let killed_at = std::time::Instant::now();
+    let mut a = a;
+    a.child.kill().unwrap();
+    a.child.wait().unwrap();
+    drop(a);
+    let mut failed = false;
+    while killed_at.elapsed() < Duration::from_secs(15) {
+        if turn_statuses(&client, &b.base, &id).await == [(turn_id.clone(), "failed".to_owned())] {
+            failed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(failed, "B never failed the dead instance's turn");
+    let detected = killed_at.elapsed();
+    assert!(detected < Duration::from_secs(5), "took {detected:?}");
+
+    // Exactly one `system.error`, continuing the seq.
+    let mut after = events(&client, &b.base, &id).await;
+    for _ in 0..100 {
+        if after.len() > before {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        after = events(&client, &b.base, &id).await;
+    }
+    let seqs: Vec<u64> = after.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert_eq!(
+        seqs,
+        (1..=seqs.len() as u64).collect::<Vec<_>>(),
+        "gap in seq"
+    );
+    let errors: Vec<&Value> = after[before..]
+        .iter()
+        .filter(|e| e["type"] == "system.error")
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0]["payload"]["error_type"], "interrupted");
+    assert!(
+        errors[0]["payload"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("instance `a`"),
+        "{}",
+        errors[0]
+    );
+
+    // The session takes a new turn on B.
+    let (status, turn) = call(
+        &client,
+        reqwest::Method::POST,
+        format!("{}/v1/sessions/{id}/turns", b.base),
+        Some(json!({"request_id": uuid::Uuid::now_v7().to_string(), "input": "hello again"})),
+    )
+    .await;
+    assert_eq!(status, 202, "{turn}");
+    let new_id = turn["turn"]["id"].as_str().unwrap().to_owned();
+    let mut done = false;
+    for _ in 0..200 {
+        let statuses = turn_statuses(&client, &b.base, &id).await;
+        if statuses
+            .iter()
+            .any(|(t, s)| *t == new_id && s == "completed")
+        {
+            done = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(done, "the new turn did not complete");
+    let all = events(&client, &b.base, &id).await;
+    let seqs: Vec<u64> = all.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
 }

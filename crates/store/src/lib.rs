@@ -34,7 +34,8 @@ pub use session::{
 pub use sqlite::{BUSY_TIMEOUT, SqliteStore, migrator};
 pub use store::Store;
 pub use turn::{
-    INTERRUPTED_ERROR, NewTurn, Turn, TurnOutcome, TurnStart, TurnStatus, UnknownTurnStatus,
+    INTERRUPTED_ERROR, NewTurn, Turn, TurnLease, TurnOutcome, TurnStart, TurnStatus,
+    UnknownTurnStatus,
 };
 pub use watch::{
     AppendNotice, AppendWatch, CONTROL_CHANNEL, ControlKind, ControlMessage, MAX_CONTROL_BYTES,

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::error::StoreResult;
 use crate::range::EventRange;
 use crate::session::{NewSession, Session, SessionFilter, SessionStatus, SessionUpdate};
-use crate::turn::{NewTurn, Turn, TurnOutcome, TurnStart};
+use crate::turn::{NewTurn, Turn, TurnLease, TurnOutcome, TurnStart};
 use crate::watch::{AppendWatch, ControlMessage};
 
 /// Sessions, their turns and their event log.
@@ -127,9 +127,21 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     ) -> StoreResult<Turn>;
 
     /// Marks every running turn failed with [`INTERRUPTED_ERROR`](crate::INTERRUPTED_ERROR) and
-    /// returns them, for a process starting up after one that stopped mid-turn. Sessions are
-    /// left as they are.
+    /// returns them, for a process starting up after one that stopped mid-turn, when no other
+    /// process uses the database. Sessions are left as they are.
     async fn fail_running_turns(&self) -> StoreResult<Vec<Turn>>;
+
+    /// Extends the claim of `lease.owner` on its running turns to `lease.ttl` from now; returns
+    /// the ids of the turns it still holds (one missing from them was failed by another
+    /// process after the lease lapsed).
+    async fn renew_turn_leases(&self, lease: &TurnLease) -> StoreResult<Vec<String>>;
+
+    /// Marks failed, with [`INTERRUPTED_ERROR`](crate::INTERRUPTED_ERROR), the running turns
+    /// whose lease has lapsed, and those held by `restarted_owner` whatever their lease (the
+    /// caller's own turns from before it restarted); returns them, oldest first. Unleased
+    /// turns are left alone, and so are the turns of every process that keeps renewing.
+    /// Each turn is failed by one caller only, however many sweep at once.
+    async fn fail_expired_turns(&self, restarted_owner: Option<&str>) -> StoreResult<Vec<Turn>>;
 
     /// Closes the backend's connections; later calls fail.
     async fn close(&self);

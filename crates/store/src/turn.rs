@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -103,6 +104,36 @@ pub struct Turn {
     pub started_at: DateTime<Utc>,
     /// When the turn ended, once it has.
     pub ended_at: Option<DateTime<Utc>>,
+    /// The process serving the turn, if it took a [`TurnLease`].
+    pub owner: Option<String>,
+    /// Until when the owner's claim holds unless renewed; `None` for a turn begun without a
+    /// lease (which no sweep of expired leases fails).
+    pub lease_until: Option<DateTime<Utc>>,
+}
+
+/// A process's claim on the turns it serves. While the owner renews it
+/// ([`Store::renew_turn_leases`](crate::Store::renew_turn_leases)) no other process fails
+/// them; once it lapses, any process may
+/// ([`Store::fail_expired_turns`](crate::Store::fail_expired_turns)). This is how several
+/// processes share one database and still recover turns whose process died.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TurnLease {
+    /// Who serves the turns: an id unique among the processes sharing the database, and stable
+    /// across restarts if a restarted process should recover its own turns at once.
+    pub owner: String,
+    /// How long the claim holds without renewal. On PostgreSQL the database's clock measures
+    /// it, so processes' clocks need not agree.
+    pub ttl: Duration,
+}
+
+impl TurnLease {
+    /// A claim by `owner` that holds for `ttl` without renewal.
+    pub fn new(owner: impl Into<String>, ttl: Duration) -> Self {
+        Self {
+            owner: owner.into(),
+            ttl,
+        }
+    }
 }
 
 /// What to begin a turn with. The turn starts [`TurnStatus::Running`].
@@ -117,6 +148,8 @@ pub struct NewTurn {
     pub request_id: Option<String>,
     /// The user's request.
     pub input: String,
+    /// The serving process's claim; `None` leaves the turn unleased.
+    pub lease: Option<TurnLease>,
 }
 
 impl NewTurn {
@@ -140,6 +173,12 @@ impl NewTurn {
         self.request_id = Some(request_id.into());
         self
     }
+
+    /// Begins the turn under `lease`.
+    pub fn with_lease(mut self, lease: TurnLease) -> Self {
+        self.lease = Some(lease);
+        self
+    }
 }
 
 /// The result of [`Store::begin_turn`](crate::Store::begin_turn).
@@ -152,7 +191,7 @@ pub struct TurnStart {
 }
 
 /// The error recorded on turns that [`Store::fail_running_turns`](crate::Store::fail_running_turns)
-/// marks failed.
+/// and [`Store::fail_expired_turns`](crate::Store::fail_expired_turns) mark failed.
 pub const INTERRUPTED_ERROR: &str = "interrupted: the process serving this turn stopped";
 
 #[cfg(test)]

@@ -185,3 +185,44 @@ async fn reopening_does_not_rerun_migrations() {
         store.close().await;
     }
 }
+
+#[tokio::test]
+async fn turns_left_running_before_leases_existed_count_as_lapsed() {
+    use sqlx::SqlSafeStr;
+    use sqlx::migrate::{Migration, MigrationType, Migrator};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v1.db");
+    // A database at schema version 1, with a turn left running.
+    {
+        let options = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&path)
+            .create_if_missing(true);
+        let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+        let v1 = Migrator::with_migrations(vec![Migration::new(
+            1,
+            "init".into(),
+            MigrationType::Simple,
+            include_str!("../migrations/sqlite/0001_init.sql").into_sql_str(),
+            false,
+        )]);
+        v1.run(&pool).await.unwrap();
+        sqlx::raw_sql(
+            "INSERT INTO sessions (id, project_id, root, created_at, updated_at) \
+             VALUES ('s', 'p', '/w', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'); \
+             INSERT INTO turns (id, session_id, input, status, started_at) \
+             VALUES ('old', 's', 'work', 'running', '2026-01-01T00:00:00.000Z');",
+        )
+        .execute(&pool)
+        .await
+        .unwrap();
+        pool.close().await;
+    }
+    let store = SqliteStore::open(&path).await.unwrap();
+    let turn = store.get_turn("old").await.unwrap();
+    assert_eq!(turn.owner, None);
+    assert!(turn.lease_until.is_some());
+    let failed = store.fail_expired_turns(None).await.unwrap();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].id, "old");
+}

@@ -3,7 +3,15 @@
 mod common;
 
 use common::{session, store_tests};
-use keel_store::{INTERRUPTED_ERROR, NewTurn, StoreError, TurnOutcome, TurnStatus};
+use std::time::Duration;
+
+use keel_store::{
+    INTERRUPTED_ERROR, NewTurn, StoreError, TurnLease, TurnOutcome, TurnStatus,
+};
+
+fn lease(owner: &str, millis: u64) -> TurnLease {
+    TurnLease::new(owner, Duration::from_millis(millis))
+}
 
 store_tests! {
     #[tokio::test]
@@ -200,5 +208,71 @@ store_tests! {
             TurnStatus::Cancelled
         );
         assert!(store.fail_running_turns().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn only_lapsed_leases_and_the_restarted_owners_turns_are_failed(db, store) {
+        session(store.as_ref(), "s").await;
+        let begin = |id: &'static str, lease: Option<TurnLease>| {
+            let store = store.clone();
+            async move {
+                let mut new = NewTurn::new("s", "work").with_id(id);
+                new.lease = lease;
+                store.begin_turn(new).await.unwrap().turn
+            }
+        };
+        let short = begin("short", Some(lease("a", 300))).await;
+        assert_eq!(short.owner.as_deref(), Some("a"));
+        assert!(short.lease_until.is_some_and(|until| until > short.started_at));
+        begin("long", Some(lease("b", 60_000))).await;
+        begin("unleased", None).await;
+        let revived = begin("revived", Some(lease("c", 300))).await;
+        assert_eq!(store.get_turn("revived").await.unwrap(), revived);
+
+        // Nothing has lapsed yet.
+        assert!(store.fail_expired_turns(None).await.unwrap().is_empty());
+        tokio::time::sleep(Duration::from_millis(450)).await;
+        // `c` renews after its lease lapsed but before anyone swept: it keeps its turn.
+        assert_eq!(store.renew_turn_leases(&lease("c", 60_000)).await.unwrap(), ["revived"]);
+        let failed = store.fail_expired_turns(None).await.unwrap();
+        assert_eq!(failed.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["short"]);
+        assert_eq!(failed[0].status, TurnStatus::Failed);
+        assert_eq!(failed[0].error.as_deref(), Some(INTERRUPTED_ERROR));
+        // `a` comes back too late: the turn is no longer its.
+        assert!(store.renew_turn_leases(&lease("a", 60_000)).await.unwrap().is_empty());
+
+        // `b` restarted: its own turns go at once, lease or not; the unleased turn stays.
+        let failed = store.fail_expired_turns(Some("b")).await.unwrap();
+        assert_eq!(failed.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["long"]);
+        assert_eq!(store.get_turn("unleased").await.unwrap().status, TurnStatus::Running);
+        assert_eq!(store.get_turn("revived").await.unwrap().status, TurnStatus::Running);
+        assert!(store.fail_expired_turns(Some("b")).await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn concurrent_sweeps_fail_each_turn_once(db, store) {
+        session(store.as_ref(), "s").await;
+        let ids: Vec<String> = (0..20).map(|i| format!("t{i:02}")).collect();
+        for (i, id) in ids.iter().enumerate() {
+            let new = NewTurn::new("s", "work")
+                .with_id(id)
+                .with_lease(lease(&format!("owner{}", i % 3), 1));
+            store.begin_turn(new).await.unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        // Two processes sweep at the same time.
+        let other = db.open().await;
+        let (mine, theirs) = tokio::join!(
+            store.fail_expired_turns(None),
+            other.fail_expired_turns(None)
+        );
+        let mut swept: Vec<String> = mine
+            .unwrap()
+            .into_iter()
+            .chain(theirs.unwrap())
+            .map(|t| t.id)
+            .collect();
+        swept.sort();
+        assert_eq!(swept, ids);
     }
 }

@@ -23,7 +23,7 @@ use keel_store::{NewSession, Session, Store};
 use keel_tools::CannotAsk;
 
 pub use interrupts::Interrupts;
-pub use persist::{CONVERSATION_ID_KEY, open_project_store};
+pub use persist::{CONVERSATION_ID_KEY, open_project_store, recover_lapsed_turns};
 
 use crate::config::Settings;
 use crate::render::{ConsoleRenderer, NoSpinner, RenderOptions, Spinner, TerminalSpinner};

@@ -1,27 +1,80 @@
-//! Keeping a CLI session in the project's store: the session row, one turn row per turn, every
-//! event (through the writer's sink, an inline bus handler) and the conversation after each
-//! turn. Store failures are warnings: the run goes on without them.
+//! Keeping a CLI session in the project's store: the session row, one turn row per turn (under
+//! a lease the process renews while the turn runs), every event (through the writer's sink, an
+//! inline bus handler) and the conversation after each turn. Store failures are warnings: the
+//! run goes on without them.
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use keel_context::Conversation;
-use keel_events::{AgentStatus, Bus};
+use keel_events::{AgentStatus, Bus, Sequencer, SystemError};
 use keel_store::{
-    EventWriter, NewSession, NewTurn, SessionStatus, SessionUpdate, SqliteStore, Store,
-    TurnOutcome, WriterOptions, default_db_path,
+    EventWriter, NewSession, NewTurn, SessionStatus, SessionUpdate, SqliteStore, Store, StoreError,
+    TurnLease, TurnOutcome, WriterOptions, default_db_path,
 };
 use serde_json::{Map, Value};
 
 /// The session metadata key holding the engine's conversation id.
 pub const CONVERSATION_ID_KEY: &str = "conversation_id";
 
-/// Opens the project's store, `<root>/.keel/keel.db`, creating it if needed.
+/// How long a CLI process's claim on its running turn holds without renewal, unless
+/// [`TURN_LEASE_VAR`] says otherwise; it renews every third of it. A `keel` killed mid-turn has
+/// its turn failed by the next `keel` to open the project's store this long after.
+pub const TURN_LEASE: Duration = Duration::from_secs(30);
+
+/// The environment variable overriding [`TURN_LEASE`], in whole seconds (at least 1).
+pub const TURN_LEASE_VAR: &str = "KEEL_TURN_LEASE_SECS";
+
+fn turn_lease() -> Duration {
+    std::env::var(TURN_LEASE_VAR)
+        .ok()
+        .and_then(|secs| secs.trim().parse::<u64>().ok())
+        .filter(|&secs| secs > 0)
+        .map_or(TURN_LEASE, Duration::from_secs)
+}
+
+/// Opens the project's store, `<root>/.keel/keel.db`, creating it if needed, and fails the
+/// turns a killed `keel` left running there ([`recover_lapsed_turns`]).
 pub async fn open_project_store(root: &Path) -> Result<Arc<dyn Store>, String> {
-    SqliteStore::open(default_db_path(root))
+    let store: Arc<dyn Store> = SqliteStore::open(default_db_path(root))
         .await
-        .map(|store| Arc::new(store) as Arc<dyn Store>)
-        .map_err(|e| e.to_string())
+        .map(Arc::new)
+        .map_err(|e| e.to_string())?;
+    if let Err(e) = recover_lapsed_turns(store.as_ref()).await {
+        warn("cannot recover interrupted turns", e);
+    }
+    Ok(store)
+}
+
+/// Fails the turns whose process stopped renewing its lease (it was killed mid-turn): each gets
+/// a `system.error` continuing its session's seq, and its session is marked failed. Returns
+/// how many.
+pub async fn recover_lapsed_turns(store: &dyn Store) -> Result<usize, StoreError> {
+    let turns = store.fail_expired_turns(None).await?;
+    for turn in &turns {
+        let session = store.get_session(&turn.session_id).await?;
+        let last = store.last_seq(&session.id).await?;
+        let sequencer = Sequencer::resume(&session.id, &session.project_id, last);
+        let event = sequencer.stamp(
+            None,
+            SystemError {
+                error: format!(
+                    "turn `{}` was interrupted: the process running it stopped",
+                    turn.id
+                ),
+                error_type: "interrupted".to_owned(),
+                recoverable: true,
+                stack: None,
+                error_display: None,
+            },
+        );
+        store.append_event(&event).await?;
+        store
+            .set_session_status(&session.id, SessionStatus::Failed)
+            .await?;
+    }
+    Ok(turns.len())
 }
 
 /// Prints a store problem; the run carries on.
@@ -39,6 +92,10 @@ pub struct Persistence {
     pending: Option<NewSession>,
     /// The running turn's row, once begun.
     turn_id: Option<String>,
+    /// This process's claim on the turns it runs.
+    lease: TurnLease,
+    /// Renews the lease while a turn runs.
+    renewal: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Persistence {
@@ -65,6 +122,15 @@ impl Persistence {
             session_id,
             pending,
             turn_id: None,
+            lease: TurnLease::new(
+                format!(
+                    "keel-cli-{}-{}",
+                    std::process::id(),
+                    uuid::Uuid::now_v7().simple()
+                ),
+                turn_lease(),
+            ),
+            renewal: None,
         })
     }
 
@@ -94,14 +160,19 @@ impl Persistence {
         }
     }
 
-    /// Records the running turn `turn_id` (the id its events carry).
+    /// Records the running turn `turn_id` (the id its events carry) and keeps its lease.
     pub async fn begin_turn(&mut self, turn_id: &str, task: &str) {
-        match self
-            .store
-            .begin_turn(NewTurn::new(&self.session_id, task).with_id(turn_id))
-            .await
-        {
-            Ok(_) => self.turn_id = Some(turn_id.to_owned()),
+        let new = NewTurn::new(&self.session_id, task)
+            .with_id(turn_id)
+            .with_lease(self.lease.clone());
+        match self.store.begin_turn(new).await {
+            Ok(_) => {
+                self.turn_id = Some(turn_id.to_owned());
+                self.renewal = Some(tokio::spawn(renew(
+                    Arc::clone(&self.store),
+                    self.lease.clone(),
+                )));
+            }
             Err(e) => warn("cannot record the turn", e),
         }
     }
@@ -137,6 +208,9 @@ impl Persistence {
                 Some("interrupted: Ctrl-C pressed twice".to_owned()),
             ),
         };
+        if let Some(renewal) = self.renewal.take() {
+            renewal.abort();
+        }
         if let Some(turn_id) = self.turn_id.take()
             && let Err(e) = self.store.finish_turn(&turn_id, outcome, error).await
         {
@@ -161,6 +235,9 @@ impl Persistence {
 
     /// Stores what is left and closes the writer and the store.
     pub async fn close(mut self) {
+        if let Some(renewal) = self.renewal.take() {
+            renewal.abort();
+        }
         if let Some(writer) = self.writer.take() {
             match writer.close().await {
                 Ok(report) if !report.is_clean() => {
@@ -179,6 +256,18 @@ impl Persistence {
             }
         }
         self.store.close().await;
+    }
+}
+
+/// Renews `lease` every third of its length, until aborted.
+async fn renew(store: Arc<dyn Store>, lease: TurnLease) {
+    let mut tick = tokio::time::interval(lease.ttl / 3);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        if let Err(e) = store.renew_turn_leases(&lease).await {
+            warn("cannot renew the running turn's lease", e);
+        }
     }
 }
 

@@ -46,6 +46,8 @@ pub struct Options {
     pub keep_alive: Duration,
     /// Allowed root shared with another server (default: a fresh temporary folder).
     pub workspace: Option<PathBuf>,
+    /// Lease on running turns (default: the server's).
+    pub turn_lease: Option<Duration>,
 }
 
 impl Options {
@@ -58,6 +60,7 @@ impl Options {
             body_limit: 64 * 1024,
             keep_alive: Duration::from_secs(15),
             workspace: None,
+            turn_lease: None,
         }
     }
 }
@@ -81,6 +84,8 @@ pub fn tokens() -> Vec<TokenConfig> {
 
 pub struct TestServer {
     pub base: String,
+    /// The instance id the server runs turns under.
+    pub instance_id: String,
     pub store: std::sync::Arc<dyn keel_store::Store>,
     pub client: reqwest::Client,
     pub workspace: PathBuf,
@@ -118,9 +123,13 @@ impl TestServer {
         config.stream_buffer = options.stream_buffer;
         config.body_limit = options.body_limit;
         config.keep_alive = options.keep_alive;
+        if let Some(lease) = options.turn_lease {
+            config.turn_lease = lease;
+        }
         let server = Server::bind(config).await.unwrap();
         let base = format!("http://{}", server.local_addr());
         let store = std::sync::Arc::clone(&server.state().store);
+        let instance_id = server.state().lease.owner.clone();
         let (tx, rx) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             server
@@ -132,6 +141,7 @@ impl TestServer {
         });
         Self {
             base,
+            instance_id,
             store,
             client: client(),
             workspace,

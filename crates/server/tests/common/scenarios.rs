@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::{ALL, P1, P2, SseAuth, SseReader, TestServer, open_sse};
 
-fn seqs(events: &[Value]) -> Vec<u64> {
+pub fn seqs(events: &[Value]) -> Vec<u64> {
     events.iter().map(|e| e["seq"].as_u64().unwrap()).collect()
 }
 

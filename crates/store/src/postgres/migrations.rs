@@ -10,11 +10,18 @@ use sqlx::{PgPool, SqlSafeStr};
 use crate::error::StoreResult;
 
 /// `(version, description, sql)` of every migration, in order.
-pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "init",
-    include_str!("../../migrations/postgres/0001_init.sql"),
-)];
+pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "init",
+        include_str!("../../migrations/postgres/0001_init.sql"),
+    ),
+    (
+        2,
+        "turn_leases",
+        include_str!("../../migrations/postgres/0002_turn_leases.sql"),
+    ),
+];
 
 /// The migrator that brings a PostgreSQL database up to the current schema.
 pub fn postgres_migrator() -> Migrator {

@@ -34,7 +34,7 @@ use crate::error::{StoreError, StoreResult};
 use crate::range::EventRange;
 use crate::session::{NewSession, Session, SessionFilter, SessionUpdate};
 use crate::store::Store;
-use crate::turn::{NewTurn, Turn, TurnOutcome, TurnStart};
+use crate::turn::{NewTurn, Turn, TurnLease, TurnOutcome, TurnStart};
 use crate::watch::{AppendWatch, CONTROL_CHANNEL, ControlMessage};
 
 pub use migrations::{REALTIME_PUBLICATION, postgres_migrator};
@@ -245,6 +245,14 @@ impl Store for PostgresStore {
 
     async fn fail_running_turns(&self) -> StoreResult<Vec<Turn>> {
         turns::fail_running(&self.pool).await
+    }
+
+    async fn renew_turn_leases(&self, lease: &TurnLease) -> StoreResult<Vec<String>> {
+        turns::renew_leases(&self.pool, lease).await
+    }
+
+    async fn fail_expired_turns(&self, restarted_owner: Option<&str>) -> StoreResult<Vec<Turn>> {
+        turns::fail_expired(&self.pool, restarted_owner).await
     }
 
     async fn close(&self) {

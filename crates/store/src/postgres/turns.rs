@@ -8,12 +8,26 @@ use uuid::Uuid;
 
 use super::columns::{RowRef, row_id};
 use crate::error::{StoreError, StoreResult};
-use crate::turn::{INTERRUPTED_ERROR, NewTurn, Turn, TurnOutcome, TurnStart, TurnStatus};
+use crate::turn::{
+    INTERRUPTED_ERROR, NewTurn, Turn, TurnLease, TurnOutcome, TurnStart, TurnStatus,
+};
+
+/// SQL for the end of a lease whose length in seconds is the parameter `$n`, by the database's
+/// clock (so instances' clocks need not agree).
+macro_rules! lease_end {
+    ($n:literal) => {
+        concat!(
+            "date_trunc('milliseconds', now() + make_interval(secs => $",
+            $n,
+            "))"
+        )
+    };
+}
 
 /// The columns of [`Turn`], in the order [`from_row`] reads them.
 macro_rules! turn_columns {
     () => {
-        "id, session_id, request_id, input, status, error, started_at, ended_at"
+        "id, session_id, request_id, input, status, error, started_at, ended_at, owner, lease_until"
     };
 }
 
@@ -31,6 +45,8 @@ fn from_row(row: &PgRow) -> StoreResult<Turn> {
         error: r.opt_text(row, "error")?,
         started_at: r.ts(row, "started_at")?,
         ended_at: r.opt_ts(row, "ended_at")?,
+        owner: r.opt_text(row, "owner")?,
+        lease_until: r.opt_ts(row, "lease_until")?,
         id,
     })
 }
@@ -38,8 +54,11 @@ fn from_row(row: &PgRow) -> StoreResult<Turn> {
 pub(super) async fn begin(pool: &PgPool, new: NewTurn) -> StoreResult<TurnStart> {
     let id = new.id.unwrap_or_else(|| Uuid::now_v7().to_string());
     let inserted = sqlx::query(concat!(
-        "INSERT INTO turns (id, session_id, request_id, input, status, started_at)",
-        " VALUES ($1, $2, $3, $4, 'running', $5)",
+        "INSERT INTO turns",
+        " (id, session_id, request_id, input, status, started_at, owner, lease_until)",
+        " VALUES ($1, $2, $3, $4, 'running', $5, $6, CASE WHEN $6 IS NULL THEN NULL ELSE ",
+        lease_end!(7),
+        " END)",
         " ON CONFLICT ON CONSTRAINT turns_session_request_key DO NOTHING RETURNING ",
         turn_columns!()
     ))
@@ -48,6 +67,8 @@ pub(super) async fn begin(pool: &PgPool, new: NewTurn) -> StoreResult<TurnStart>
     .bind(&new.request_id)
     .bind(&new.input)
     .bind(now_millis())
+    .bind(new.lease.as_ref().map(|lease| lease.owner.as_str()))
+    .bind(new.lease.as_ref().map_or(0.0, |lease| lease.ttl.as_secs_f64()))
     .fetch_optional(pool)
     .await;
     let row = match inserted {
@@ -166,6 +187,38 @@ pub(super) async fn fail_running(pool: &PgPool) -> StoreResult<Vec<Turn>> {
     ))
     .bind(INTERRUPTED_ERROR)
     .bind(now_millis())
+    .fetch_all(pool)
+    .await?;
+    let mut turns = rows.iter().map(from_row).collect::<StoreResult<Vec<_>>>()?;
+    turns.sort_by(|a, b| (a.started_at, &a.id).cmp(&(b.started_at, &b.id)));
+    Ok(turns)
+}
+
+pub(super) async fn renew_leases(pool: &PgPool, lease: &TurnLease) -> StoreResult<Vec<String>> {
+    let ids = sqlx::query_scalar(concat!(
+        "UPDATE turns SET lease_until = ",
+        lease_end!(1),
+        " WHERE status = 'running' AND owner = $2 RETURNING id"
+    ))
+    .bind(lease.ttl.as_secs_f64())
+    .bind(&lease.owner)
+    .fetch_all(pool)
+    .await?;
+    Ok(ids)
+}
+
+pub(super) async fn fail_expired(
+    pool: &PgPool,
+    restarted_owner: Option<&str>,
+) -> StoreResult<Vec<Turn>> {
+    let rows = sqlx::query(concat!(
+        "UPDATE turns SET status = 'failed', error = $1, ended_at = $2",
+        " WHERE status = 'running' AND (lease_until < now() OR owner = $3) RETURNING ",
+        turn_columns!()
+    ))
+    .bind(INTERRUPTED_ERROR)
+    .bind(now_millis())
+    .bind(restarted_owner)
     .fetch_all(pool)
     .await?;
     let mut turns = rows.iter().map(from_row).collect::<StoreResult<Vec<_>>>()?;

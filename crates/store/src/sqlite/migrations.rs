@@ -8,11 +8,18 @@ use sqlx::SqlSafeStr;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 
 /// `(version, description, sql)` of every migration, in order.
-pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "init",
-    include_str!("../../migrations/sqlite/0001_init.sql"),
-)];
+pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "init",
+        include_str!("../../migrations/sqlite/0001_init.sql"),
+    ),
+    (
+        2,
+        "turn_leases",
+        include_str!("../../migrations/sqlite/0002_turn_leases.sql"),
+    ),
+];
 
 /// The migrator that brings a SQLite database up to the current schema.
 pub fn migrator() -> Migrator {

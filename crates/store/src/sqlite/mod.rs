@@ -26,7 +26,7 @@ use crate::location::default_db_path;
 use crate::range::EventRange;
 use crate::session::{NewSession, Session, SessionFilter, SessionUpdate};
 use crate::store::Store;
-use crate::turn::{NewTurn, Turn, TurnOutcome, TurnStart};
+use crate::turn::{NewTurn, Turn, TurnLease, TurnOutcome, TurnStart};
 use crate::watch::{AppendWatch, ControlMessage, WATCH_CAPACITY, WatchNotice, notices};
 
 pub use migrations::migrator;
@@ -273,6 +273,14 @@ impl Store for SqliteStore {
 
     async fn fail_running_turns(&self) -> StoreResult<Vec<Turn>> {
         turns::fail_running(&self.writer).await
+    }
+
+    async fn renew_turn_leases(&self, lease: &TurnLease) -> StoreResult<Vec<String>> {
+        turns::renew_leases(&self.writer, lease).await
+    }
+
+    async fn fail_expired_turns(&self, restarted_owner: Option<&str>) -> StoreResult<Vec<Turn>> {
+        turns::fail_expired(&self.writer, restarted_owner).await
     }
 
     async fn close(&self) {

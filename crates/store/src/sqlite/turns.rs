@@ -8,12 +8,23 @@ use uuid::Uuid;
 
 use super::columns::{RowRef, row_id};
 use crate::error::{StoreError, StoreResult};
-use crate::turn::{INTERRUPTED_ERROR, NewTurn, Turn, TurnOutcome, TurnStart, TurnStatus};
+use crate::turn::{
+    INTERRUPTED_ERROR, NewTurn, Turn, TurnLease, TurnOutcome, TurnStart, TurnStatus,
+};
+
+/// The end of a lease of `ttl` taken now, as stored.
+fn lease_end(ttl: std::time::Duration) -> String {
+    let ttl = chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::MAX);
+    let end = now_millis()
+        .checked_add_signed(ttl)
+        .unwrap_or(chrono::DateTime::<chrono::Utc>::MAX_UTC);
+    format_ts(&end)
+}
 
 /// The columns of [`Turn`], in the order [`from_row`] reads them.
 macro_rules! turn_columns {
     () => {
-        "id, session_id, request_id, input, status, error, started_at, ended_at"
+        "id, session_id, request_id, input, status, error, started_at, ended_at, owner, lease_until"
     };
 }
 
@@ -31,6 +42,8 @@ fn from_row(row: &SqliteRow) -> StoreResult<Turn> {
         error: r.opt_text(row, "error")?,
         started_at: r.ts(row, "started_at")?,
         ended_at: r.opt_ts(row, "ended_at")?,
+        owner: r.opt_text(row, "owner")?,
+        lease_until: r.opt_ts(row, "lease_until")?,
         id,
     })
 }
@@ -38,8 +51,9 @@ fn from_row(row: &SqliteRow) -> StoreResult<Turn> {
 pub(super) async fn begin(pool: &SqlitePool, new: NewTurn) -> StoreResult<TurnStart> {
     let id = new.id.unwrap_or_else(|| Uuid::now_v7().to_string());
     let inserted = sqlx::query(concat!(
-        "INSERT INTO turns (id, session_id, request_id, input, status, started_at)",
-        " VALUES (?, ?, ?, ?, 'running', ?)",
+        "INSERT INTO turns",
+        " (id, session_id, request_id, input, status, started_at, owner, lease_until)",
+        " VALUES (?, ?, ?, ?, 'running', ?, ?, ?)",
         " ON CONFLICT (session_id, request_id) DO NOTHING RETURNING ",
         turn_columns!()
     ))
@@ -48,6 +62,8 @@ pub(super) async fn begin(pool: &SqlitePool, new: NewTurn) -> StoreResult<TurnSt
     .bind(&new.request_id)
     .bind(&new.input)
     .bind(format_ts(&now_millis()))
+    .bind(new.lease.as_ref().map(|lease| lease.owner.as_str()))
+    .bind(new.lease.as_ref().map(|lease| lease_end(lease.ttl)))
     .fetch_optional(pool)
     .await;
     let row = match inserted {
@@ -166,6 +182,38 @@ pub(super) async fn fail_running(pool: &SqlitePool) -> StoreResult<Vec<Turn>> {
     ))
     .bind(INTERRUPTED_ERROR)
     .bind(format_ts(&now_millis()))
+    .fetch_all(pool)
+    .await?;
+    let mut turns = rows.iter().map(from_row).collect::<StoreResult<Vec<_>>>()?;
+    turns.sort_by(|a, b| (a.started_at, &a.id).cmp(&(b.started_at, &b.id)));
+    Ok(turns)
+}
+
+pub(super) async fn renew_leases(pool: &SqlitePool, lease: &TurnLease) -> StoreResult<Vec<String>> {
+    let ids = sqlx::query_scalar(
+        "UPDATE turns SET lease_until = ? WHERE status = 'running' AND owner = ? RETURNING id",
+    )
+    .bind(lease_end(lease.ttl))
+    .bind(&lease.owner)
+    .fetch_all(pool)
+    .await?;
+    Ok(ids)
+}
+
+pub(super) async fn fail_expired(
+    pool: &SqlitePool,
+    restarted_owner: Option<&str>,
+) -> StoreResult<Vec<Turn>> {
+    let now = format_ts(&now_millis());
+    let rows = sqlx::query(concat!(
+        "UPDATE turns SET status = 'failed', error = ?, ended_at = ?",
+        " WHERE status = 'running' AND (lease_until < ? OR owner = ?) RETURNING ",
+        turn_columns!()
+    ))
+    .bind(INTERRUPTED_ERROR)
+    .bind(&now)
+    .bind(&now)
+    .bind(restarted_owner)
     .fetch_all(pool)
     .await?;
     let mut turns = rows.iter().map(from_row).collect::<StoreResult<Vec<_>>>()?;

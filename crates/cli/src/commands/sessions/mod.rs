@@ -105,7 +105,12 @@ async fn existing_store(root: &Path) -> Result<Option<Arc<dyn Store>>, StoreErro
     if !path.exists() {
         return Ok(None);
     }
-    Ok(Some(Arc::new(SqliteStore::open(&path).await?)))
+    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path).await?);
+    // A session a killed `keel` left running shows as failed, not running forever.
+    if let Err(e) = crate::host::recover_lapsed_turns(store.as_ref()).await {
+        eprintln!("keel: warning: cannot recover interrupted turns: {e}");
+    }
+    Ok(Some(store))
 }
 
 /// The store and the session `id`, or the exit code of a clear error.

@@ -174,6 +174,8 @@ mod tests {
             error: error.map(str::to_owned),
             started_at: ts,
             ended_at: Some(ts),
+            owner: None,
+            lease_until: None,
         };
         let text = header(
             &session("s", "task 1", SessionStatus::Cancelled),
