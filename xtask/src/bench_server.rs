@@ -17,8 +17,9 @@
 //!
 //! Prints a Markdown report and writes it to `target/bench-server.md`. An unoptimised build
 //! re-runs itself with `cargo run --release`. Options: `--subscribers N`, `--sessions N`,
-//! `--persist-deltas N`, `--delay-ms N` (pause before each streamed item of the fan-out
-//! script; the script's own is 3 ms), `--server PATH`, `--server-arg ARG` (repeatable, passed
+//! `--persist-deltas N`, `--runs N` (fan-out runs, each on a fresh server; the report details
+//! the run with the median p99 and lists every run), `--delay-ms N` (pause before each
+//! streamed item of the fan-out script; the script's own is 3 ms), `--server PATH`, `--server-arg ARG` (repeatable, passed
 //! to every server, e.g. `--server-arg --stream-buffer=256`), `--skip-postgres`,
 //! `--only fanout|persist|idle` (repeatable).
 
@@ -60,6 +61,7 @@ struct Options {
     only: Vec<Part>,
     server_args: Vec<String>,
     delay_ms: Option<u64>,
+    runs: usize,
 }
 
 impl Options {
@@ -78,6 +80,7 @@ fn parse_options(args: &[String]) -> Result<Options> {
         only: Vec::new(),
         server_args: Vec::new(),
         delay_ms: None,
+        runs: 1,
     };
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
@@ -97,6 +100,7 @@ fn parse_options(args: &[String]) -> Result<Options> {
             "--subscribers" => options.subscribers = number(arg, value(arg)?)?,
             "--sessions" => options.sessions = number(arg, value(arg)?)?,
             "--persist-deltas" => options.persist_deltas = number(arg, value(arg)?)?,
+            "--runs" => options.runs = number(arg, value(arg)?)?,
             "--server" => options.server = Some(PathBuf::from(value(arg)?)),
             "--skip-postgres" => options.skip_postgres = true,
             "--delay-ms" => {
@@ -111,7 +115,7 @@ fn parse_options(args: &[String]) -> Result<Options> {
             }),
             other => bail!(
                 "unknown option `{other}` (expected --subscribers N, --sessions N, \
-                 --persist-deltas N, --delay-ms N, --server PATH, --server-arg ARG, --skip-postgres, \
+                 --persist-deltas N, --runs N, --delay-ms N, --server PATH, --server-arg ARG, --skip-postgres, \
                  --only PART)"
             ),
         }
@@ -194,10 +198,17 @@ async fn bench(
         if let Some(delay) = options.delay_ms {
             script = with_delay(&script, delay, &scratch.join("fanout-script.json"))?;
         }
-        eprintln!("fan-out: {} subscribers…", options.subscribers);
         report.fanout_delay_ms = Some(script_delay_ms(&script)?);
-        report.fanout =
-            Some(fanout::run(&spec("fanout", script), options.subscribers, &client).await?);
+        for run in 1..=options.runs {
+            eprintln!(
+                "fan-out: {} subscribers, run {run} of {}…",
+                options.subscribers, options.runs
+            );
+            let spec = spec(&format!("fanout-{run}"), script.clone());
+            report
+                .fanout
+                .push(fanout::run(&spec, options.subscribers, &client).await?);
+        }
     }
     if options.wants(Part::Persist) {
         let script = scratch.join("persist-script.json");

@@ -84,15 +84,19 @@ impl Drop for ProducingGuard {
 pub struct Hub {
     store: Arc<dyn Store>,
     capacity: usize,
+    /// Where the channels' encoders run (the producer runtime).
+    encoders: tokio::runtime::Handle,
     channels: Mutex<HashMap<String, Arc<Channel>>>,
 }
 
 impl Hub {
-    /// Channels with `capacity` batches (of one or more events) of buffer per client.
-    pub fn new(store: Arc<dyn Store>, capacity: usize) -> Self {
+    /// Channels with `capacity` batches (of one or more events) of buffer per client, whose
+    /// encoders run on `encoders`.
+    pub fn new(store: Arc<dyn Store>, capacity: usize, encoders: tokio::runtime::Handle) -> Self {
         Self {
             store,
             capacity: capacity.max(1),
+            encoders,
             channels: Mutex::new(HashMap::new()),
         }
     }
@@ -103,7 +107,7 @@ impl Hub {
         Arc::clone(channels.entry(session_id.to_owned()).or_insert_with(|| {
             let (ingest, ingested) = broadcast::channel(INGEST_CAPACITY);
             let tx = broadcast::channel(self.capacity).0;
-            tokio::spawn(encode(ingested, tx.clone()));
+            self.encoders.spawn(encode(ingested, tx.clone()));
             Arc::new(Channel {
                 ingest,
                 tx,

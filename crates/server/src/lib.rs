@@ -53,10 +53,12 @@ pub mod interaction;
 pub mod lease;
 pub mod live;
 pub mod openapi;
+pub mod producers;
 pub mod provider;
 pub mod relay;
 pub mod routes;
 pub mod server;
+pub mod sse_body;
 pub mod state;
 pub mod stream;
 

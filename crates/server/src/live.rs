@@ -209,15 +209,19 @@ impl LiveSession {
             Sequencer::resume(self.id.clone(), session.project_id.clone(), last),
             Bus::default(),
         );
-        let writer = EventWriter::spawn(
-            Arc::clone(&state.store),
-            WriterOptions {
-                forward: Some(self.channel.sender()),
-                // Commit at once; what queues meanwhile makes the next batch (group commit).
-                max_delay: std::time::Duration::ZERO,
-                ..WriterOptions::default()
-            },
-        )?;
+        let writer = {
+            // The writer runs on the producer runtime, with the work that feeds it.
+            let _producers = state.producers.handle().enter();
+            EventWriter::spawn(
+                Arc::clone(&state.store),
+                WriterOptions {
+                    forward: Some(self.channel.sender()),
+                    // Commit at once; what queues meanwhile makes the next batch (group commit).
+                    max_delay: std::time::Duration::ZERO,
+                    ..WriterOptions::default()
+                },
+            )?
+        };
         emitter.bus().add_handler(writer.sink());
         *producer = Some(Producer {
             emitter: emitter.clone(),
@@ -313,7 +317,7 @@ impl LiveSession {
         let live = Arc::clone(self);
         let state = Arc::clone(state);
         let turn = start.turn.clone();
-        tokio::spawn(async move {
+        state.producers.clone().spawn(async move {
             let guard = live.channel.producing();
             live.run_turn(&state, turn, input, cancel).await;
             live.release();
@@ -495,7 +499,7 @@ impl LiveSession {
         };
         let live = Arc::clone(self);
         let id = run_id.clone();
-        tokio::spawn(async move {
+        state.producers.spawn(async move {
             if let Err(e) = run_file(&request, &emitter, &cancel).await {
                 emitter.emit(SystemError {
                     error: e.to_string(),

@@ -81,7 +81,13 @@ impl Server {
         if config.instance_id.is_none() {
             config.instance_id = Some(default_instance_id(addr));
         }
-        let state = Arc::new(AppState::new(config, store));
+        let state = Arc::new(
+            AppState::new(config, store).map_err(|source| ServerError::Io {
+                what: "cannot start the producer runtime for",
+                addr,
+                source,
+            })?,
+        );
         let recovered = lease::recover(&state, true).await?;
         Ok(Self {
             state,

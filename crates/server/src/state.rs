@@ -13,6 +13,7 @@ use crate::config::ServerConfig;
 use crate::error::ApiError;
 use crate::hub::Hub;
 use crate::live::LiveSession;
+use crate::producers::Producers;
 
 /// Shared server state.
 #[derive(Debug)]
@@ -29,22 +30,30 @@ pub struct AppState {
     pub stream_tokens: StreamTokens,
     /// The lease this instance takes on the turns it runs (its instance id and lease length).
     pub lease: TurnLease,
+    /// The runtime turns, file runs, their writers and the encoders run on.
+    pub producers: Arc<Producers>,
     live: Mutex<HashMap<String, Arc<LiveSession>>>,
 }
 
 impl AppState {
-    /// State over `store` with `config`.
-    pub fn new(config: ServerConfig, store: Arc<dyn Store>) -> Self {
+    /// State over `store` with `config`; starts the producer runtime's thread.
+    pub fn new(config: ServerConfig, store: Arc<dyn Store>) -> std::io::Result<Self> {
         let key = config
             .stream_key
             .clone()
             .unwrap_or_else(StreamTokens::random_key);
-        let hub = Arc::new(Hub::new(Arc::clone(&store), config.stream_buffer));
+        let producers = Arc::new(Producers::start()?);
+        let hub = Arc::new(Hub::new(
+            Arc::clone(&store),
+            config.stream_buffer,
+            producers.handle().clone(),
+        ));
         let owner = config
             .instance_id
             .clone()
             .unwrap_or_else(|| format!("keel-server-{}", uuid::Uuid::now_v7().simple()));
-        Self {
+        Ok(Self {
+            producers,
             lease: TurnLease::new(owner, config.turn_lease),
             tokens: Tokens::new(config.tokens.clone()),
             stream_tokens: StreamTokens::new(key, config.stream_token_ttl_secs),
@@ -52,7 +61,7 @@ impl AppState {
             store,
             hub,
             live: Mutex::new(HashMap::new()),
-        }
+        })
     }
 
     /// The live state of a session, created on first use.

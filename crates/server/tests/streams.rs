@@ -17,22 +17,69 @@ async fn sse_resumes_after_a_dropped_connection() {
     scenarios::sse_resume(&s).await;
 }
 
+/// A server with a one-batch client buffer, streaming 12 MB of deltas.
+async fn flooding_server(scripts: &tempfile::TempDir) -> TestServer {
+    let mut options = Options::new(&common::flood_script(scripts.path(), 3000));
+    options.stream_buffer = 1;
+    TestServer::start(options).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lagging_client_is_told_and_resumes_without_loss() {
-    let mut options = Options::new("chatty.json");
-    options.stream_buffer = 1;
-    let s = TestServer::start(options).await;
+    use tokio::io::AsyncWriteExt;
+    let scripts = tempfile::tempdir().unwrap();
+    let s = flooding_server(&scripts).await;
     let id = s.create_session("p1", ALL).await;
-    let turn = s.start_turn(&id, "talk a lot").await;
-    let (received, lagged) = scenarios::follow_sse(&s, &id, None).await;
+    // A client that subscribes, then reads nothing until the turn is over: the server's writes
+    // to it block, and its one-batch buffer overflows.
+    let mut stream = common::small_buffer_connection(&s).await;
+    stream
+        .write_all(
+            format!(
+                "GET /v1/sessions/{id}/events?stream=sse HTTP/1.1\r\nHost: keel\r\n\
+                 Authorization: Bearer {ALL}\r\nAccept: text/event-stream\r\n\
+                 Connection: close\r\n\r\n"
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let head = common::read_headers(&mut stream).await;
+    let turn = s.start_turn(&id, "flood").await;
     s.wait_turn(&id, turn["id"].as_str().unwrap()).await;
-    assert!(
-        lagged > 0,
-        "a one-batch buffer must overflow during a burst"
-    );
-    scenarios::assert_gap_free(&received);
-    let stored = s.events(&id).await;
-    assert_eq!(received.len(), stored.len());
+    let body = common::read_chunked_response(&mut stream, head).await;
+    let text = String::from_utf8(body).unwrap();
+    let mut seqs = Vec::new();
+    let mut lagged_after = None;
+    for message in text.split("\n\n").filter(|m| !m.is_empty()) {
+        if let Some(data) = message.strip_prefix("event: lagged\ndata: ") {
+            let data: Value = serde_json::from_str(data).unwrap();
+            lagged_after = data["after_seq"].as_u64();
+            continue;
+        }
+        assert!(lagged_after.is_none(), "the stream went on after `lagged`");
+        if let Some(id) = message.strip_prefix("id: ") {
+            seqs.push(id.split('\n').next().unwrap().parse::<u64>().unwrap());
+        }
+    }
+    let after = lagged_after.expect("the client was never told it lagged");
+    scenarios::assert_gap_free(&seqs);
+    assert_eq!(seqs.last().copied().unwrap_or(0), after);
+    let stored = s.events(&id).await.len() as u64;
+    assert!(after < stored, "lagged after the last event");
+
+    // It resumes from its cursor and gets the rest, each event once.
+    let mut reader = SseReader::new(open_sse(&s, &id, SseAuth::Bearer(ALL), Some(after)).await);
+    let mut rest = Vec::new();
+    while let Some(message) = reader.next_within(Duration::from_secs(30)).await {
+        rest.push(message.id.unwrap().parse::<u64>().unwrap());
+        if message.event.as_deref() == Some("agent.end") {
+            break;
+        }
+    }
+    seqs.extend(rest);
+    scenarios::assert_gap_free(&seqs);
+    assert_eq!(seqs.len() as u64, stored);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -122,9 +169,8 @@ async fn websocket_streams_backlog_then_live() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn websocket_lagging_client_gets_a_control_frame() {
-    let mut options = Options::new("chatty.json");
-    options.stream_buffer = 1;
-    let s = TestServer::start(options).await;
+    let scripts = tempfile::tempdir().unwrap();
+    let s = flooding_server(&scripts).await;
     let id = s.create_session("p1", ALL).await;
     let ws_url = s.base.replace("http://", "ws://");
     let request = {
@@ -137,10 +183,15 @@ async fn websocket_lagging_client_gets_a_control_frame() {
             .insert("authorization", format!("Bearer {ALL}").parse().unwrap());
         request
     };
-    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
-    s.start_turn(&id, "talk").await;
+    let stream = common::small_buffer_connection(&s).await;
+    let (mut socket, _) = tokio_tungstenite::client_async(request, stream)
+        .await
+        .unwrap();
+    // Read nothing until the turn is over.
+    let turn = s.start_turn(&id, "flood").await;
+    s.wait_turn(&id, turn["id"].as_str().unwrap()).await;
+    let mut seqs = Vec::new();
     let mut control = None;
-    // Pings keep an idle socket busy, so bound the whole wait, not each message.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     while let Ok(Some(Ok(message))) = tokio::time::timeout_at(deadline, socket.next()).await {
         if let Message::Text(text) = message {
@@ -149,11 +200,13 @@ async fn websocket_lagging_client_gets_a_control_frame() {
                 control = Some(value);
                 break;
             }
+            seqs.push(value["seq"].as_u64().unwrap());
         }
     }
     let control = control.expect("a lagged control frame");
     assert_eq!(control["control"], "lagged");
-    assert!(control["after_seq"].is_u64());
+    scenarios::assert_gap_free(&seqs);
+    assert_eq!(control["after_seq"].as_u64(), seqs.last().copied());
     let _ = socket.send(Message::Close(None)).await;
 }
 

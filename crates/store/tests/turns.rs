@@ -5,9 +5,7 @@ mod common;
 use common::{session, store_tests};
 use std::time::Duration;
 
-use keel_store::{
-    INTERRUPTED_ERROR, NewTurn, StoreError, TurnLease, TurnOutcome, TurnStatus,
-};
+use keel_store::{INTERRUPTED_ERROR, NewTurn, StoreError, TurnLease, TurnOutcome, TurnStatus};
 
 fn lease(owner: &str, millis: u64) -> TurnLease {
     TurnLease::new(owner, Duration::from_millis(millis))

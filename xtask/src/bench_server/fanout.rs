@@ -157,7 +157,7 @@ async fn measure(
             let seen = first_seen.entry(receipt.seq).or_insert(receipt.received_us);
             *seen = (*seen).min(receipt.received_us);
             last_receipt = last_receipt.max(receipt.received_us);
-            if let Some(ts) = receipt.ts_us {
+            if let Some(&ts) = stored.ts_us.get(&receipt.seq) {
                 let latency = (receipt.received_us - ts) as f64 / 1000.0;
                 latencies.push(latency);
                 by_seq.entry(receipt.seq).or_default().push(latency);

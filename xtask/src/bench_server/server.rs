@@ -342,6 +342,9 @@ impl Api {
             for event in events {
                 if let (Some(seq), Some(kind)) = (event["seq"].as_u64(), event["type"].as_str()) {
                     stored.types.insert(seq, kind.to_owned());
+                    if let Some(ts) = event["ts"].as_str().and_then(super::sse::rfc3339_micros) {
+                        stored.ts_us.insert(seq, ts);
+                    }
                 }
             }
             stored.count += events.len() as u64;
@@ -368,6 +371,8 @@ pub struct Stored {
     pub last_ts: Option<String>,
     /// Each one's type, by seq.
     pub types: HashMap<u64, String>,
+    /// Each one's `ts`, µs since the epoch, by seq.
+    pub ts_us: HashMap<u64, i64>,
 }
 
 fn string_field(value: &Value, name: &str) -> Result<String> {

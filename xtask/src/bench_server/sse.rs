@@ -6,15 +6,16 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use reqwest::header::ACCEPT;
 use tokio::sync::{mpsc, watch};
 
-/// One message of an SSE stream (comments and keep-alives produce none).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Message {
+/// One message of an SSE stream (comments and keep-alives produce none), borrowed from the
+/// parser's buffer: the hot path of the benchmark's clients copies nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Message<'a> {
     /// The `id:` field.
-    pub id: Option<String>,
+    pub id: Option<&'a [u8]>,
     /// The `event:` field.
-    pub event: Option<String>,
-    /// The `data:` lines, joined with `\n`.
-    pub data: String,
+    pub event: Option<&'a [u8]>,
+    /// The first `data:` line (axum writes one per message).
+    pub data: Option<&'a [u8]>,
 }
 
 /// Splits a byte stream into SSE messages (`\n`-terminated lines, blank line between messages,
@@ -25,60 +26,40 @@ pub struct Parser {
 }
 
 impl Parser {
-    /// Adds `bytes` and returns the messages they complete.
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<Message> {
+    /// Adds `bytes` and calls `each` with every message they complete.
+    pub fn push(&mut self, bytes: &[u8], mut each: impl FnMut(Message<'_>)) {
         self.buffer.extend_from_slice(bytes);
-        let mut messages = Vec::new();
         let mut start = 0;
-        while let Some(end) = self.buffer[start..]
-            .windows(2)
-            .position(|w| w == b"\n\n")
-            .map(|i| start + i)
-        {
-            if let Some(message) = parse_block(&String::from_utf8_lossy(&self.buffer[start..end])) {
-                messages.push(message);
+        while let Some(end) = memchr::memmem::find(&self.buffer[start..], b"\n\n") {
+            if let Some(message) = parse_block(&self.buffer[start..start + end]) {
+                each(message);
             }
-            start = end + 2;
+            start += end + 2;
         }
         self.buffer.drain(..start);
-        messages
     }
 }
 
 /// One message from the lines of one block; `None` for a block of comments only.
-fn parse_block(block: &str) -> Option<Message> {
+fn parse_block(block: &[u8]) -> Option<Message<'_>> {
     let mut message = Message {
         id: None,
         event: None,
-        data: String::new(),
+        data: None,
     };
-    let mut has_data = false;
-    for line in block.lines() {
-        let (field, value) = line.split_once(':').unwrap_or((line, ""));
-        let value = value.strip_prefix(' ').unwrap_or(value);
+    for line in block.split(|&b| b == b'\n') {
+        let colon = memchr::memchr(b':', line).unwrap_or(line.len());
+        let (field, value) = line.split_at(colon);
+        let value = value.get(1..).unwrap_or_default();
+        let value = value.strip_prefix(b" ").unwrap_or(value);
         match field {
-            "id" => message.id = Some(value.to_owned()),
-            "event" => message.event = Some(value.to_owned()),
-            "data" => {
-                if has_data {
-                    message.data.push('\n');
-                }
-                message.data.push_str(value);
-                has_data = true;
-            }
+            b"id" => message.id = Some(value),
+            b"event" => message.event = Some(value),
+            b"data" if message.data.is_none() => message.data = Some(value),
             _ => {}
         }
     }
-    (has_data || message.id.is_some() || message.event.is_some()).then_some(message)
-}
-
-/// The envelope's `ts` (the first `"ts"` key of the event JSON), in microseconds since the
-/// Unix epoch.
-pub fn ts_micros(data: &str) -> Option<i64> {
-    const KEY: &str = "\"ts\":\"";
-    let start = data.find(KEY)? + KEY.len();
-    let end = start + data[start..].find('"')?;
-    rfc3339_micros(&data[start..end])
+    (message.id.is_some() || message.event.is_some() || message.data.is_some()).then_some(message)
 }
 
 /// An RFC 3339 time in microseconds since the Unix epoch.
@@ -95,15 +76,14 @@ pub fn now_micros() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
 }
 
-/// One event as a subscriber received it.
+/// One event as a subscriber received it (its `ts` is looked up afterwards, from the stored
+/// events, so the clients need not parse it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Receipt {
     /// The event's seq (its SSE `id`).
     pub seq: u64,
     /// When the chunk holding it arrived, µs since the epoch.
     pub received_us: i64,
-    /// The event's `ts`, µs since the epoch.
-    pub ts_us: Option<i64>,
 }
 
 /// What one subscriber saw.
@@ -182,9 +162,9 @@ pub async fn subscribe(
             chunk = response.chunk() => match chunk {
                 Ok(Some(bytes)) => {
                     let received_us = now_micros();
-                    for message in parser.push(&bytes) {
-                        record(&mut log, &message, received_us, &mut last_seq);
-                    }
+                    parser.push(&bytes, |message| {
+                        record(&mut log, message, received_us, &mut last_seq);
+                    });
                 }
                 Ok(None) => {
                     log.notices.push("the server closed the stream".to_owned());
@@ -206,23 +186,29 @@ pub async fn subscribe(
 }
 
 /// Logs one message: an event's receipt, or a notice for anything else.
-fn record(log: &mut Log, message: &Message, received_us: i64, last_seq: &mut u64) {
-    if let Some(kind @ ("lagged" | "reload")) = message.event.as_deref() {
-        log.notices.push(format!("{kind}: {}", message.data));
+fn record(log: &mut Log, message: Message<'_>, received_us: i64, last_seq: &mut u64) {
+    let text =
+        |bytes: Option<&[u8]>| String::from_utf8_lossy(bytes.unwrap_or_default()).into_owned();
+    if let Some(kind @ (b"lagged" | b"reload")) = message.event {
+        log.notices.push(format!(
+            "{}: {}",
+            String::from_utf8_lossy(kind),
+            text(message.data)
+        ));
         return;
     }
-    match message.id.as_deref().map(str::parse::<u64>) {
-        Some(Ok(seq)) => {
+    let seq = message
+        .id
+        .and_then(|id| std::str::from_utf8(id).ok())
+        .and_then(|id| id.parse::<u64>().ok());
+    match seq {
+        Some(seq) => {
             *last_seq = (*last_seq).max(seq);
-            log.receipts.push(Receipt {
-                seq,
-                received_us,
-                ts_us: ts_micros(&message.data),
-            });
+            log.receipts.push(Receipt { seq, received_us });
         }
-        Some(Err(_)) | None => log.notices.push(format!(
+        None => log.notices.push(format!(
             "message without a numeric id: event {:?}",
-            message.event
+            text(message.event)
         )),
     }
 }
@@ -231,33 +217,32 @@ fn record(log: &mut Log, message: &Message, received_us: i64, last_seq: &mut u64
 mod tests {
     use super::*;
 
-    #[test]
-    fn messages_split_across_chunks_are_joined() {
-        let mut parser = Parser::default();
-        assert!(parser.push(b"id: 7\nevent: run.llm.delta\nda").is_empty());
-        let messages = parser.push(b"ta: {\"seq\":7}\n\n: keep-alive\n\nid: 8\n");
-        assert_eq!(
-            messages,
-            vec![Message {
-                id: Some("7".into()),
-                event: Some("run.llm.delta".into()),
-                data: "{\"seq\":7}".into(),
-            }]
-        );
-        let messages = parser.push(b"data: x\ndata: y\n\n");
-        assert_eq!(messages[0].id.as_deref(), Some("8"));
-        assert_eq!(messages[0].data, "x\ny");
+    type Fields = (Option<String>, Option<String>, Option<String>);
+
+    fn collect(parser: &mut Parser, bytes: &[u8]) -> Vec<Fields> {
+        let text = |b: Option<&[u8]>| b.map(|b| String::from_utf8_lossy(b).into_owned());
+        let mut out = Vec::new();
+        parser.push(bytes, |m| {
+            out.push((text(m.id), text(m.event), text(m.data)))
+        });
+        out
     }
 
     #[test]
-    fn the_envelope_ts_is_read_in_microseconds() {
-        let data = r#"{"id":"x","seq":1,"ts":"2026-01-02T03:04:05.678Z","type":"agent.start"}"#;
-        let expected = chrono::DateTime::parse_from_rfc3339("2026-01-02T03:04:05.678Z")
-            .unwrap()
-            .timestamp_micros();
-        assert_eq!(ts_micros(data), Some(expected));
-        assert_eq!(ts_micros(r#"{"ts":"yesterday"}"#), None);
-        assert_eq!(ts_micros("{}"), None);
+    fn messages_split_across_chunks_are_joined() {
+        let mut parser = Parser::default();
+        assert!(collect(&mut parser, b"id: 7\nevent: run.llm.delta\nda").is_empty());
+        let messages = collect(&mut parser, b"ta: {\"seq\":7}\n\n: keep-alive\n\nid: 8\n");
+        assert_eq!(
+            messages,
+            vec![(
+                Some("7".into()),
+                Some("run.llm.delta".into()),
+                Some("{\"seq\":7}".into())
+            )]
+        );
+        let messages = collect(&mut parser, b"data: x\n\n");
+        assert_eq!(messages, vec![(Some("8".into()), None, Some("x".into()))]);
     }
 
     #[test]
@@ -266,19 +251,24 @@ mod tests {
         let mut last = 0;
         let lagged = Message {
             id: None,
-            event: Some("lagged".into()),
-            data: r#"{"after_seq":3}"#.into(),
+            event: Some(b"lagged"),
+            data: Some(br#"{"after_seq":3}"#),
         };
-        record(&mut log, &lagged, 10, &mut last);
+        record(&mut log, lagged, 10, &mut last);
         let event = Message {
-            id: Some("4".into()),
-            event: Some("agent.end".into()),
-            data: r#"{"ts":"2026-01-02T03:04:05.000Z"}"#.into(),
+            id: Some(b"4"),
+            event: Some(b"agent.end"),
+            data: Some(br#"{"ts":"2026-01-02T03:04:05.000Z"}"#),
         };
-        record(&mut log, &event, 20, &mut last);
+        record(&mut log, event, 20, &mut last);
         assert_eq!(log.notices, vec![r#"lagged: {"after_seq":3}"#.to_owned()]);
-        assert_eq!(log.receipts.len(), 1);
-        assert_eq!(log.receipts[0].seq, 4);
+        assert_eq!(
+            log.receipts,
+            vec![Receipt {
+                seq: 4,
+                received_us: 20
+            }]
+        );
         assert_eq!(last, 4);
     }
 }

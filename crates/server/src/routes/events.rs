@@ -1,10 +1,9 @@
 //! A session's events: a JSON page, Server-Sent Events, or a WebSocket.
 
-use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::Json;
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::State;
 use axum::extract::ws::{
     Message, WebSocket, WebSocketUpgrade, rejection::WebSocketUpgradeRejection,
@@ -18,12 +17,12 @@ use serde_json::json;
 use super::extract::{ApiPath, ApiQuery};
 use crate::api::{EventPage, EventsQuery, WsQuery};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::frame::{SSE_KEEP_ALIVE, sse_control};
+use crate::sse_body::SseBody;
 use crate::state::{SharedState, StreamCaller};
 use crate::stream::{StreamItem, session_stream};
 
-/// Most messages written to a client in one chunk.
-const SSE_BATCH: usize = 256;
+/// Most messages written to a WebSocket client before one flush.
+const WS_BATCH: usize = 256;
 
 /// Events of a session: SSE with `Accept: text/event-stream` or `?stream=sse`, else a page.
 #[utoipa::path(get, path = "/v1/sessions/{id}/events", operation_id = "sessionEvents", tag = "events",
@@ -95,27 +94,6 @@ fn sse_response(
     stream: impl futures::Stream<Item = StreamItem> + Send + 'static,
     keep_alive: Duration,
 ) -> Response {
-    let chunks = Box::pin(stream.ready_chunks(SSE_BATCH).map(|items| {
-        if let [one] = items.as_slice() {
-            return sse_message(one);
-        }
-        let mut out = Vec::new();
-        for item in &items {
-            match item {
-                StreamItem::Event(frame) => out.extend_from_slice(&frame.sse),
-                StreamItem::Batch(batch) => out.extend_from_slice(&batch.sse),
-                other => out.extend_from_slice(&sse_message(other)),
-            }
-        }
-        Bytes::from(out)
-    }));
-    let body = futures::stream::unfold(chunks, move |mut chunks| async move {
-        match tokio::time::timeout(keep_alive, chunks.next()).await {
-            Ok(Some(bytes)) => Some((Ok::<_, Infallible>(bytes), chunks)),
-            Ok(None) => None,
-            Err(_) => Some((Ok(Bytes::from_static(SSE_KEEP_ALIVE)), chunks)),
-        }
-    });
     (
         [
             (axum::http::header::CONTENT_TYPE, "text/event-stream"),
@@ -125,22 +103,9 @@ fn sse_response(
                 "no",
             ),
         ],
-        Body::from_stream(body),
+        Body::from_stream(SseBody::new(stream, keep_alive)),
     )
         .into_response()
-}
-
-fn sse_message(item: &StreamItem) -> Bytes {
-    match item {
-        StreamItem::Event(frame) => frame.sse.clone(),
-        StreamItem::Batch(batch) => batch.sse.clone(),
-        StreamItem::Reload { oldest_seq } => sse_control(
-            "reload",
-            &json!({"reason": "retention", "oldest_seq": oldest_seq}),
-        ),
-        StreamItem::Lagged { after_seq } => sse_control("lagged", &json!({"after_seq": after_seq})),
-        StreamItem::Failed { message } => sse_control("error", &json!({"message": message})),
-    }
 }
 
 /// The session's events over a WebSocket: one text frame per event, control frames for
@@ -178,7 +143,7 @@ async fn serve_ws(
     keep_alive: Duration,
 ) {
     let (mut sink, mut incoming) = socket.split();
-    let mut stream = std::pin::pin!(stream.ready_chunks(SSE_BATCH));
+    let mut stream = std::pin::pin!(stream.ready_chunks(WS_BATCH));
     let mut ping = tokio::time::interval(keep_alive);
     ping.tick().await;
     'serve: loop {

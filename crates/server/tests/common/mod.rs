@@ -30,10 +30,78 @@ pub const P2: &str = "test-token-p2";
 /// Stream key shared by instances in a test.
 pub const STREAM_KEY: &str = "shared-stream-key";
 
+/// A script of `tests/scripts`, or `name` itself when it is an absolute path.
 pub fn script(name: &str) -> PathBuf {
+    if Path::new(name).is_absolute() {
+        return PathBuf::from(name);
+    }
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/scripts")
         .join(name)
+}
+
+/// Writes a scripted turn streaming `deltas` deltas of 4,096 characters into `dir`; returns
+/// its path. 3,000 of them are 12 MB of events, far more than a client socket with a small
+/// receive buffer and the server's send buffer hold.
+pub fn flood_script(dir: &Path, deltas: usize) -> String {
+    let path = dir.join("flood.json");
+    let text = "x".repeat(4096 * deltas);
+    let script = serde_json::json!({
+        "chunk_chars": 4096,
+        "turns": [{"text": text, "finish_reason": "stop"}],
+    });
+    std::fs::write(&path, script.to_string()).unwrap();
+    path.display().to_string()
+}
+
+/// A TCP connection to the server whose receive buffer is small and fixed (16 KiB, no
+/// autotuning): a client that stops reading it soon blocks the server's writes.
+pub async fn small_buffer_connection(server: &TestServer) -> tokio::net::TcpStream {
+    let addr: std::net::SocketAddr = server.base.trim_start_matches("http://").parse().unwrap();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(16 * 1024).unwrap();
+    socket.connect(addr).await.unwrap()
+}
+
+/// Reads from `stream` until the end of the response headers; returns what was read.
+pub async fn read_headers(stream: &mut tokio::net::TcpStream) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    let mut raw = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while memchr::memmem::find(&raw, b"\r\n\r\n").is_none() {
+        let n = stream.read(&mut buffer).await.unwrap();
+        assert!(n > 0, "the connection closed before the headers ended");
+        raw.extend_from_slice(&buffer[..n]);
+    }
+    raw
+}
+
+/// Reads the rest of an HTTP/1.1 response with a chunked body (`raw` holds what was read
+/// already, headers included) until the server closes the connection; returns the body,
+/// de-chunked.
+pub async fn read_chunked_response(
+    stream: &mut tokio::net::TcpStream,
+    mut raw: Vec<u8>,
+) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    stream.read_to_end(&mut raw).await.unwrap();
+    let head_end = memchr::memmem::find(&raw, b"\r\n\r\n").expect("no end of headers") + 4;
+    let head = String::from_utf8_lossy(&raw[..head_end]).to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(head.contains("transfer-encoding: chunked"), "{head}");
+    let mut rest = &raw[head_end..];
+    let mut body = Vec::new();
+    loop {
+        let line_end = memchr::memmem::find(rest, b"\r\n").expect("truncated chunk size");
+        let size_text = std::str::from_utf8(&rest[..line_end]).unwrap();
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16).unwrap();
+        rest = &rest[line_end + 2..];
+        if size == 0 {
+            return body;
+        }
+        body.extend_from_slice(&rest[..size]);
+        rest = &rest[size + 2..];
+    }
 }
 
 #[derive(Debug, Clone)]

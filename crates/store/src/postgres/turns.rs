@@ -68,7 +68,11 @@ pub(super) async fn begin(pool: &PgPool, new: NewTurn) -> StoreResult<TurnStart>
     .bind(&new.input)
     .bind(now_millis())
     .bind(new.lease.as_ref().map(|lease| lease.owner.as_str()))
-    .bind(new.lease.as_ref().map_or(0.0, |lease| lease.ttl.as_secs_f64()))
+    .bind(
+        new.lease
+            .as_ref()
+            .map_or(0.0, |lease| lease.ttl.as_secs_f64()),
+    )
     .fetch_optional(pool)
     .await;
     let row = match inserted {
