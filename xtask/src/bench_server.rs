@@ -185,6 +185,9 @@ async fn bench(
         allowed_root: root.clone(),
         extra_args: options.server_args.clone(),
     };
+    // Built together with the workspace, reqwest's TLS may be left without a crypto provider
+    // (the engine's `rustls-no-provider`): install one, though only plain HTTP is used.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()
         .no_proxy()
         .tcp_nodelay(true)

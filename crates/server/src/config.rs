@@ -13,7 +13,7 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:8787";
 /// Default largest request body, in bytes (1 MiB).
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 /// Default buffer of each live stream subscriber, in events.
-pub const DEFAULT_STREAM_BUFFER: usize = 4096;
+pub const DEFAULT_STREAM_BUFFER: usize = 1024;
 /// Interval of SSE keep-alive comments and WebSocket pings.
 pub const DEFAULT_KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
 /// Default lifetime of a stream token, in seconds.
@@ -116,7 +116,7 @@ pub struct ServerArgs {
     #[arg(long, env = "KEEL_SERVER_BODY_LIMIT", value_name = "BYTES")]
     pub body_limit: Option<usize>,
     /// Event batches (what was stored together) buffered per live stream client before it is
-    /// told it lagged (default 4096).
+    /// told it lagged (default 1024).
     #[arg(long, env = "KEEL_SERVER_STREAM_BUFFER", value_name = "EVENTS")]
     pub stream_buffer: Option<usize>,
     /// Build a repo map for each session's system prompt.

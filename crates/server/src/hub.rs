@@ -21,8 +21,11 @@ use crate::frame::{Frame, FrameBatch};
 
 /// Most events read from the store per relay query.
 const RELAY_PAGE: u32 = 1000;
-/// Events the writers' forward channel holds for the encoder.
-const INGEST_CAPACITY: usize = 4096;
+/// Events the writers' forward channel holds for the encoder. The encoder runs on the
+/// producer runtime and drains it at once; each slot costs memory in every session with a
+/// listener, so it is no larger than a burst needs (if the encoder ever fell behind, clients
+/// would fill the gap from the store).
+const INGEST_CAPACITY: usize = 1024;
 /// Most events the encoder puts in one batch.
 const MAX_BATCH: usize = 512;
 

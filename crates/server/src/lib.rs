@@ -21,7 +21,7 @@
 //! stream_token_ttl_secs = 300
 //! allowed_roots = ["/srv/work"]      # roots for projects without their own
 //! body_limit = 1048576               # bytes
-//! stream_buffer = 4096               # event batches buffered per stream client
+//! stream_buffer = 1024               # event batches buffered per stream client
 //! instance_id = "keel-1"             # unique per instance on one database; default HOST:PORT
 //! turn_lease_secs = 30               # a dead instance's turns are failed this long after it
 //!
