@@ -94,6 +94,89 @@ async fn events(client: &reqwest::Client, base: &str, session: &str) -> Vec<Valu
     page["events"].as_array().unwrap().clone()
 }
 
+/// Creates a session and starts a turn running `sleep 30` (the `sleep.json` script); returns
+/// the session and turn ids once the command runs.
+async fn start_waiting_turn(
+    client: &reqwest::Client,
+    base: &str,
+    workspace: &Path,
+) -> (String, String) {
+    let (status, session) = call(
+        client,
+        reqwest::Method::POST,
+        format!("{base}/v1/sessions"),
+        Some(json!({"project_id": "p", "root": workspace})),
+    )
+    .await;
+    assert_eq!(status, 201, "{session}");
+    let id = session["id"].as_str().unwrap().to_owned();
+    let (status, turn) = call(
+        client,
+        reqwest::Method::POST,
+        format!("{base}/v1/sessions/{id}/turns"),
+        Some(json!({"request_id": uuid::Uuid::now_v7().to_string(), "input": "wait"})),
+    )
+    .await;
+    assert_eq!(status, 202, "{turn}");
+    let turn_id = turn["turn"]["id"].as_str().unwrap().to_owned();
+    for _ in 0..200 {
+        if events(client, base, &id)
+            .await
+            .iter()
+            .any(|e| e["type"] == "run.tool.start")
+        {
+            return (id, turn_id);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the command never started");
+}
+
+/// `kill -9`.
+fn kill(mut server: Running) {
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+}
+
+fn assert_gap_free(events: &[Value]) {
+    let seqs: Vec<u64> = events.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert_eq!(
+        seqs,
+        (1..=seqs.len() as u64).collect::<Vec<_>>(),
+        "gap in seq"
+    );
+}
+
+/// Starts a turn on the session and waits for it to complete, continuing the seq.
+async fn a_new_turn_completes(client: &reqwest::Client, base: &str, id: &str) {
+    let (status, turn) = call(
+        client,
+        reqwest::Method::POST,
+        format!("{base}/v1/sessions/{id}/turns"),
+        Some(json!({"request_id": uuid::Uuid::now_v7().to_string(), "input": "hello again"})),
+    )
+    .await;
+    assert_eq!(status, 202, "{turn}");
+    let new_id = turn["turn"]["id"].as_str().unwrap().to_owned();
+    let mut status = String::new();
+    for _ in 0..200 {
+        status = turn_statuses(client, base, id)
+            .await
+            .into_iter()
+            .find(|(t, _)| *t == new_id)
+            .map(|(_, s)| s)
+            .unwrap();
+        if status != "running" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(status, "completed");
+    let all = events(client, base, id).await;
+    assert_gap_free(&all);
+    assert_eq!(all.last().unwrap()["type"], "agent.end");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_dash_nine_mid_turn_then_restart() {
     let data = tempfile::tempdir().unwrap();
@@ -108,45 +191,10 @@ async fn kill_dash_nine_mid_turn_then_restart() {
         "sleep.json",
         &["--instance-id", "solo"],
     );
-    let (status, session) = call(
-        &client,
-        reqwest::Method::POST,
-        format!("{}/v1/sessions", server.base),
-        Some(json!({"project_id": "p", "root": workspace.path()})),
-    )
-    .await;
-    assert_eq!(status, 201, "{session}");
-    let id = session["id"].as_str().unwrap().to_owned();
-    let (status, turn) = call(
-        &client,
-        reqwest::Method::POST,
-        format!("{}/v1/sessions/{id}/turns", server.base),
-        Some(json!({"request_id": uuid::Uuid::now_v7().to_string(), "input": "wait"})),
-    )
-    .await;
-    assert_eq!(status, 202, "{turn}");
-    let turn_id = turn["turn"]["id"].as_str().unwrap().to_owned();
-    // Wait until `sleep 30` is running.
-    let mut started = false;
-    for _ in 0..200 {
-        if events(&client, &server.base, &id)
-            .await
-            .iter()
-            .any(|e| e["type"] == "run.tool.start")
-        {
-            started = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(started, "the command never started");
+    let (id, turn_id) = start_waiting_turn(&client, &server.base, workspace.path()).await;
     let before = events(&client, &server.base, &id).await.len();
 
-    // kill -9.
-    let mut server = server;
-    server.child.kill().unwrap();
-    server.child.wait().unwrap();
-    drop(server);
+    kill(server);
 
     let server = start(
         data.path(),
@@ -176,55 +224,15 @@ async fn kill_dash_nine_mid_turn_then_restart() {
 
     let after = events(&client, &server.base, &id).await;
     assert!(after.len() > before);
-    let seqs: Vec<u64> = after.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
-    assert_eq!(
-        seqs,
-        (1..=seqs.len() as u64).collect::<Vec<_>>(),
-        "gap in seq"
-    );
+    assert_gap_free(&after);
     let last = after.last().unwrap();
     assert_eq!(last["type"], "system.error", "{last}");
     assert_eq!(last["payload"]["error_type"], "interrupted");
-    assert_eq!(shown["last_seq"], seqs.len() as u64);
+    assert_eq!(shown["last_seq"], after.len() as u64);
 
     // The session takes a new turn, continuing the seq.
-    let (status, turn) = call(
-        &client,
-        reqwest::Method::POST,
-        format!("{}/v1/sessions/{id}/turns", server.base),
-        Some(json!({"request_id": uuid::Uuid::now_v7().to_string(), "input": "hello again"})),
-    )
-    .await;
-    assert_eq!(status, 202, "{turn}");
-    let new_id = turn["turn"]["id"].as_str().unwrap().to_owned();
-    let mut status = Value::Null;
-    for _ in 0..200 {
-        let (_, turns) = call(
-            &client,
-            reqwest::Method::GET,
-            format!("{}/v1/sessions/{id}/turns", server.base),
-            None,
-        )
-        .await;
-        let turn = turns["turns"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["id"] == new_id.as_str())
-            .unwrap()
-            .clone();
-        if turn["status"] != "running" {
-            status = turn["status"].clone();
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(status, "completed");
-    let all = events(&client, &server.base, &id).await;
-    let seqs: Vec<u64> = all.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
-    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
-    assert!(all.len() > after.len());
-    assert_eq!(all.last().unwrap()["type"], "agent.end");
+    a_new_turn_completes(&client, &server.base, &id).await;
+    assert!(events(&client, &server.base, &id).await.len() > after.len());
 }
 
 /// The statuses of the session's turns, as `(id, status)`.
@@ -273,37 +281,7 @@ async fn two_instances_on_postgres_fail_only_a_dead_instances_turn() {
     };
 
     let a = start(data_a.path(), workspace.path(), "sleep.json", &flags("a"));
-    let (status, session) = call(
-        &client,
-        reqwest::Method::POST,
-        format!("{}/v1/sessions", a.base),
-        Some(json!({"project_id": "p", "root": workspace.path()})),
-    )
-    .await;
-    assert_eq!(status, 201, "{session}");
-    let id = session["id"].as_str().unwrap().to_owned();
-    let (status, turn) = call(
-        &client,
-        reqwest::Method::POST,
-        format!("{}/v1/sessions/{id}/turns", a.base),
-        Some(json!({"request_id": uuid::Uuid::now_v7().to_string(), "input": "wait"})),
-    )
-    .await;
-    assert_eq!(status, 202, "{turn}");
-    let turn_id = turn["turn"]["id"].as_str().unwrap().to_owned();
-    let mut started = false;
-    for _ in 0..200 {
-        if events(&client, &a.base, &id)
-            .await
-            .iter()
-            .any(|e| e["type"] == "run.tool.start")
-        {
-            started = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(started, "the command never started");
+    let (id, turn_id) = start_waiting_turn(&client, &a.base, workspace.path()).await;
 
     // B starts while A's turn runs, and sweeps lapsed leases every third of a second: A keeps
     // renewing, so its turn is left alone through several lease lengths.
@@ -326,10 +304,7 @@ async fn two_instances_on_postgres_fail_only_a_dead_instances_turn() {
 
     // kill -9 A: its lease lapses within a second and B fails the turn.
     let killed_at = std::time::Instant::now();
-    let mut a = a;
-    a.child.kill().unwrap();
-    a.child.wait().unwrap();
-    drop(a);
+    kill(a);
     let mut failed = false;
     while killed_at.elapsed() < Duration::from_secs(15) {
         if turn_statuses(&client, &b.base, &id).await == [(turn_id.clone(), "failed".to_owned())] {
@@ -373,29 +348,5 @@ async fn two_instances_on_postgres_fail_only_a_dead_instances_turn() {
     );
 
     // The session takes a new turn on B.
-    let (status, turn) = call(
-        &client,
-        reqwest::Method::POST,
-        format!("{}/v1/sessions/{id}/turns", b.base),
-        Some(json!({"request_id": uuid::Uuid::now_v7().to_string(), "input": "hello again"})),
-    )
-    .await;
-    assert_eq!(status, 202, "{turn}");
-    let new_id = turn["turn"]["id"].as_str().unwrap().to_owned();
-    let mut done = false;
-    for _ in 0..200 {
-        let statuses = turn_statuses(&client, &b.base, &id).await;
-        if statuses
-            .iter()
-            .any(|(t, s)| *t == new_id && s == "completed")
-        {
-            done = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(done, "the new turn did not complete");
-    let all = events(&client, &b.base, &id).await;
-    let seqs: Vec<u64> = all.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
-    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
+    a_new_turn_completes(&client, &b.base, &id).await;
 }
