@@ -3,7 +3,7 @@ import type { Event } from "../src/contract";
 import { SessionModel } from "../src/sessionModel";
 import { snapshot } from "./golden";
 
-const events = snapshot<Event[]>("golden__events");
+const events = snapshot<Event[]>("integration__golden__events");
 const upTo = (seq: number) => events.filter((e) => e.seq <= seq);
 
 describe("session model over the golden run", () => {

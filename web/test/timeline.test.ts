@@ -4,7 +4,7 @@ import { phaseId, toTimeline, toTimelineAll } from "../src/timeline";
 import { TimelineWindow } from "../src/window";
 import { snapshot } from "./golden";
 
-const events = snapshot<Event[]>("golden__events");
+const events = snapshot<Event[]>("integration__golden__events");
 
 function base(seq: number) {
   return {
@@ -19,7 +19,7 @@ function base(seq: number) {
 
 describe("event → timeline mapping", () => {
   it("matches the Rust projection on every event of the golden run", () => {
-    const golden = snapshot<{ seq: number; from: string; timeline: TimelineEvent | null }[]>("golden__timeline");
+    const golden = snapshot<{ seq: number; from: string; timeline: TimelineEvent | null }[]>("integration__golden__timeline");
     expect(events.length).toBe(golden.length);
     events.forEach((event, i) => {
       expect({ seq: event.seq, from: event.type, timeline: toTimeline(event) ?? null }).toEqual(golden[i]);
@@ -27,7 +27,7 @@ describe("event → timeline mapping", () => {
   });
 
   it("matches the Rust window over to_timeline_all records", () => {
-    const golden = snapshot<TimelineEvent[]>("golden__timeline_window");
+    const golden = snapshot<TimelineEvent[]>("integration__golden__timeline_window");
     const window = new TimelineWindow();
     for (const event of events) for (const record of toTimelineAll(event)) window.push(record);
     expect(window.items()).toEqual(golden);

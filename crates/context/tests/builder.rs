@@ -1,7 +1,7 @@
 //! The prompt builder end to end: summarising through a `Summarizer` (and what happens when it
 //! fails), the fitting order, eviction costed as history, and `run.context.*` payloads.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 

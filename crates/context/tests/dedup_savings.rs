@@ -1,11 +1,11 @@
 //! Quantifies de-duplication: a scripted 10-turn session that reads and edits a few files,
 //! comparing the prompt tokens sent with de-duplication against a naive builder that keeps
 //! full tool results (and full call arguments) in history. Prints the figures
-//! (`cargo test -p keel-context --test dedup_savings -- --nocapture`).
+//! (`cargo test -p keel-context --test integration dedup_savings -- --nocapture`).
 
 #![allow(clippy::print_stdout)]
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,6 @@
 //! Snapshot of a built prompt (system prompt + history) for a small scripted session.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 

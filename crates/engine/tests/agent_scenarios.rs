@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-mod agent_common;
+use crate::agent_common;
 
 use std::sync::Arc;
 

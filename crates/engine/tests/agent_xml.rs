@@ -4,8 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-mod agent_common;
-mod support;
+use crate::agent_common;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@
 // Test code: helpers outside #[test] functions unwrap too.
 #![allow(clippy::unwrap_used)]
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

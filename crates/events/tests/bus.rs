@@ -3,7 +3,7 @@
 // Test code: helpers outside #[test] functions unwrap too.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::io::Write;

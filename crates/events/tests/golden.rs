@@ -5,7 +5,7 @@
 // Test code: helpers outside #[test] functions unwrap too.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::script::scripted_run;
 use keel_events::projection::{

@@ -11,7 +11,7 @@
 // Test code: helpers outside #[test] functions unwrap too.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 
@@ -56,12 +56,12 @@ fn samples_are_current_and_read_back() {
     for (name, text) in &files {
         let committed = std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| {
             panic!(
-                "{name}: {e}; run `KEEL_WRITE_SAMPLES=1 cargo test -p keel-events --test samples`"
+                "{name}: {e}; run `KEEL_WRITE_SAMPLES=1 cargo test -p keel-events --test integration samples`"
             )
         });
         assert!(
             committed == *text,
-            "schemas/samples/{name} is stale; run `KEEL_WRITE_SAMPLES=1 cargo test -p keel-events --test samples`"
+            "schemas/samples/{name} is stale; run `KEEL_WRITE_SAMPLES=1 cargo test -p keel-events --test integration samples`"
         );
     }
     valid_sample_reads_back();

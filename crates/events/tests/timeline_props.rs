@@ -4,7 +4,7 @@
 // Test code: helpers outside #[test] functions unwrap too.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -2,7 +2,7 @@
 //! cancellation, file runs and the timeline, over real HTTP on loopback.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use common::{ALL, Options, TestServer, scenarios};
 
@@ -98,7 +98,7 @@ fn openapi_json_is_committed_and_current() {
     assert!(
         committed == generated,
         "crates/server/openapi.json is out of date: run \
-         `KEEL_UPDATE_OPENAPI=1 cargo test -p keel-server --test api openapi` (or `cargo xtask codegen`)"
+         `KEEL_UPDATE_OPENAPI=1 cargo test -p keel-server --test integration openapi` (or `cargo xtask codegen`)"
     );
 }
 

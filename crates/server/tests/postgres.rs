@@ -3,7 +3,7 @@
 //! database there); otherwise each test returns at once.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! reloads, WebSocket, keep-alive headers.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

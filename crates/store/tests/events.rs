@@ -1,7 +1,7 @@
 //! The event log: append and range reads, duplicate seqs, last_seq, display-only events,
 //! corrupt rows, durability across reopen, concurrent appends.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

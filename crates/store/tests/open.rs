@@ -2,7 +2,7 @@
 //! rejected locations, and the SQLite connection settings (WAL, synchronous=NORMAL, foreign
 //! keys, busy timeout).
 
-mod common;
+use crate::common;
 
 use common::{TestDb, session, status_events};
 use keel_store::{

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests
 
-mod common;
+use crate::common;
 
 use common::{TestDb, session, status_event, status_events};
 use keel_events::projection::{AgentEventRow, TimelineEvent, to_timeline_all};

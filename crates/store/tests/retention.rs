@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests
 
-mod common;
+use crate::common;
 
 use common::{session, status_events, store_tests};
 use keel_store::EventRange;

@@ -1,7 +1,7 @@
 //! Sessions: create, get, list (newest first, by project, by status), update, conversation,
 //! delete (with its events and turns).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

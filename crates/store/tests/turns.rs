@@ -1,6 +1,6 @@
 //! Turns: begin (idempotent by request id), finish, list, and failing interrupted turns.
 
-mod common;
+use crate::common;
 
 use common::{session, store_tests};
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! The batch writer: nothing lost and order kept under 10k events, from a bus handler, a
 //! subscription or direct sends; flush; store-before-broadcast forwarding; failures reported.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

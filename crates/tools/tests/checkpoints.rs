@@ -2,7 +2,7 @@
 //! persisted for a later process.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::Harness;
 use keel_tools::{CheckpointError, CheckpointStore};

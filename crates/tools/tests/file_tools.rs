@@ -1,7 +1,7 @@
 //! read_file, write_file, delete_file and move_file, with their `run.file.change` events.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::Harness;
 use keel_events::FileOp;

@@ -1,7 +1,7 @@
 //! list_files and search_files: ignore files, caps, context, invalid regexes.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::Harness;
 use pretty_assertions::assert_eq;

@@ -2,7 +2,7 @@
 //! definition (description + parameters schema) in one snapshot.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::Harness;
 use keel_tools::ToolRegistry;

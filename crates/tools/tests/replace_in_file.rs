@@ -1,7 +1,7 @@
 //! replace_in_file: markers, match tolerance, ordering, all-or-nothing, line endings.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::Harness;
 use keel_events::FileOp;

@@ -2,7 +2,7 @@
 //! unsupported files, ignore files.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::Harness;
 use serde_json::json;

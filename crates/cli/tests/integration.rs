@@ -1,0 +1,17 @@
+//! The `keel` binary end to end: commands, rendering, sessions, interrupts.
+//!
+//! One test binary for the whole crate: each module below was its own binary, and linking
+//! ~70 of them made a clean build outgrow a CI machine's disk.
+
+mod common;
+
+mod config;
+mod exec_file_command;
+mod interrupt;
+mod render_sequences;
+mod replay_command;
+mod repomap;
+mod run_command;
+mod safety_command;
+mod sessions;
+mod tool_command;

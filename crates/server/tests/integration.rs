@@ -1,0 +1,11 @@
+//! The HTTP server end to end: API, streams, PostgreSQL, recovery after kill -9.
+//!
+//! One test binary for the whole crate: each module below was its own binary, and linking
+//! ~70 of them made a clean build outgrow a CI machine's disk.
+
+mod common;
+
+mod api;
+mod postgres;
+mod recovery;
+mod streams;

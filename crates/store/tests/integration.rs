@@ -1,0 +1,16 @@
+//! The event store on SQLite and PostgreSQL: sessions, turns, events, writer, retention.
+//!
+//! One test binary for the whole crate: each module below was its own binary, and linking
+//! ~70 of them made a clean build outgrow a CI machine's disk.
+
+mod common;
+
+mod events;
+mod open;
+mod postgres;
+mod range_props;
+mod retention;
+mod sessions;
+mod turns;
+mod watch;
+mod writer;
