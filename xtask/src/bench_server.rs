@@ -194,7 +194,7 @@ async fn bench(
         .pool_max_idle_per_host(64)
         .build()
         .context("cannot build the HTTP client")?;
-    let mut report = report::Report::new(binary, options.subscribers);
+    let mut report = report::Report::new(binary, &options.server_args, options.subscribers);
 
     if options.wants(Part::Fanout) {
         let mut script = workspace.join("xtask/bench-scripts/server-fanout.json");

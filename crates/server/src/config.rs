@@ -14,6 +14,11 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:8787";
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 /// Default buffer of each live stream subscriber, in events.
 pub const DEFAULT_STREAM_BUFFER: usize = 1024;
+/// Default quiet time after each write to an SSE client, in milliseconds.
+pub const DEFAULT_STREAM_COALESCE_MS: u64 = 20;
+/// Longest quiet time after a write to an SSE client, in milliseconds: a window is a delay,
+/// and one past a second would make a stream look stalled.
+pub const MAX_STREAM_COALESCE_MS: u64 = 1000;
 /// Interval of SSE keep-alive comments and WebSocket pings.
 pub const DEFAULT_KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
 /// Default lifetime of a stream token, in seconds.
@@ -119,6 +124,10 @@ pub struct ServerArgs {
     /// told it lagged (default 1024).
     #[arg(long, env = "KEEL_SERVER_STREAM_BUFFER", value_name = "EVENTS")]
     pub stream_buffer: Option<usize>,
+    /// Quiet time after each write to an SSE client, in which what arrives is gathered into
+    /// the next write; 0 writes every event at once (default 20, at most 1000).
+    #[arg(long, env = "KEEL_SERVER_STREAM_COALESCE_MS", value_name = "MS")]
+    pub stream_coalesce_ms: Option<u64>,
     /// Build a repo map for each session's system prompt.
     #[arg(long, env = "KEEL_REPO_MAP")]
     pub repo_map: Option<bool>,
@@ -197,6 +206,7 @@ struct FileConfig {
     allowed_roots: Vec<PathBuf>,
     body_limit: Option<usize>,
     stream_buffer: Option<usize>,
+    stream_coalesce_ms: Option<u64>,
     stream_token_ttl_secs: Option<u64>,
     instance_id: Option<String>,
     turn_lease_secs: Option<u64>,
@@ -245,6 +255,8 @@ pub struct ServerConfig {
     pub body_limit: usize,
     /// Buffer of each live stream client.
     pub stream_buffer: usize,
+    /// Quiet time after each write to an SSE client (zero: none).
+    pub stream_coalesce: std::time::Duration,
     /// Interval of SSE keep-alive comments and WebSocket pings.
     pub keep_alive: std::time::Duration,
     /// This instance's name among those sharing the database; `None`: HOST:PORT of the bound
@@ -271,6 +283,7 @@ impl ServerConfig {
             provider: ProviderSettings::default(),
             body_limit: DEFAULT_BODY_LIMIT,
             stream_buffer: DEFAULT_STREAM_BUFFER,
+            stream_coalesce: std::time::Duration::from_millis(DEFAULT_STREAM_COALESCE_MS),
             keep_alive: DEFAULT_KEEP_ALIVE,
             instance_id: None,
             turn_lease: std::time::Duration::from_secs(DEFAULT_TURN_LEASE_SECS),
@@ -372,6 +385,16 @@ impl ServerConfig {
                 message: "must be at least 1 second".to_owned(),
             });
         }
+        let stream_coalesce_ms = args
+            .stream_coalesce_ms
+            .or(file.stream_coalesce_ms)
+            .unwrap_or(DEFAULT_STREAM_COALESCE_MS);
+        if stream_coalesce_ms > MAX_STREAM_COALESCE_MS {
+            return Err(ConfigError::Invalid {
+                what: "stream coalesce window",
+                message: format!("must be at most {MAX_STREAM_COALESCE_MS} ms"),
+            });
+        }
         let provider = ProviderSettings {
             provider: args
                 .provider
@@ -407,6 +430,7 @@ impl ServerConfig {
                 .or(file.stream_buffer)
                 .unwrap_or(DEFAULT_STREAM_BUFFER)
                 .max(1),
+            stream_coalesce: std::time::Duration::from_millis(stream_coalesce_ms),
             keep_alive: DEFAULT_KEEP_ALIVE,
             instance_id,
             turn_lease: std::time::Duration::from_secs(turn_lease_secs),
@@ -463,6 +487,7 @@ addr = "127.0.0.1:9000"
 allowed_roots = ["/srv"]
 instance_id = "keel-a"
 turn_lease_secs = 12
+stream_coalesce_ms = 5
 [[tokens]]
 token = "scoped"
 projects = ["p1"]
@@ -490,6 +515,12 @@ approval = "always"
         assert_eq!(config.roots_for("other"), &[PathBuf::from("/srv")]);
         assert_eq!(config.instance_id.as_deref(), Some("keel-a"));
         assert_eq!(config.turn_lease, std::time::Duration::from_secs(12));
+        assert_eq!(config.stream_coalesce, std::time::Duration::from_millis(5));
+        let defaults = ServerConfig::resolve(&ServerArgs::default()).unwrap();
+        assert_eq!(
+            defaults.stream_coalesce,
+            std::time::Duration::from_millis(DEFAULT_STREAM_COALESCE_MS)
+        );
     }
 
     #[test]
@@ -506,6 +537,10 @@ approval = "always"
             },
             ServerArgs {
                 instance_id: Some(" ".to_owned()),
+                ..ServerArgs::default()
+            },
+            ServerArgs {
+                stream_coalesce_ms: Some(MAX_STREAM_COALESCE_MS + 1),
                 ..ServerArgs::default()
             },
         ] {

@@ -22,6 +22,7 @@
 //! allowed_roots = ["/srv/work"]      # roots for projects without their own
 //! body_limit = 1048576               # bytes
 //! stream_buffer = 1024               # event batches buffered per stream client
+//! stream_coalesce_ms = 20            # SSE: quiet time after a write; what arrives, goes together
 //! instance_id = "keel-1"             # unique per instance on one database; default HOST:PORT
 //! turn_lease_secs = 30               # a dead instance's turns are failed this long after it
 //!

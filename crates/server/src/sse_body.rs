@@ -6,6 +6,12 @@
 //! nothing for a lone message (the shared, pre-encoded bytes go out as they are) and touches the
 //! timer only once per `keep_alive`, not once per message: the keep-alive deadline is checked
 //! against the time of the last write when it fires.
+//!
+//! With a non-zero `coalesce` window, a write is followed by that long in which nothing more is
+//! written: what arrives meanwhile goes out together when it ends. The first message after a
+//! quiet spell still goes out at once; under a fast stream each client gets at most one write
+//! per window, which bounds the per-write cost (a syscall and a loopback or network segment
+//! per client) that otherwise grows with the event rate.
 
 use std::convert::Infallible;
 use std::pin::Pin;
@@ -44,20 +50,51 @@ pub struct SseBody<S> {
     /// Fires at the earliest time a keep-alive could be due.
     timer: Pin<Box<Sleep>>,
     last_write: Instant,
+    /// Zero, or the quiet time after each write of messages.
+    coalesce: Duration,
+    /// Ends the current coalescing window; created at the first one.
+    hold: Option<Pin<Box<Sleep>>>,
+    /// The end of the current coalescing window, if one is open.
+    hold_until: Option<Instant>,
     done: bool,
 }
 
 impl<S> SseBody<S> {
-    /// The body of `items`, with a keep-alive comment after `keep_alive` without a write.
-    pub fn new(items: S, keep_alive: Duration) -> Self {
+    /// The body of `items`, with a keep-alive comment after `keep_alive` without a write, and
+    /// at most one write of messages per `coalesce` (zero: write whatever is ready at once).
+    pub fn new(items: S, keep_alive: Duration, coalesce: Duration) -> Self {
         let now = Instant::now();
         Self {
             items: Box::pin(items),
             keep_alive,
             timer: Box::pin(tokio::time::sleep_until(now + keep_alive)),
             last_write: now,
+            coalesce,
+            hold: None,
+            hold_until: None,
             done: false,
         }
+    }
+
+    /// Pending while a coalescing window is open (woken when it ends).
+    fn poll_hold(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let Some(until) = self.hold_until else {
+            return Poll::Ready(());
+        };
+        let hold = match &mut self.hold {
+            Some(hold) => {
+                if hold.deadline() != until {
+                    hold.as_mut().reset(until);
+                }
+                hold
+            }
+            None => self.hold.insert(Box::pin(tokio::time::sleep_until(until))),
+        };
+        if hold.as_mut().poll(cx).is_pending() {
+            return Poll::Pending;
+        }
+        self.hold_until = None;
+        Poll::Ready(())
     }
 }
 
@@ -68,6 +105,9 @@ impl<S: Stream<Item = StreamItem>> Stream for SseBody<S> {
         let this = &mut *self;
         if this.done {
             return Poll::Ready(None);
+        }
+        if this.poll_hold(cx).is_pending() {
+            return Poll::Pending;
         }
         let mut first: Option<Bytes> = None;
         let mut joined: Option<Vec<u8>> = None;
@@ -97,6 +137,9 @@ impl<S: Stream<Item = StreamItem>> Stream for SseBody<S> {
         }
         if let Some(head) = first {
             this.last_write = Instant::now();
+            if !this.coalesce.is_zero() {
+                this.hold_until = Some(this.last_write + this.coalesce);
+            }
             let chunk = joined.map_or(head, Bytes::from);
             return Poll::Ready(Some(Ok(chunk)));
         }
@@ -131,7 +174,7 @@ mod tests {
     async fn ready_items_are_one_chunk_and_silence_gets_keep_alives() {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let items = tokio_stream_from(rx);
-        let mut body = SseBody::new(items, Duration::from_secs(15));
+        let mut body = SseBody::new(items, Duration::from_secs(15), Duration::ZERO);
         tx.send(control(1)).unwrap();
         tx.send(control(2)).unwrap();
         let chunk = body.next().await.unwrap().unwrap();
@@ -156,6 +199,45 @@ mod tests {
         assert_eq!(started.elapsed(), Duration::from_secs(30));
         drop(tx);
         assert!(body.next().await.is_none());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn after_a_write_what_arrives_within_the_window_goes_out_together() {
+        let window = Duration::from_millis(10);
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut body = SseBody::new(tokio_stream_from(rx), Duration::from_secs(15), window);
+        let started = Instant::now();
+        // The first message after a quiet spell goes out at once.
+        tx.send(control(1)).unwrap();
+        assert_eq!(
+            body.next().await.unwrap().unwrap(),
+            sse_message(&control(1))
+        );
+        assert_eq!(started.elapsed(), Duration::ZERO);
+        // Two more within the window wait for its end, and go as one chunk.
+        tokio::time::advance(Duration::from_millis(2)).await;
+        tx.send(control(2)).unwrap();
+        tokio::time::advance(Duration::from_millis(3)).await;
+        tx.send(control(3)).unwrap();
+        let chunk = body.next().await.unwrap().unwrap();
+        assert_eq!(started.elapsed(), window);
+        assert_eq!(
+            chunk,
+            [sse_message(&control(2)), sse_message(&control(3))].concat()
+        );
+        // After a quiet spell longer than the window, the next one goes out at once again.
+        tokio::time::advance(Duration::from_millis(50)).await;
+        tx.send(control(4)).unwrap();
+        let sent = Instant::now();
+        assert_eq!(
+            body.next().await.unwrap().unwrap(),
+            sse_message(&control(4))
+        );
+        assert_eq!(sent.elapsed(), Duration::ZERO);
+        // The end of the stream is not held back past the window.
+        drop(tx);
+        assert!(body.next().await.is_none());
+        assert_eq!(sent.elapsed(), window);
     }
 
     /// A stream of what `rx` receives (ends when every sender is gone).

@@ -14,6 +14,8 @@ const LATENCY_TARGET_MS: f64 = 50.0;
 #[derive(Debug)]
 pub struct Report {
     binary: PathBuf,
+    /// Flags the server was started with beyond the benchmark's own.
+    server_args: Vec<String>,
     subscribers: usize,
     started: String,
     load_start: String,
@@ -32,9 +34,10 @@ pub struct Report {
 
 impl Report {
     /// An empty report; the load average is read now.
-    pub fn new(binary: &Path, subscribers: usize) -> Self {
+    pub fn new(binary: &Path, server_args: &[String], subscribers: usize) -> Self {
         Self {
             binary: binary.to_owned(),
+            server_args: server_args.to_vec(),
             subscribers,
             started: chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string(),
             load_start: load_average(),
@@ -57,10 +60,15 @@ impl Report {
         let mut out = String::new();
         let cpus = std::thread::available_parallelism().map_or(0, usize::from);
         let _ = writeln!(out, "# keel-server benchmark\n");
+        let flags = if self.server_args.is_empty() {
+            String::new()
+        } else {
+            format!(" `{}`", self.server_args.join(" "))
+        };
         let _ = writeln!(
             out,
-            "{} · binary `{}` · {cpus} CPU(s), client and server on the same machine · load \
-             average (1/5/15 min) {} at start, {} at end\n",
+            "{} · binary `{}`{flags} · {cpus} CPU(s), client and server on the same machine · \
+             load average (1/5/15 min) {} at start, {} at end\n",
             self.started,
             self.binary.display(),
             self.load_start,
@@ -345,7 +353,7 @@ mod tests {
 
     #[test]
     fn the_report_shows_every_figure() {
-        let mut report = Report::new(Path::new("target/release/keel-server"), 1000);
+        let mut report = Report::new(Path::new("target/release/keel-server"), &[], 1000);
         report.fanout_delay_ms = Some(3);
         let run = |p99: f64| fanout::Report {
             subscribers: 1000,

@@ -85,14 +85,20 @@ pub async fn events(
     };
     let rx = state.hub.subscribe(&id).await;
     let stream = session_stream(std::sync::Arc::clone(&state.store), id, rx, after);
-    Ok(sse_response(stream, state.config.keep_alive))
+    Ok(sse_response(
+        stream,
+        state.config.keep_alive,
+        state.config.stream_coalesce,
+    ))
 }
 
 /// An SSE response: messages that are ready together go out in one chunk; a `: keep-alive`
-/// comment goes out whenever nothing was sent for `keep_alive`.
+/// comment goes out whenever nothing was sent for `keep_alive`; after each write, what arrives
+/// within `coalesce` goes out together.
 fn sse_response(
     stream: impl futures::Stream<Item = StreamItem> + Send + 'static,
     keep_alive: Duration,
+    coalesce: Duration,
 ) -> Response {
     (
         [
@@ -103,7 +109,7 @@ fn sse_response(
                 "no",
             ),
         ],
-        Body::from_stream(SseBody::new(stream, keep_alive)),
+        Body::from_stream(SseBody::new(stream, keep_alive, coalesce)),
     )
         .into_response()
 }
