@@ -13,6 +13,7 @@
     clippy::panic
 )]
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -123,6 +124,60 @@ async fn subscribe(
     result
 }
 
+/// Starts a server in this process on a free loopback port, with its SQLite database in
+/// `data_dir`, sessions allowed under `root` and the scripted model `script`; returns its base URL.
+async fn start_server(data_dir: &Path, root: &Path, script: &Path) -> String {
+    let mut config = ServerConfig::new(data_dir);
+    config.addr = "127.0.0.1:0".parse().unwrap();
+    config.tokens = vec![TokenConfig {
+        token: TOKEN.into(),
+        projects: None,
+    }];
+    config.default_roots = vec![root.to_owned()];
+    config.provider.provider = format!("scripted:{}", script.display());
+    config.provider.repo_map = false;
+    let server = Server::bind(config).await.unwrap();
+    let base = format!("http://{}", server.local_addr());
+    tokio::spawn(server.run(std::future::pending()));
+    base
+}
+
+/// Creates a session of `project` in `root`; returns its id.
+async fn create_session(
+    client: &reqwest::Client,
+    base: &str,
+    project: &str,
+    root: &Path,
+) -> String {
+    let created: Value = client
+        .post(format!("{base}/v1/sessions"))
+        .bearer_auth(TOKEN)
+        .json(&json!({"project_id": project, "root": root}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    created["id"].as_str().unwrap().to_owned()
+}
+
+/// Asks session `id` for a turn on `input`.
+async fn start_turn(
+    client: &reqwest::Client,
+    base: &str,
+    id: &str,
+    input: &str,
+) -> reqwest::Response {
+    client
+        .post(format!("{base}/v1/sessions/{id}/turns"))
+        .bearer_auth(TOKEN)
+        .json(&json!({"request_id": uuid::Uuid::now_v7().to_string(), "input": input}))
+        .send()
+        .await
+        .unwrap()
+}
+
 /// Where `needle` first occurs in `haystack`.
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     memchr::memmem::find(haystack, needle)
@@ -164,34 +219,13 @@ async fn run(subscribers: usize, deltas: usize, idle_sessions: usize, delay_ms: 
     )
     .unwrap();
 
-    let mut config = ServerConfig::new(data.path());
-    config.addr = "127.0.0.1:0".parse().unwrap();
-    config.tokens = vec![TokenConfig {
-        token: TOKEN.into(),
-        projects: None,
-    }];
-    config.default_roots = vec![workspace.path().to_owned()];
-    config.provider.provider = format!("scripted:{}", script.display());
-    config.provider.repo_map = false;
-    let server = Server::bind(config).await.unwrap();
-    let base = format!("http://{}", server.local_addr());
-    tokio::spawn(server.run(std::future::pending()));
+    let base = start_server(data.path(), workspace.path(), &script).await;
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(subscribers + 16)
         .build()
         .unwrap();
 
-    let created: Value = client
-        .post(format!("{base}/v1/sessions"))
-        .bearer_auth(TOKEN)
-        .json(&json!({"project_id": "bench", "root": workspace.path()}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = created["id"].as_str().unwrap().to_owned();
+    let id = create_session(&client, &base, "bench", workspace.path()).await;
 
     let ready = Arc::new(tokio::sync::Barrier::new(subscribers + 1));
     let mut tasks = Vec::with_capacity(subscribers);
@@ -207,13 +241,7 @@ async fn run(subscribers: usize, deltas: usize, idle_sessions: usize, delay_ms: 
     let connected = connect_start.elapsed();
 
     let start = Instant::now();
-    let response = client
-        .post(format!("{base}/v1/sessions/{id}/turns"))
-        .bearer_auth(TOKEN)
-        .json(&json!({"request_id": uuid::Uuid::now_v7().to_string(), "input": "stream"}))
-        .send()
-        .await
-        .unwrap();
+    let response = start_turn(&client, &base, &id, "stream").await;
     assert_eq!(response.status(), 202);
     let mut results = Vec::with_capacity(subscribers);
     for task in tasks {
@@ -267,40 +295,13 @@ async fn run(subscribers: usize, deltas: usize, idle_sessions: usize, delay_ms: 
 
     // Memory per idle session: sessions that ran one short turn and keep their live state.
     drop(results);
-    let mut config = ServerConfig::new(data.path().join("idle"));
-    config.addr = "127.0.0.1:0".parse().unwrap();
-    config.tokens = vec![TokenConfig {
-        token: TOKEN.into(),
-        projects: None,
-    }];
-    config.default_roots = vec![workspace.path().to_owned()];
-    config.provider.provider = format!("scripted:{}", idle_script.display());
-    config.provider.repo_map = false;
-    let server = Server::bind(config).await.unwrap();
-    let base = format!("http://{}", server.local_addr());
-    tokio::spawn(server.run(std::future::pending()));
+    let base = start_server(&data.path().join("idle"), workspace.path(), &idle_script).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     let before = rss_kib();
     let mut ids = Vec::new();
     for _ in 0..idle_sessions {
-        let created: Value = client
-            .post(format!("{base}/v1/sessions"))
-            .bearer_auth(TOKEN)
-            .json(&json!({"project_id": "idle", "root": workspace.path()}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let id = created["id"].as_str().unwrap().to_owned();
-        client
-            .post(format!("{base}/v1/sessions/{id}/turns"))
-            .bearer_auth(TOKEN)
-            .json(&json!({"request_id": uuid::Uuid::now_v7().to_string(), "input": "hi"}))
-            .send()
-            .await
-            .unwrap();
+        let id = create_session(&client, &base, "idle", workspace.path()).await;
+        start_turn(&client, &base, &id, "hi").await;
         ids.push(id);
     }
     for id in &ids {
