@@ -162,6 +162,19 @@ async fn create_session(
     created["id"].as_str().unwrap().to_owned()
 }
 
+/// Session `id` as the API shows it.
+async fn get_session(client: &reqwest::Client, base: &str, id: &str) -> Value {
+    client
+        .get(format!("{base}/v1/sessions/{id}"))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 /// Asks session `id` for a turn on `input`.
 async fn start_turn(
     client: &reqwest::Client,
@@ -249,15 +262,7 @@ async fn run(subscribers: usize, deltas: usize, idle_sessions: usize, delay_ms: 
     }
     let elapsed = start.elapsed();
 
-    let page: Value = client
-        .get(format!("{base}/v1/sessions/{id}"))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let page = get_session(&client, &base, &id).await;
     let stored = page["last_seq"].as_u64().unwrap();
     let expected: Vec<u64> = (1..=stored).collect();
     let lost: usize = results
@@ -306,15 +311,7 @@ async fn run(subscribers: usize, deltas: usize, idle_sessions: usize, delay_ms: 
     }
     for id in &ids {
         loop {
-            let session: Value = client
-                .get(format!("{base}/v1/sessions/{id}"))
-                .bearer_auth(TOKEN)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let session = get_session(&client, &base, id).await;
             if session["status"] != "running" && session["status"] != "idle" {
                 break;
             }
