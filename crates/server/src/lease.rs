@@ -1,49 +1,40 @@
-//! Turn leases: how instances sharing one database tell a turn whose instance died from one
-//! that is still running elsewhere.
+//! Turn leases for an instance: the keeper that renews this instance's lease on every turn it
+//! runs and sweeps the turns of instances that stopped renewing.
 //!
 //! Each turn is begun under this instance's lease ([`AppState::lease`]), which the keeper
 //! renews every third of its length. A sweep, at start and after each renewal, fails the
 //! running turns whose lease lapsed (their instance stopped renewing: it died), and at start
 //! also the turns this instance itself left running before it restarted, so a lone instance
-//! recovers at once. Each failed turn gets a `system.error` on its session, continuing the
-//! stored seq, and its session is marked failed. A turn this instance runs that the renewal no
-//! longer returns was failed by another instance (this one stalled past its lease): it is
-//! cancelled here.
+//! recovers at once. The session host ([`keel_host::recover_lapsed_turns`]) records each
+//! failed turn on its session through that session's producer here. A turn this instance runs
+//! that the renewal no longer covers was failed by another instance (this one stalled past its
+//! lease): it is cancelled here.
 
-use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::Duration;
 
-use keel_store::{SessionStatus, Turn};
+use keel_events::SystemError;
+use keel_host::{HostError, InterruptRecorder, recover_lapsed_turns, renew_every, renew_lease};
+use keel_store::Turn;
 
 use crate::server::ServerError;
 use crate::state::{AppState, SharedState};
+
+/// Records an interrupted turn on its session's live producer.
+struct LiveRecorder<'a>(&'a AppState);
+
+impl InterruptRecorder for LiveRecorder<'_> {
+    async fn record(&self, turn: &Turn, error: SystemError) -> Result<(), HostError> {
+        let live = self.0.live(&turn.session_id);
+        Ok(live.record_interrupted(self.0, error).await?)
+    }
+}
 
 /// Fails the turns whose lease lapsed and, when `restarted` is set, the turns this instance
 /// left running before it restarted; records each on its session. Returns how many.
 pub async fn recover(state: &AppState, restarted: bool) -> Result<usize, ServerError> {
     let owner = restarted.then_some(state.lease.owner.as_str());
-    let turns = state.store.fail_expired_turns(owner).await?;
-    for turn in &turns {
-        record_failed(state, turn).await?;
-    }
+    let turns = recover_lapsed_turns(state.store.as_ref(), owner, &LiveRecorder(state)).await?;
     Ok(turns.len())
-}
-
-async fn record_failed(state: &AppState, turn: &Turn) -> Result<(), ServerError> {
-    let live = state.live(&turn.session_id);
-    live.record_interrupted(state, turn).await?;
-    state
-        .store
-        .set_session_status(&turn.session_id, SessionStatus::Failed)
-        .await?;
-    Ok(())
-}
-
-/// How often the lease is renewed (and lapsed leases swept): a third of its length, so two
-/// renewals can fail before it lapses.
-pub fn renew_every(lease: Duration) -> Duration {
-    (lease / 3).max(Duration::from_millis(50))
 }
 
 /// Renews this instance's lease, cancels the turns it lost, and sweeps lapsed leases, forever.
@@ -53,8 +44,10 @@ pub async fn keep(state: SharedState) {
     loop {
         tick.tick().await;
         renew(&state).await;
-        // A store error here is retried at the next tick.
-        let _ = recover(&state, false).await;
+        if let Err(error) = recover(&state, false).await {
+            // Retried at the next tick.
+            tracing::warn!(%error, "cannot sweep lapsed turn leases");
+        }
     }
 }
 
@@ -62,12 +55,16 @@ pub async fn keep(state: SharedState) {
 async fn renew(state: &Arc<AppState>) {
     // Taken before renewing: a turn begun after this is not judged by this renewal.
     let running = state.running_turns();
-    let Ok(held) = state.store.renew_turn_leases(&state.lease).await else {
-        return;
+    let ids = running.iter().map(|(_, turn)| turn.clone());
+    let lost = match renew_lease(state.store.as_ref(), &state.lease, ids).await {
+        Ok(lost) => lost,
+        Err(error) => {
+            tracing::warn!(%error, "cannot renew the turn lease");
+            return;
+        }
     };
-    let held: HashSet<String> = held.into_iter().collect();
     for (session, turn_id) in running {
-        if !held.contains(&turn_id) {
+        if lost.contains(&turn_id) {
             session.cancel_turn(&turn_id);
         }
     }

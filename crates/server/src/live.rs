@@ -5,13 +5,13 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use keel_context::{Conversation, MemoryStore};
-use keel_engine::{AgentConfig, AgentSession, Mode, ModelChain, RepoMapConfig};
-use keel_events::{AgentStatus, Bus, Emitter, Sequencer, SystemError};
-use keel_store::{
-    EventWriter, NewTurn, SessionStatus, StoreResult, Turn, TurnOutcome, WriterOptions,
+use keel_engine::{AgentSession, Mode};
+use keel_events::{Emitter, SystemError};
+use keel_host::{
+    AgentSettings, EventLog, HostError, SavedConversation, TurnEnd, finish_turn, open_session,
+    saved_conversation,
 };
-use serde_json::json;
+use keel_store::{NewTurn, SessionStatus, StoreResult, Turn, WriterOptions};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{ApiError, ApiResult};
@@ -23,8 +23,7 @@ use crate::state::AppState;
 /// The event producer of a session: stamping, storing, then broadcasting.
 #[derive(Debug)]
 struct Producer {
-    emitter: Emitter,
-    writer: EventWriter,
+    log: EventLog,
     /// Bumped each time the producer is rebuilt, so the agent session is rebuilt with it.
     generation: u64,
 }
@@ -190,30 +189,29 @@ impl LiveSession {
         let mut producer = self.producer.lock().await;
         if let Some(current) = producer.as_ref() {
             if others_running {
-                return Ok((current.emitter.clone(), current.generation));
+                return Ok((current.log.emitter().clone(), current.generation));
             }
             // Events still queued would make the store look behind.
-            let _ = current.writer.flush().await;
+            let _ = current.log.flush().await;
             let stored = state.store.last_seq(&self.id).await?;
-            if stored == current.emitter.sequencer().last_seq() {
-                return Ok((current.emitter.clone(), current.generation));
+            if stored == current.log.last_seq() {
+                return Ok((current.log.emitter().clone(), current.generation));
             }
         }
         let generation = producer.as_ref().map_or(0, |p| p.generation + 1);
         if let Some(old) = producer.take() {
-            let _ = old.writer.close().await;
+            let _ = old.log.close().await;
         }
         let session = state.store.get_session(&self.id).await?;
         let last = state.store.last_seq(&self.id).await?;
-        let emitter = Emitter::new(
-            Sequencer::resume(self.id.clone(), session.project_id.clone(), last),
-            Bus::default(),
-        );
-        let writer = {
+        let log = {
             // The writer runs on the producer runtime, with the work that feeds it.
             let _producers = state.producers.handle().enter();
-            EventWriter::spawn(
+            EventLog::open(
                 Arc::clone(&state.store),
+                &self.id,
+                &session.project_id,
+                last,
                 WriterOptions {
                     forward: Some(self.channel.sender()),
                     // Commit at once; what queues meanwhile makes the next batch (group commit).
@@ -222,22 +220,17 @@ impl LiveSession {
                 },
             )?
         };
-        emitter.bus().add_handler(writer.sink());
-        *producer = Some(Producer {
-            emitter: emitter.clone(),
-            writer,
-            generation,
-        });
+        let emitter = log.emitter().clone();
+        *producer = Some(Producer { log, generation });
         Ok((emitter, generation))
     }
 
     /// Waits until every event emitted so far is stored (and so broadcast).
     async fn flush(&self) {
         if let Some(producer) = self.producer.lock().await.as_ref()
-            && producer.writer.flush().await.is_ok()
+            && producer.log.flush().await.is_ok()
         {
-            self.channel
-                .mark_local(producer.emitter.sequencer().last_seq());
+            self.channel.mark_local(producer.log.last_seq());
         }
     }
 
@@ -333,19 +326,8 @@ impl LiveSession {
         input: String,
         cancel: CancellationToken,
     ) {
-        let (outcome, error) = match self.drive_turn(state, &turn.id, &input, &cancel).await {
-            Ok(outcome) => {
-                let error = match outcome.status {
-                    AgentStatus::Completed | AgentStatus::Cancelled => None,
-                    _ => Some(outcome.result.clone()),
-                };
-                let status = match outcome.status {
-                    AgentStatus::Completed => TurnOutcome::Completed,
-                    AgentStatus::Cancelled => TurnOutcome::Cancelled,
-                    _ => TurnOutcome::Failed,
-                };
-                (status, error)
-            }
+        let (end, saved) = match self.drive_turn(state, &turn.id, &input, &cancel).await {
+            Ok((outcome, saved)) => (TurnEnd::finished(&outcome), Some(saved)),
             Err(message) => {
                 if let Ok((emitter, _)) = self.emitter(state, self.file_runs_active()).await {
                     emitter.emit(SystemError {
@@ -356,18 +338,21 @@ impl LiveSession {
                         error_display: None,
                     });
                 }
-                (TurnOutcome::Failed, Some(message))
+                (TurnEnd::Failed(message), None)
             }
         };
         self.flush().await;
-        // The session first: a client that sees the turn end sees the session's final status.
-        let status = match outcome {
-            TurnOutcome::Completed => SessionStatus::Completed,
-            TurnOutcome::Failed => SessionStatus::Failed,
-            TurnOutcome::Cancelled => SessionStatus::Cancelled,
-        };
-        let _ = state.store.set_session_status(&self.id, status).await;
-        let _ = state.store.finish_turn(&turn.id, outcome, error).await;
+        if let Err(error) = finish_turn(
+            state.store.as_ref(),
+            &self.id,
+            Some(&turn.id),
+            &end,
+            saved.as_ref(),
+        )
+        .await
+        {
+            tracing::warn!(session_id = self.id, turn_id = turn.id, %error, "cannot store the end of the turn");
+        }
     }
 
     /// Runs the agent for one turn; an error is a message for the failed turn.
@@ -377,7 +362,7 @@ impl LiveSession {
         turn_id: &str,
         input: &str,
         cancel: &CancellationToken,
-    ) -> Result<keel_engine::TurnOutcome, String> {
+    ) -> Result<(keel_engine::TurnOutcome, SavedConversation), String> {
         let (emitter, generation) = self
             .emitter(state, self.file_runs_active())
             .await
@@ -407,19 +392,19 @@ impl LiveSession {
             .run_turn_with_id(turn_id.to_owned(), input.to_owned())
             .await;
         relay.abort();
-        let saved = json!({
-            "conversation_id": agent.session.conversation_id(),
-            "conversation": agent.session.conversation(),
-        });
-        self.flush().await;
-        if let Err(e) = state.store.save_conversation(&self.id, &saved).await {
-            return Err(format!("the conversation could not be saved: {e}"));
-        }
-        Ok(outcome)
+        Ok((outcome, saved_conversation(&agent.session)))
     }
 
+    /// The session's agent, built by the session host from the server's settings and the
+    /// session row, continuing its saved conversation.
     async fn build_agent(&self, state: &AppState, emitter: Emitter) -> ApiResult<AgentSession> {
-        let session = state.store.get_session(&self.id).await?;
+        let opened = open_session(state.store.as_ref(), &self.id)
+            .await
+            .map_err(|e| match e {
+                HostError::Store(e) => ApiError::from(e),
+                other => ApiError::unprocessable(other.to_string()),
+            })?;
+        let session = &opened.session;
         let settings = &state.config.provider;
         let (provider, default_models) =
             build_provider(settings).map_err(ApiError::unprocessable)?;
@@ -427,34 +412,21 @@ impl LiveSession {
             Some(model) if !model.trim().is_empty() => crate::config::split_models(Some(model)),
             _ => default_models,
         };
-        let chain = ModelChain::new(models).map_err(|e| ApiError::unprocessable(e.to_string()))?;
-        let mut config = AgentConfig::new(&session.root, chain);
-        config.mode = session
+        let mut agent = AgentSettings::new(&session.root, models);
+        agent.mode = session
             .mode
             .as_deref()
             .and_then(|m| m.parse::<Mode>().ok())
             .unwrap_or(Mode::Auto);
-        config.max_iterations = settings.max_iterations;
-        config.approval = settings.approval;
-        config.approve_plans = settings.approve_plans;
-        if !settings.repo_map {
-            config.repo_map = RepoMapConfig::disabled();
-        }
-        let mut agent = AgentSession::new(config, provider, emitter)
+        agent.max_iterations = settings.max_iterations;
+        agent.approval = settings.approval;
+        agent.approve_plans = settings.approve_plans;
+        agent.repo_map = settings.repo_map;
+        Ok(agent
+            .build(provider, emitter, opened.saved)
             .map_err(|e| ApiError::unprocessable(e.to_string()))?
             .with_approver(Arc::new(HttpApprover(Arc::clone(&self.interactions))))
-            .with_answerer(Arc::new(HttpAnswerer(Arc::clone(&self.interactions))));
-        if let Ok(memory) = MemoryStore::for_project(&agent.config().root).load()
-            && !memory.is_empty()
-        {
-            agent = agent.with_memory(memory);
-        }
-        if let Some(saved) = state.store.load_conversation(&self.id).await?
-            && let Some((id, conversation)) = parse_conversation(&saved)
-        {
-            agent = agent.with_conversation(id, conversation);
-        }
-        Ok(agent)
+            .with_answerer(Arc::new(HttpAnswerer(Arc::clone(&self.interactions)))))
     }
 
     /// Starts a file run of `path` with `args` (argv, no shell) on the session's stream; returns
@@ -520,44 +492,17 @@ impl LiveSession {
         Ok(run_id)
     }
 
-    /// Appends a `system.error` for a turn whose process stopped while running it (recovery).
-    pub async fn record_interrupted(&self, state: &AppState, turn: &Turn) -> StoreResult<()> {
+    /// Appends `error`, the record of an interrupted turn, through this session's producer (so
+    /// it continues the seq of whatever else runs here and reaches its stream clients).
+    pub async fn record_interrupted(
+        &self,
+        state: &AppState,
+        error: SystemError,
+    ) -> StoreResult<()> {
         let (emitter, _) = self.emitter(state, self.others_running()).await?;
         emitter.set_turn(None);
-        let by = match &turn.owner {
-            Some(owner) => format!("the server instance `{owner}`"),
-            None => "the server".to_owned(),
-        };
-        emitter.emit(SystemError {
-            error: format!(
-                "turn `{}` was interrupted: {by} stopped while it was running",
-                turn.id
-            ),
-            error_type: "interrupted".to_owned(),
-            recoverable: true,
-            stack: None,
-            error_display: None,
-        });
+        emitter.emit(error);
         self.flush().await;
         Ok(())
     }
-}
-
-/// A saved conversation: `{"conversation_id", "conversation"}` (as saved here) or a bare
-/// conversation.
-fn parse_conversation(saved: &serde_json::Value) -> Option<(String, Conversation)> {
-    if let Some(inner) = saved.get("conversation") {
-        let conversation: Conversation = serde_json::from_value(inner.clone()).ok()?;
-        let id = saved
-            .get("conversation_id")
-            .and_then(|v| v.as_str())
-            .map(str::to_owned)
-            .unwrap_or_else(|| format!("conv_{}", uuid::Uuid::now_v7().simple()));
-        return Some((id, conversation));
-    }
-    let conversation: Conversation = serde_json::from_value(saved.clone()).ok()?;
-    Some((
-        format!("conv_{}", uuid::Uuid::now_v7().simple()),
-        conversation,
-    ))
 }

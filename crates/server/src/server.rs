@@ -26,6 +26,9 @@ pub enum ServerError {
     /// The store could not be opened or read.
     #[error("store: {0}")]
     Store(#[from] keel_store::StoreError),
+    /// Recovering the turns of a stopped instance failed.
+    #[error(transparent)]
+    Host(#[from] keel_host::HostError),
     /// The data folder could not be created.
     #[error("cannot create the data folder `{path}`: {source}")]
     DataDir {

@@ -15,15 +15,15 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt as _;
-use keel_context::{Conversation, MemoryStore};
+use keel_engine::AgentSession;
 use keel_engine::agent::CannotAnswer;
-use keel_engine::{AgentConfig, AgentSession, ModelChain};
 use keel_events::{AgentStatus, Bus, Emitter, Event, EventHandler, JsonlHandler, Sequencer};
-use keel_store::{NewSession, Session, Store};
+use keel_host::{AgentSettings, EventLog, OpenedSession, TurnEnd as StoredEnd, saved_conversation};
+use keel_store::{NewSession, Store, WriterOptions};
 use keel_tools::CannotAsk;
 
 pub use interrupts::Interrupts;
-pub use persist::{CONVERSATION_ID_KEY, open_project_store, recover_lapsed_turns};
+pub use persist::{open_project_store, recover};
 
 use crate::config::Settings;
 use crate::render::{ConsoleRenderer, NoSpinner, RenderOptions, Spinner, TerminalSpinner};
@@ -35,12 +35,8 @@ use persist::Persistence;
 pub struct Resume {
     /// The store it is in.
     pub store: Arc<dyn Store>,
-    /// The session.
-    pub session: Session,
-    /// Its saved conversation, if any.
-    pub conversation: Option<Conversation>,
-    /// The highest stored seq: new events continue after it.
-    pub last_seq: u64,
+    /// The session, its saved conversation and its event position.
+    pub opened: OpenedSession,
 }
 
 /// How a turn ended.
@@ -105,53 +101,57 @@ impl Host {
     /// A store that cannot be opened is only a warning.
     pub async fn start(settings: &Settings, resume: Option<Resume>) -> Result<Self, String> {
         let (provider, models) = provider::provider(settings)?;
-        let chain = ModelChain::new(models.clone()).map_err(|e| e.to_string())?;
         let root: PathBuf = settings
             .root
             .canonicalize()
             .map_err(|e| format!("workspace root `{}`: {e}", settings.root.display()))?;
-        let mut config = AgentConfig::new(&root, chain);
-        config.mode = settings.mode;
-        config.max_iterations = settings.max_iterations;
-        config.approval = settings.approval;
-        config.approve_plans = settings.approve_plans;
-        config.tool_format = settings.tool_format;
-        if let Some(retries) = settings.max_retries {
-            config.retry.max_attempts = retries.saturating_add(1);
-        }
+        let agent_settings = agent_settings(settings, &root, models.clone());
 
-        let (session_id, project_id, last_seq) = match &resume {
-            Some(resume) => (
-                resume.session.id.clone(),
-                resume.session.project_id.clone(),
-                resume.last_seq,
-            ),
-            None => (uuid::Uuid::now_v7().to_string(), project_id_of(&root), 0),
-        };
-        let emitter = Emitter::new(
-            Sequencer::resume(session_id.clone(), project_id.clone(), last_seq),
-            Bus::default(),
-        );
-
-        // The store first, so every event is queued for storage before anything shows it.
-        let (store, new_session) = match &resume {
-            Some(resume) => (Some(Arc::clone(&resume.store)), None),
+        let (store, opened, new_session) = match resume {
+            Some(resume) => (Some(resume.store), Some(resume.opened), None),
             None => {
-                let new = NewSession::new(project_id, root.clone())
+                let new = NewSession::new(project_id_of(&root), root.clone())
                     .with_model(models.join(","))
                     .with_mode(settings.mode.as_str());
                 match open_project_store(&root).await {
-                    Ok(store) => (Some(store), Some(new)),
+                    Ok(store) => (Some(store), None, Some(new)),
                     Err(e) => {
                         eprintln!("keel: warning: the session will not be saved: {e}");
-                        (None, None)
+                        (None, None, None)
                     }
                 }
             }
         };
-        let persistence = store.and_then(|store| {
-            Persistence::start(store, emitter.bus(), session_id.clone(), new_session)
-        });
+        let (session_id, project_id, last_seq) = match &opened {
+            Some(opened) => (
+                opened.session.id.clone(),
+                opened.session.project_id.clone(),
+                opened.last_seq,
+            ),
+            None => (uuid::Uuid::now_v7().to_string(), project_id_of(&root), 0),
+        };
+
+        // The store first, so every event is queued for storage before anything shows it.
+        let (emitter, persistence) = match store.map(|store| {
+            let log = EventLog::open(
+                Arc::clone(&store),
+                &session_id,
+                &project_id,
+                last_seq,
+                WriterOptions::default(),
+            );
+            (store, log)
+        }) {
+            Some((store, Ok(log))) => {
+                let emitter = log.emitter().clone();
+                (emitter, Some(Persistence::new(store, log, new_session)))
+            }
+            Some((_, Err(e))) => {
+                eprintln!("keel: warning: events will not be stored: {e}");
+                (unstored_emitter(&session_id, &project_id, last_seq), None)
+            }
+            None => (unstored_emitter(&session_id, &project_id, last_seq), None),
+        };
 
         let renderer = if settings.json {
             emitter
@@ -176,29 +176,9 @@ impl Host {
             Some(shared)
         };
 
-        let mut session =
-            AgentSession::new(config, provider, emitter.clone()).map_err(|e| e.to_string())?;
-        if let Some(resume) = resume {
-            let conversation_id = resume
-                .session
-                .metadata
-                .get(CONVERSATION_ID_KEY)
-                .and_then(|v| v.as_str())
-                .map_or_else(
-                    || format!("conv_{}", resume.session.id.replace('-', "")),
-                    str::to_owned,
-                );
-            session =
-                session.with_conversation(conversation_id, resume.conversation.unwrap_or_default());
-        }
-        session = match MemoryStore::for_project(&root).load() {
-            Ok(memory) if !memory.is_empty() => session.with_memory(memory),
-            Ok(_) => session,
-            Err(e) => {
-                eprintln!("keel: project memory not used: {e}");
-                session
-            }
-        };
+        let session = agent_settings
+            .build(provider, emitter.clone(), opened.and_then(|o| o.saved))
+            .map_err(|e| e.to_string())?;
         let input = LineReader::stdin();
         let session = if std::io::stdin().is_terminal() {
             session
@@ -229,13 +209,11 @@ impl Host {
     pub async fn turn(&mut self, task: &str) -> TurnEnd {
         let cancel = self.session.cancel_handle();
         let conversation_id = self.session.conversation_id().to_owned();
-        if let Some(persistence) = &mut self.persistence {
-            persistence.before_turn(task, &conversation_id).await;
-        }
         // The turn row and the turn's events share one id.
         let turn_id = keel_engine::new_turn_id();
         if let Some(persistence) = &mut self.persistence {
-            persistence.begin_turn(&turn_id, task).await;
+            persistence.before_turn(task, &conversation_id).await;
+            persistence.begin_turn(&turn_id, task, cancel.clone()).await;
         }
         let mut cancelled = false;
         let finished = {
@@ -258,22 +236,23 @@ impl Host {
                 }
             }
         };
-        let status = if finished {
-            self.session.last_outcome().map(|outcome| outcome.status)
-        } else {
-            eprintln!("\nkeel: interrupted");
-            None
+        let end = match self.session.last_outcome().filter(|_| finished) {
+            Some(outcome) => StoredEnd::finished(outcome),
+            None => {
+                eprintln!("\nkeel: interrupted");
+                StoredEnd::Abandoned("interrupted: Ctrl-C pressed twice".to_owned())
+            }
         };
         self.emitter.bus().flush();
         self.finish_rendering();
         if let Some(persistence) = &mut self.persistence {
             persistence
-                .after_turn(status, self.session.conversation())
+                .after_turn(&end, &saved_conversation(&self.session))
                 .await;
         }
-        match status {
-            Some(status) => TurnEnd::Finished(status),
-            None => TurnEnd::Interrupted,
+        match end {
+            StoredEnd::Finished { status, .. } => TurnEnd::Finished(status),
+            StoredEnd::Abandoned(_) | StoredEnd::Failed(_) => TurnEnd::Interrupted,
         }
     }
 
@@ -307,6 +286,30 @@ impl Host {
         }
         let _ = std::io::stdout().flush();
     }
+}
+
+/// The host's agent settings from the CLI's.
+fn agent_settings(
+    settings: &Settings,
+    root: &std::path::Path,
+    models: Vec<String>,
+) -> AgentSettings {
+    let mut agent = AgentSettings::new(root, models);
+    agent.mode = settings.mode;
+    agent.max_iterations = settings.max_iterations;
+    agent.approval = settings.approval;
+    agent.approve_plans = settings.approve_plans;
+    agent.tool_format = settings.tool_format;
+    agent.max_retries = settings.max_retries;
+    agent
+}
+
+/// An emitter whose events are not stored (the store could not be opened).
+fn unstored_emitter(session_id: &str, project_id: &str, last_seq: u64) -> Emitter {
+    Emitter::new(
+        Sequencer::resume(session_id, project_id, last_seq),
+        Bus::default(),
+    )
 }
 
 /// The project id of a workspace: its folder's name.

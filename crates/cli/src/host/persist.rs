@@ -1,22 +1,21 @@
-//! Keeping a CLI session in the project's store: the session row, one turn row per turn (under
-//! a lease the process renews while the turn runs), every event (through the writer's sink, an
-//! inline bus handler) and the conversation after each turn. Store failures are warnings: the
-//! run goes on without them.
+//! Keeping a CLI session in the project's store through the session host: the session row
+//! (created on the first turn), one turn row per turn under a lease renewed while it runs,
+//! every event (the host's event log) and the conversation after each turn. Store failures
+//! are warnings: the run goes on without them.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use keel_context::Conversation;
-use keel_events::{AgentStatus, Bus, Sequencer, SystemError};
+use keel_host::{
+    AppendToStore, EventLog, LeaseRenewal, SavedConversation, TurnEnd, finish_turn,
+    recover_lapsed_turns,
+};
 use keel_store::{
-    EventWriter, NewSession, NewTurn, SessionStatus, SessionUpdate, SqliteStore, Store, StoreError,
-    TurnLease, TurnOutcome, WriterOptions, default_db_path,
+    NewSession, NewTurn, SessionStatus, SqliteStore, Store, TurnLease, default_db_path,
 };
 use serde_json::{Map, Value};
-
-/// The session metadata key holding the engine's conversation id.
-pub const CONVERSATION_ID_KEY: &str = "conversation_id";
+use tokio_util::sync::CancellationToken;
 
 /// How long a CLI process's claim on its running turn holds without renewal, unless
 /// [`TURN_LEASE_VAR`] says otherwise; it renews every third of it. A `keel` killed mid-turn has
@@ -35,46 +34,22 @@ fn turn_lease() -> Duration {
 }
 
 /// Opens the project's store, `<root>/.keel/keel.db`, creating it if needed, and fails the
-/// turns a killed `keel` left running there ([`recover_lapsed_turns`]).
+/// turns a killed `keel` left running there ([`recover`]).
 pub async fn open_project_store(root: &Path) -> Result<Arc<dyn Store>, String> {
     let store: Arc<dyn Store> = SqliteStore::open(default_db_path(root))
         .await
         .map(Arc::new)
         .map_err(|e| e.to_string())?;
-    if let Err(e) = recover_lapsed_turns(store.as_ref()).await {
-        warn("cannot recover interrupted turns", e);
-    }
+    recover(store.as_ref()).await;
     Ok(store)
 }
 
-/// Fails the turns whose process stopped renewing its lease (it was killed mid-turn): each gets
-/// a `system.error` continuing its session's seq, and its session is marked failed. Returns
-/// how many.
-pub async fn recover_lapsed_turns(store: &dyn Store) -> Result<usize, StoreError> {
-    let turns = store.fail_expired_turns(None).await?;
-    for turn in &turns {
-        let session = store.get_session(&turn.session_id).await?;
-        let last = store.last_seq(&session.id).await?;
-        let sequencer = Sequencer::resume(&session.id, &session.project_id, last);
-        let event = sequencer.stamp(
-            None,
-            SystemError {
-                error: format!(
-                    "turn `{}` was interrupted: the process running it stopped",
-                    turn.id
-                ),
-                error_type: "interrupted".to_owned(),
-                recoverable: true,
-                stack: None,
-                error_display: None,
-            },
-        );
-        store.append_event(&event).await?;
-        store
-            .set_session_status(&session.id, SessionStatus::Failed)
-            .await?;
+/// Fails the turns whose process stopped renewing its lease (it was killed mid-turn), recording
+/// each on its session; a failure is a warning.
+pub async fn recover(store: &dyn Store) {
+    if let Err(e) = recover_lapsed_turns(store, None, &AppendToStore(store)).await {
+        warn("cannot recover interrupted turns", e);
     }
-    Ok(turns.len())
 }
 
 /// Prints a store problem; the run carries on.
@@ -86,7 +61,7 @@ fn warn(what: &str, error: impl std::fmt::Display) {
 #[derive(Debug)]
 pub struct Persistence {
     store: Arc<dyn Store>,
-    writer: Option<EventWriter>,
+    log: Option<EventLog>,
     session_id: String,
     /// What to create the session row with, until it exists.
     pending: Option<NewSession>,
@@ -95,30 +70,18 @@ pub struct Persistence {
     /// This process's claim on the turns it runs.
     lease: TurnLease,
     /// Renews the lease while a turn runs.
-    renewal: Option<tokio::task::JoinHandle<()>>,
+    renewal: Option<LeaseRenewal>,
 }
 
 impl Persistence {
-    /// Persists the session `session_id` (created on its first turn from `new`, or already
-    /// stored when `new` is `None`), storing every event `bus` publishes from now on.
-    pub fn start(
-        store: Arc<dyn Store>,
-        bus: &Bus,
-        session_id: String,
-        new: Option<NewSession>,
-    ) -> Option<Self> {
-        let writer = match EventWriter::spawn(Arc::clone(&store), WriterOptions::default()) {
-            Ok(writer) => writer,
-            Err(e) => {
-                warn("events will not be stored", e);
-                return None;
-            }
-        };
-        bus.add_handler(writer.sink());
+    /// Persists the session of `log` (created on its first turn from `new`, or already stored
+    /// when `new` is `None`).
+    pub fn new(store: Arc<dyn Store>, log: EventLog, new: Option<NewSession>) -> Self {
+        let session_id = log.emitter().sequencer().session_id().to_owned();
         let pending = new.map(|new| new.with_id(session_id.clone()));
-        Some(Self {
+        Self {
             store,
-            writer: Some(writer),
+            log: Some(log),
             session_id,
             pending,
             turn_id: None,
@@ -131,7 +94,7 @@ impl Persistence {
                 turn_lease(),
             ),
             renewal: None,
-        })
+        }
     }
 
     /// Before a turn: creates the session row on the first turn (titled with `task`) and marks
@@ -143,7 +106,7 @@ impl Persistence {
             }
             let mut metadata = Map::new();
             metadata.insert(
-                CONVERSATION_ID_KEY.to_owned(),
+                keel_host::CONVERSATION_ID_KEY.to_owned(),
                 Value::String(conversation_id.to_owned()),
             );
             new.metadata = metadata;
@@ -160,86 +123,54 @@ impl Persistence {
         }
     }
 
-    /// Records the running turn `turn_id` (the id its events carry) and keeps its lease.
-    pub async fn begin_turn(&mut self, turn_id: &str, task: &str) {
+    /// Records the running turn `turn_id` (the id its events carry) and keeps its lease;
+    /// `cancel` is cancelled if another process fails the turn meanwhile.
+    pub async fn begin_turn(&mut self, turn_id: &str, task: &str, cancel: CancellationToken) {
         let new = NewTurn::new(&self.session_id, task)
             .with_id(turn_id)
             .with_lease(self.lease.clone());
         match self.store.begin_turn(new).await {
             Ok(_) => {
                 self.turn_id = Some(turn_id.to_owned());
-                self.renewal = Some(tokio::spawn(renew(
+                self.renewal = Some(LeaseRenewal::start(
                     Arc::clone(&self.store),
                     self.lease.clone(),
-                )));
+                    turn_id.to_owned(),
+                    cancel,
+                ));
             }
             Err(e) => warn("cannot record the turn", e),
         }
     }
 
-    /// After a turn (`None`: interrupted before it ended): waits for its events to be stored,
-    /// ends the turn row, saves the conversation and the session's status.
-    pub async fn after_turn(&mut self, status: Option<AgentStatus>, conversation: &Conversation) {
-        if let Some(writer) = &self.writer
-            && let Err(e) = writer.flush().await
+    /// After a turn: waits for its events to be stored, then saves the conversation, the
+    /// session's status and the turn row.
+    pub async fn after_turn(&mut self, end: &TurnEnd, saved: &SavedConversation) {
+        if let Some(log) = &self.log
+            && let Err(e) = log.flush().await
         {
             warn("some events were not stored", e);
         }
-        let (outcome, session_status, error) = match status {
-            Some(AgentStatus::Completed) => {
-                (TurnOutcome::Completed, SessionStatus::Completed, None)
-            }
-            Some(AgentStatus::Cancelled) => {
-                (TurnOutcome::Cancelled, SessionStatus::Cancelled, None)
-            }
-            Some(AgentStatus::Failed) => (
-                TurnOutcome::Failed,
-                SessionStatus::Failed,
-                Some("the turn failed".to_owned()),
-            ),
-            Some(AgentStatus::MaxIterations) => (
-                TurnOutcome::Failed,
-                SessionStatus::Failed,
-                Some("the iteration limit was reached".to_owned()),
-            ),
-            None => (
-                TurnOutcome::Cancelled,
-                SessionStatus::Cancelled,
-                Some("interrupted: Ctrl-C pressed twice".to_owned()),
-            ),
-        };
-        if let Some(renewal) = self.renewal.take() {
-            renewal.abort();
-        }
-        if let Some(turn_id) = self.turn_id.take()
-            && let Err(e) = self.store.finish_turn(&turn_id, outcome, error).await
+        self.renewal = None;
+        let turn_id = self.turn_id.take();
+        if let Err(e) = finish_turn(
+            self.store.as_ref(),
+            &self.session_id,
+            turn_id.as_deref(),
+            end,
+            Some(saved),
+        )
+        .await
         {
-            warn("cannot end the turn", e);
-        }
-        match serde_json::to_value(conversation) {
-            Ok(value) => {
-                if let Err(e) = self.store.save_conversation(&self.session_id, &value).await {
-                    warn("cannot save the conversation", e);
-                }
-            }
-            Err(e) => warn("cannot save the conversation", e),
-        }
-        if let Err(e) = self
-            .store
-            .update_session(&self.session_id, SessionUpdate::status(session_status))
-            .await
-        {
-            warn("cannot update the session", e);
+            warn("cannot store the end of the turn", e);
         }
     }
 
-    /// Stores what is left and closes the writer and the store.
+    /// Stores what is left and closes the event log and the store.
     pub async fn close(mut self) {
-        if let Some(renewal) = self.renewal.take() {
-            renewal.abort();
-        }
-        if let Some(writer) = self.writer.take() {
-            match writer.close().await {
+        self.renewal = None;
+        if let Some(log) = self.log.take() {
+            match log.close().await {
                 Ok(report) if !report.is_clean() => {
                     let first = report
                         .errors
@@ -256,18 +187,6 @@ impl Persistence {
             }
         }
         self.store.close().await;
-    }
-}
-
-/// Renews `lease` every third of its length, until aborted.
-async fn renew(store: Arc<dyn Store>, lease: TurnLease) {
-    let mut tick = tokio::time::interval(lease.ttl / 3);
-    tick.tick().await;
-    loop {
-        tick.tick().await;
-        if let Err(e) = store.renew_turn_leases(&lease).await {
-            warn("cannot renew the running turn's lease", e);
-        }
     }
 }
 

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
-use keel_context::Conversation;
 use keel_events::EventHandler as _;
+use keel_host::open_session;
 use keel_store::{
     EventRange, Session, SessionFilter, SessionOrder, SqliteStore, Store, StoreError,
     default_db_path,
@@ -107,9 +107,7 @@ async fn existing_store(root: &Path) -> Result<Option<Arc<dyn Store>>, StoreErro
     }
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path).await?);
     // A session a killed `keel` left running shows as failed, not running forever.
-    if let Err(e) = crate::host::recover_lapsed_turns(store.as_ref()).await {
-        eprintln!("keel: warning: cannot recover interrupted turns: {e}");
-    }
+    crate::host::recover(store.as_ref()).await;
     Ok(Some(store))
 }
 
@@ -287,39 +285,15 @@ async fn resume(args: ResumeArgs) -> ExitCode {
         Ok(found) => found,
         Err(code) => return code,
     };
-    let loaded = async {
-        let conversation = store.load_conversation(&session.id).await?;
-        let last_seq = store.last_seq(&session.id).await?;
-        Ok::<_, StoreError>((conversation, last_seq))
-    }
-    .await;
-    let (conversation, last_seq) = match loaded {
-        Ok(loaded) => loaded,
+    let opened = match open_session(store.as_ref(), &session.id).await {
+        Ok(opened) => opened,
         Err(e) => return failure(command, e),
-    };
-    let conversation = match conversation.map(serde_json::from_value::<Conversation>) {
-        None => None,
-        Some(Ok(conversation)) => Some(conversation),
-        Some(Err(e)) => {
-            return failure(
-                command,
-                format!(
-                    "the stored conversation of `{}` cannot be read: {e}",
-                    session.id
-                ),
-            );
-        }
     };
     let settings = match Settings::load(&args.agent) {
         Ok(settings) => settings,
         Err(e) => return usage(command, e),
     };
-    let resume = Resume {
-        store,
-        session,
-        conversation,
-        last_seq,
-    };
+    let resume = Resume { store, opened };
     let mut host = match Host::start(&settings, Some(resume)).await {
         Ok(host) => host,
         Err(e) => return usage(command, e),

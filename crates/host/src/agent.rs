@@ -1,0 +1,105 @@
+//! Building a session's agent from settings, the same way in every front end.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use keel_context::MemoryStore;
+use keel_engine::{
+    AgentConfig, AgentSession, Mode, ModelChain, Provider, RepoMapConfig, ToolFormat,
+};
+use keel_events::Emitter;
+use keel_tools::ApprovalPolicy;
+
+use crate::error::HostError;
+use crate::saved::SavedConversation;
+
+/// What a session's agent is built from (flags and `keel.toml` in the CLI, the server's settings
+/// and the session row in the server).
+#[derive(Debug, Clone)]
+pub struct AgentSettings {
+    /// The workspace root (canonicalised when built).
+    pub root: PathBuf,
+    /// The model chain, first choice first.
+    pub models: Vec<String>,
+    /// Direct, plan or auto.
+    pub mode: Mode,
+    /// Most model calls per turn.
+    pub max_iterations: u32,
+    /// Command approval policy.
+    pub approval: ApprovalPolicy,
+    /// Execute plans without asking.
+    pub approve_plans: bool,
+    /// Native or XML tool calls.
+    pub tool_format: ToolFormat,
+    /// Retries of a failed model call (`None`: the engine's default).
+    pub max_retries: Option<u32>,
+    /// The repo map in the system prompt.
+    pub repo_map: bool,
+}
+
+impl AgentSettings {
+    /// Defaults for a workspace and a model chain.
+    pub fn new(root: impl Into<PathBuf>, models: Vec<String>) -> Self {
+        Self {
+            root: root.into(),
+            models,
+            mode: Mode::Auto,
+            max_iterations: 25,
+            approval: ApprovalPolicy::default(),
+            approve_plans: false,
+            tool_format: ToolFormat::default(),
+            max_retries: None,
+            repo_map: true,
+        }
+    }
+
+    /// The engine configuration these settings describe.
+    pub fn config(&self) -> Result<AgentConfig, HostError> {
+        let chain =
+            ModelChain::new(self.models.clone()).map_err(|e| HostError::Settings(e.to_string()))?;
+        let root = self.root.canonicalize().map_err(|e| {
+            HostError::Settings(format!("workspace root `{}`: {e}", self.root.display()))
+        })?;
+        let mut config = AgentConfig::new(root, chain);
+        config.mode = self.mode;
+        config.max_iterations = self.max_iterations;
+        config.approval = self.approval;
+        config.approve_plans = self.approve_plans;
+        config.tool_format = self.tool_format;
+        if let Some(retries) = self.max_retries {
+            config.retry.max_attempts = retries.saturating_add(1);
+        }
+        if !self.repo_map {
+            config.repo_map = RepoMapConfig::disabled();
+        }
+        Ok(config)
+    }
+
+    /// The agent session: on `emitter`, talking to `provider`, continuing `saved` when given,
+    /// with the project's memory. Approvals and questions are the front end's to attach.
+    pub fn build(
+        &self,
+        provider: Arc<dyn Provider>,
+        emitter: Emitter,
+        saved: Option<SavedConversation>,
+    ) -> Result<AgentSession, HostError> {
+        let config = self.config()?;
+        let memory = MemoryStore::for_project(&config.root).load();
+        let mut agent = AgentSession::new(config, provider, emitter)
+            .map_err(|e| HostError::Settings(e.to_string()))?;
+        match memory {
+            Ok(memory) if !memory.is_empty() => agent = agent.with_memory(memory),
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "project memory not used"),
+        }
+        if let Some(saved) = saved {
+            agent = agent.with_conversation(saved.conversation_id, saved.conversation);
+        }
+        Ok(agent)
+    }
+}
+
+/// The conversation of `agent`, to save after a turn.
+pub fn saved_conversation(agent: &AgentSession) -> SavedConversation {
+    SavedConversation::new(agent.conversation_id(), agent.conversation().clone())
+}

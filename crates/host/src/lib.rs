@@ -1,0 +1,28 @@
+//! Keel's session host: what every front end does to keep an agent session in a store.
+//!
+//! The CLI and the server both open or resume a session ([`open_session`]), build its
+//! [`AgentSession`](keel_engine::AgentSession) from settings ([`AgentSettings::build`]), give it an
+//! [`EventLog`] that stores every event before anyone else sees it, run each turn under a
+//! [`TurnLease`](keel_store::TurnLease) kept alive by a [`LeaseRenewal`], and end the turn with
+//! [`finish_turn`], which saves the conversation as one versioned [`SavedConversation`]. Turns
+//! whose process died are failed and recorded by [`recover_lapsed_turns`]. Front ends keep only
+//! what is theirs: terminal prompts and rendering, HTTP routes and broadcast.
+
+mod agent;
+mod error;
+mod event_log;
+mod lease;
+mod saved;
+mod session;
+mod turn;
+
+pub use agent::{AgentSettings, saved_conversation};
+pub use error::HostError;
+pub use event_log::EventLog;
+pub use lease::{
+    AppendToStore, InterruptRecorder, LeaseRenewal, interrupted_error, recover_lapsed_turns,
+    renew_every, renew_lease,
+};
+pub use saved::{CONVERSATION_ID_KEY, SAVED_CONVERSATION_VERSION, SavedConversation};
+pub use session::{OpenedSession, open_session};
+pub use turn::{TurnEnd, finish_turn};
