@@ -5,6 +5,8 @@
 //! - `cargo xtask codegen --check` fails, listing what differs, when the committed files are out
 //!   of date.
 //! - `cargo xtask ci` runs every check CI runs.
+//! - `cargo xtask tidy` fails when ARCHITECTURE.md's code map or dependency list no longer
+//!   matches the crates.
 //! - `cargo xtask bench-repomap DIR…` measures the repo map against Aider's.
 //! - `cargo xtask bench-startup` measures `keel run` from spawn to its first model request.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -14,6 +16,7 @@ mod bench_server;
 mod bench_startup;
 mod ci;
 mod codegen;
+mod tidy;
 
 use std::process::ExitCode;
 
@@ -22,6 +25,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("codegen") => codegen::run(&args[1..]),
         Some("ci") => ci::run(&args[1..]),
+        Some("tidy") => tidy::run(&args[1..]),
         Some("bench-repomap") => bench_repomap::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-server") => bench_server::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-startup") => bench_startup::run(&args[1..]).map(|()| ExitCode::SUCCESS),
@@ -43,6 +47,7 @@ tasks:
   codegen [--check]        write (or check) schemas/ from the event contract
   ci                       every check CI runs: fmt, clippy, tests, codegen --check, tsc, ajv,
                            the web page's tests, the page end to end in Chromium
+  tidy                     ARCHITECTURE.md names every crate, top-level module and keel-* edge
   bench-repomap DIR...     repo map cold/warm/update timings and peak memory, against Aider
                            when KEEL_BENCH_AIDER points at an aider executable
   bench-startup [--runs N] [--keel PATH]
