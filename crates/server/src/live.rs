@@ -412,16 +412,18 @@ impl LiveSession {
             Some(model) if !model.trim().is_empty() => crate::config::split_models(Some(model)),
             _ => default_models,
         };
-        let mut agent = AgentSettings::new(&session.root, models);
-        agent.mode = session
-            .mode
-            .as_deref()
-            .and_then(|m| m.parse::<Mode>().ok())
-            .unwrap_or(Mode::Auto);
-        agent.max_iterations = settings.max_iterations;
-        agent.approval = settings.approval;
-        agent.approve_plans = settings.approve_plans;
-        agent.repo_map = settings.repo_map;
+        let agent = AgentSettings {
+            mode: session
+                .mode
+                .as_deref()
+                .and_then(|m| m.parse::<Mode>().ok())
+                .unwrap_or(Mode::Auto),
+            max_iterations: settings.max_iterations,
+            approval: settings.approval,
+            approve_plans: settings.approve_plans,
+            repo_map: settings.repo_map,
+            ..AgentSettings::new(&session.root, models)
+        };
         Ok(agent
             .build(provider, emitter, opened.saved)
             .map_err(|e| ApiError::unprocessable(e.to_string()))?

@@ -294,14 +294,15 @@ fn agent_settings(
     root: &std::path::Path,
     models: Vec<String>,
 ) -> AgentSettings {
-    let mut agent = AgentSettings::new(root, models);
-    agent.mode = settings.mode;
-    agent.max_iterations = settings.max_iterations;
-    agent.approval = settings.approval;
-    agent.approve_plans = settings.approve_plans;
-    agent.tool_format = settings.tool_format;
-    agent.max_retries = settings.max_retries;
-    agent
+    AgentSettings {
+        mode: settings.mode,
+        max_iterations: settings.max_iterations,
+        approval: settings.approval,
+        approve_plans: settings.approve_plans,
+        tool_format: settings.tool_format,
+        max_retries: settings.max_retries,
+        ..AgentSettings::new(root, models)
+    }
 }
 
 /// An emitter whose events are not stored (the store could not be opened).
