@@ -64,9 +64,9 @@ pub mod state;
 pub mod stream;
 
 pub use config::{ConfigError, ServerArgs, ServerConfig, TokenConfig};
-pub use error::{ApiError, ErrorCode};
+pub use error::{ApiError, ErrorCode, ServerError};
 pub use openapi::openapi_json;
-pub use server::{Server, ServerError};
+pub use server::Server;
 
 /// Resolves `args`, binds and serves until Ctrl-C or SIGTERM; returns a message for the user
 /// on failure. Used by the `keel-server` binary and `keel serve`. `log` receives start-up

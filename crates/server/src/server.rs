@@ -11,6 +11,8 @@ use keel_store::WatchNotice;
 use tokio::net::TcpListener;
 
 use crate::config::ServerConfig;
+// `lease` names the error by this path.
+pub(crate) use crate::error::ServerError;
 use crate::lease;
 use crate::routes::router;
 use crate::state::{AppState, SharedState};
@@ -19,32 +21,6 @@ use crate::state::{AppState, SharedState};
 const SWEEP_EVERY: Duration = Duration::from_secs(60);
 /// How long a session stays loaded after its last turn or file run.
 const IDLE_EVICTION: Duration = Duration::from_secs(600);
-
-/// Why the server could not start or stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum ServerError {
-    /// The store could not be opened or read.
-    #[error("store: {0}")]
-    Store(#[from] keel_store::StoreError),
-    /// The data folder could not be created.
-    #[error("cannot create the data folder `{path}`: {source}")]
-    DataDir {
-        /// The folder.
-        path: std::path::PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The address could not be bound, or serving failed.
-    #[error("{what} {addr}: {source}")]
-    Io {
-        /// What was being done.
-        what: &'static str,
-        /// The address.
-        addr: SocketAddr,
-        /// Why.
-        source: std::io::Error,
-    },
-}
 
 /// A bound server, ready to run.
 #[derive(Debug)]
