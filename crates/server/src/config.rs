@@ -9,6 +9,8 @@ use std::time::Duration;
 use keel_tools::ApprovalPolicy;
 use serde::Deserialize;
 
+use crate::logging::LogFormat;
+
 /// Default listen address.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8787";
 /// Default largest request body, in bytes (1 MiB).
@@ -140,6 +142,14 @@ pub struct ServerArgs {
     /// the others fail its turns this long after its last renewal (default 30).
     #[arg(long, env = "KEEL_SERVER_TURN_LEASE_SECS", value_name = "SECS")]
     pub turn_lease_secs: Option<u64>,
+    /// Log lines on stderr: text or json (default text); `RUST_LOG` sets the level.
+    #[arg(
+        long,
+        env = "KEEL_SERVER_LOG_FORMAT",
+        value_enum,
+        value_name = "FORMAT"
+    )]
+    pub log_format: Option<LogFormat>,
 }
 
 /// A bearer token and the projects it may see.
@@ -211,6 +221,7 @@ struct FileConfig {
     stream_token_ttl_secs: Option<u64>,
     instance_id: Option<String>,
     turn_lease_secs: Option<u64>,
+    log_format: Option<LogFormat>,
     #[serde(default)]
     tokens: Vec<TokenConfig>,
     #[serde(default)]
@@ -265,6 +276,8 @@ pub struct ServerConfig {
     pub instance_id: Option<String>,
     /// How long the lease on a running turn holds without renewal (renewed every third of it).
     pub turn_lease: Duration,
+    /// How log lines are written.
+    pub log_format: LogFormat,
 }
 
 impl ServerConfig {
@@ -288,6 +301,7 @@ impl ServerConfig {
             keep_alive: DEFAULT_KEEP_ALIVE,
             instance_id: None,
             turn_lease: Duration::from_secs(DEFAULT_TURN_LEASE_SECS),
+            log_format: LogFormat::default(),
         }
     }
 
@@ -343,6 +357,7 @@ impl ServerConfig {
             keep_alive: DEFAULT_KEEP_ALIVE,
             instance_id: instance_id(args.instance_id.clone().or(file.instance_id))?,
             turn_lease: turn_lease(args.turn_lease_secs.or(file.turn_lease_secs))?,
+            log_format: args.log_format.or(file.log_format).unwrap_or_default(),
         })
     }
 
@@ -500,6 +515,7 @@ addr = "127.0.0.1:9000"
 allowed_roots = ["/srv"]
 instance_id = "keel-a"
 turn_lease_secs = 12
+log_format = "json"
 stream_coalesce_ms = 5
 [[tokens]]
 token = "scoped"
@@ -529,11 +545,13 @@ approval = "always"
         assert_eq!(config.instance_id.as_deref(), Some("keel-a"));
         assert_eq!(config.turn_lease, Duration::from_secs(12));
         assert_eq!(config.stream_coalesce, Duration::from_millis(5));
+        assert_eq!(config.log_format, LogFormat::Json);
         let defaults = ServerConfig::resolve(&ServerArgs::default()).unwrap();
         assert_eq!(
             defaults.stream_coalesce,
             Duration::from_millis(DEFAULT_STREAM_COALESCE_MS)
         );
+        assert_eq!(defaults.log_format, LogFormat::Text);
     }
 
     #[test]

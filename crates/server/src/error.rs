@@ -176,6 +176,9 @@ pub struct ErrorDetail {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        if self.code == ErrorCode::Internal {
+            tracing::error!(message = %self.message, "request failed");
+        }
         let body = ErrorBody {
             error: ErrorDetail {
                 code: self.code.as_str().to_owned(),

@@ -130,7 +130,15 @@ fn default_instance_id(addr: SocketAddr) -> String {
 /// channels now and then.
 async fn follow_store(state: SharedState) {
     let mut sweep = tokio::time::interval(SWEEP_EVERY);
-    let mut watch = state.store.watch().await.ok();
+    let mut watch = match state.store.watch().await {
+        Ok(watch) => Some(watch),
+        Err(e) => {
+            tracing::warn!(
+                "not following the store's appends (other instances' events are not relayed): {e}"
+            );
+            None
+        }
+    };
     loop {
         tokio::select! {
             notice = async {
@@ -148,11 +156,15 @@ async fn follow_store(state: SharedState) {
                     tokio::spawn(async move { hub.resync().await });
                 }
                 Some(WatchNotice::Control(message)) => crate::relay::apply(&state, message),
-                None => watch = None,
+                None => {
+                    tracing::warn!("the store's append notices ended: other instances' events are no longer relayed");
+                    watch = None;
+                }
             },
             _ = sweep.tick() => {
                 state.evict_idle(IDLE_EVICTION);
                 state.hub.sweep();
+                tracing::debug!(channels = state.hub.len(), "swept idle sessions and channels");
             }
         }
     }
