@@ -4,6 +4,7 @@
 use serde::Deserialize;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::util::SubscriberInitExt as _;
 
 /// The filter when `RUST_LOG` is unset: Keel's crates (`keel_*`) at info, the rest at warn.
 pub const DEFAULT_FILTER: &str = "warn,keel=info";
@@ -28,8 +29,10 @@ pub struct LoggingError(String);
 /// is not a valid filter or a subscriber is already installed.
 pub fn init(format: LogFormat) -> Result<(), LoggingError> {
     let filter = filter_from_env()?;
-    let subscriber = subscriber(format, filter, std::io::stderr);
-    tracing::subscriber::set_global_default(subscriber).map_err(|e| LoggingError(e.to_string()))
+    // Also forwards the `log` records of dependencies that do not use `tracing`.
+    subscriber(format, filter, std::io::stderr)
+        .try_init()
+        .map_err(|e| LoggingError(e.to_string()))
 }
 
 /// `RUST_LOG` when set, else [`DEFAULT_FILTER`].
