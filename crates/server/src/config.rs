@@ -546,6 +546,12 @@ approval = "always"
         assert_eq!(config.turn_lease, Duration::from_secs(12));
         assert_eq!(config.stream_coalesce, Duration::from_millis(5));
         assert_eq!(config.log_format, LogFormat::Json);
+        let flagged = ServerConfig::resolve(&ServerArgs {
+            log_format: Some(LogFormat::Text),
+            ..args.clone()
+        })
+        .unwrap();
+        assert_eq!(flagged.log_format, LogFormat::Text);
         let defaults = ServerConfig::resolve(&ServerArgs::default()).unwrap();
         assert_eq!(
             defaults.stream_coalesce,
