@@ -172,8 +172,10 @@ fn build_page(web: &Path) -> Result<(), BuildError> {
     if !npm_works {
         return Err(BuildError(format!(
             "keel-server embeds the Activity Timeline page, which is built with npm, but `npm` \
-             was not found. Install Node.js 20.19+ with npm (e.g. `apt-get install nodejs npm`), \
-             or build the page yourself first: `cd {} && npm ci && npm run build`.",
+             was not found. Install Node.js >= 20.19 with npm (e.g. `apt-get install nodejs npm`), \
+             or build the page yourself first: `cd {} && npm ci && npm run build`. To build the \
+             `keel` command without the server (and without Node.js), build keel-cli with \
+             `--no-default-features` (`cargo install keel-cli --no-default-features`).",
             web.display()
         )));
     }

@@ -23,6 +23,12 @@ const CARGO_STEPS: &[Step] = &[
         dir: ".",
     },
     Step {
+        name: "unused dependencies",
+        program: "cargo",
+        args: &["machete"],
+        dir: ".",
+    },
+    Step {
         name: "clippy",
         program: "cargo",
         args: &[
@@ -33,6 +39,12 @@ const CARGO_STEPS: &[Step] = &[
             "-D",
             "warnings",
         ],
+        dir: ".",
+    },
+    Step {
+        name: "keel-cli without the server (no Node.js needed)",
+        program: "cargo",
+        args: &["check", "-p", "keel-cli", "--no-default-features"],
         dir: ".",
     },
     Step {

@@ -1,4 +1,7 @@
 //! `keel`: the terminal front end. Each subcommand lives in its own module under `commands/`.
+//!
+//! Library logs (`tracing`) stay off the terminal unless `-v` is given (Keel's crates at debug)
+//! or `RUST_LOG` is set; `keel serve` logs as `keel-server` does.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod commands;
@@ -10,6 +13,7 @@ mod terminal;
 use std::process::ExitCode;
 
 use clap::Parser;
+use tracing_subscriber::EnvFilter;
 
 /// Keel: a coding agent that reports everything it does as typed events.
 #[derive(Debug, Parser)]
@@ -19,7 +23,33 @@ struct Cli {
     command: commands::Command,
 }
 
+/// The log filter of `-v`: Keel's crates at debug, the rest at warn.
+const VERBOSE_FILTER: &str = "warn,keel=debug";
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !cli.command.sets_up_logging()
+        && let Some(filter) = log_filter(cli.command.verbose())
+    {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init();
+    }
     commands::run(cli.command)
+}
+
+/// `RUST_LOG` when set, else [`VERBOSE_FILTER`] with `-v`, else none: no log output at all.
+fn log_filter(verbose: bool) -> Option<EnvFilter> {
+    match std::env::var(EnvFilter::DEFAULT_ENV) {
+        Ok(directives) if !directives.trim().is_empty() => match EnvFilter::try_new(&directives) {
+            Ok(filter) => Some(filter),
+            Err(e) => {
+                eprintln!("keel: ignoring RUST_LOG `{directives}`: {e}");
+                None
+            }
+        },
+        _ => verbose.then(|| EnvFilter::new(VERBOSE_FILTER)),
+    }
 }

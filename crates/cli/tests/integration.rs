@@ -8,6 +8,7 @@ mod common;
 mod config;
 mod exec_file_command;
 mod interrupt;
+mod logging;
 mod render_sequences;
 mod replay_command;
 mod repomap;

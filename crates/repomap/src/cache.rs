@@ -57,9 +57,26 @@ fn format() -> (u32, String) {
 
 /// Loads the cache at `path`; `None` when it is missing, unreadable or of another format.
 pub fn load(path: &Path) -> Option<Loaded> {
-    let bytes = std::fs::read(path).ok()?;
-    let data: Loaded = postcard::from_bytes(&bytes).ok()?;
-    (data.format == format()).then_some(data)
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            tracing::debug!(path = %path.display(), "repo map cache miss: {e}");
+            return None;
+        }
+    };
+    let data: Loaded = match postcard::from_bytes(&bytes) {
+        Ok(data) => data,
+        Err(e) => {
+            tracing::warn!(path = %path.display(), "repo map cache unreadable, rebuilding: {e}");
+            return None;
+        }
+    };
+    if data.format != format() {
+        tracing::debug!(path = %path.display(), "repo map cache of another format, rebuilding");
+        return None;
+    }
+    tracing::debug!(path = %path.display(), files = data.files.len(), "repo map cache hit");
+    Some(data)
 }
 
 /// Writes the cache atomically (a temporary file renamed over the old one).

@@ -133,6 +133,19 @@ fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
+/// `stats`, logged at debug as `what`.
+fn logged(what: &'static str, stats: BuildStats) -> BuildStats {
+    tracing::debug!(
+        files = stats.files,
+        symbols = stats.symbols,
+        parsed = stats.parsed,
+        removed = stats.removed,
+        duration_ms = stats.duration_ms,
+        "{what}"
+    );
+    stats
+}
+
 /// Reads, hashes and (if its content changed) parses one file.
 fn load_file(file: &ScannedFile, old: Option<Entry>) -> Loaded {
     let Some(language) = Language::from_path(&file.abs) else {
@@ -161,7 +174,10 @@ fn load_file(file: &ScannedFile, old: Option<Entry>) -> Loaded {
             hash,
             tags: Arc::new(tags),
         }),
-        Err(_) => Loaded::Skipped,
+        Err(e) => {
+            tracing::warn!(path = %file.rel, "repo map skips an unparsable file: {e}");
+            Loaded::Skipped
+        }
     }
 }
 
@@ -346,7 +362,10 @@ impl RepoMap {
         }
         let (parsed, skipped) = self.load_all(work);
         removed += skipped;
-        Ok(self.stats(started, parsed, removed))
+        Ok(logged(
+            "repo map refreshed",
+            self.stats(started, parsed, removed),
+        ))
     }
 
     /// Updates only the given paths (absolute, or relative to the root): changed files are
@@ -412,7 +431,10 @@ impl RepoMap {
             ));
         }
         let (parsed, skipped) = self.load_all(work);
-        Ok(self.stats(started, parsed, removed + skipped))
+        Ok(logged(
+            "repo map updated",
+            self.stats(started, parsed, removed + skipped),
+        ))
     }
 
     /// Drops `rel` and everything under it; returns how many files were dropped.
@@ -470,6 +492,7 @@ impl RepoMap {
             && let Some((last_key, map)) = last.as_ref()
             && *last_key == key
         {
+            tracing::debug!("repo map render cache hit");
             return map.clone();
         }
 

@@ -62,8 +62,14 @@ impl RepoWatcher {
                 };
                 warm_up(&languages);
                 while let Ok(result) = receiver.recv() {
-                    let Ok(events) = result else {
-                        continue;
+                    let events = match result {
+                        Ok(events) => events,
+                        Err(errors) => {
+                            for e in errors {
+                                tracing::warn!("repo map watcher: {e}");
+                            }
+                            continue;
+                        }
                     };
                     let mut paths: Vec<PathBuf> = events
                         .into_iter()
@@ -79,13 +85,18 @@ impl RepoWatcher {
                         Ok(map) => map,
                         Err(poisoned) => poisoned.into_inner(),
                     };
-                    if let Ok(stats) = map.update_paths(&paths) {
-                        if stats.parsed > 0 || stats.removed > 0 {
-                            // A failed save only costs a re-parse next time.
-                            let _ = map.save();
+                    match map.update_paths(&paths) {
+                        Ok(stats) => {
+                            if (stats.parsed > 0 || stats.removed > 0)
+                                && let Err(e) = map.save()
+                            {
+                                // A failed save only costs a re-parse next time.
+                                tracing::warn!("repo map cache not saved: {e}");
+                            }
+                            drop(map);
+                            on_update(&stats);
                         }
-                        drop(map);
-                        on_update(&stats);
+                        Err(e) => tracing::warn!("repo map update failed: {e}"),
                     }
                 }
             })

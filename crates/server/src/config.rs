@@ -4,9 +4,12 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use keel_tools::ApprovalPolicy;
 use serde::Deserialize;
+
+use crate::logging::LogFormat;
 
 /// Default listen address.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8787";
@@ -20,7 +23,7 @@ pub const DEFAULT_STREAM_COALESCE_MS: u64 = 20;
 /// and one past a second would make a stream look stalled.
 pub const MAX_STREAM_COALESCE_MS: u64 = 1000;
 /// Interval of SSE keep-alive comments and WebSocket pings.
-pub const DEFAULT_KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
+pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// Default lifetime of a stream token, in seconds.
 pub const DEFAULT_STREAM_TOKEN_TTL: u64 = 300;
 /// Default lease an instance holds on the turns it runs, in seconds: how long after an
@@ -139,6 +142,14 @@ pub struct ServerArgs {
     /// the others fail its turns this long after its last renewal (default 30).
     #[arg(long, env = "KEEL_SERVER_TURN_LEASE_SECS", value_name = "SECS")]
     pub turn_lease_secs: Option<u64>,
+    /// Log lines on stderr: text or json (default text); `RUST_LOG` sets the level.
+    #[arg(
+        long,
+        env = "KEEL_SERVER_LOG_FORMAT",
+        value_enum,
+        value_name = "FORMAT"
+    )]
+    pub log_format: Option<LogFormat>,
 }
 
 /// A bearer token and the projects it may see.
@@ -210,6 +221,7 @@ struct FileConfig {
     stream_token_ttl_secs: Option<u64>,
     instance_id: Option<String>,
     turn_lease_secs: Option<u64>,
+    log_format: Option<LogFormat>,
     #[serde(default)]
     tokens: Vec<TokenConfig>,
     #[serde(default)]
@@ -256,14 +268,16 @@ pub struct ServerConfig {
     /// Buffer of each live stream client.
     pub stream_buffer: usize,
     /// Quiet time after each write to an SSE client (zero: none).
-    pub stream_coalesce: std::time::Duration,
+    pub stream_coalesce: Duration,
     /// Interval of SSE keep-alive comments and WebSocket pings.
-    pub keep_alive: std::time::Duration,
+    pub keep_alive: Duration,
     /// This instance's name among those sharing the database; `None`: HOST:PORT of the bound
     /// address.
     pub instance_id: Option<String>,
     /// How long the lease on a running turn holds without renewal (renewed every third of it).
-    pub turn_lease: std::time::Duration,
+    pub turn_lease: Duration,
+    /// How log lines are written.
+    pub log_format: LogFormat,
 }
 
 impl ServerConfig {
@@ -283,10 +297,11 @@ impl ServerConfig {
             provider: ProviderSettings::default(),
             body_limit: DEFAULT_BODY_LIMIT,
             stream_buffer: DEFAULT_STREAM_BUFFER,
-            stream_coalesce: std::time::Duration::from_millis(DEFAULT_STREAM_COALESCE_MS),
+            stream_coalesce: Duration::from_millis(DEFAULT_STREAM_COALESCE_MS),
             keep_alive: DEFAULT_KEEP_ALIVE,
             instance_id: None,
-            turn_lease: std::time::Duration::from_secs(DEFAULT_TURN_LEASE_SECS),
+            turn_lease: Duration::from_secs(DEFAULT_TURN_LEASE_SECS),
+            log_format: LogFormat::default(),
         }
     }
 
@@ -296,17 +311,6 @@ impl ServerConfig {
             Some(path) => read_file(path)?,
             None => FileConfig::default(),
         };
-        let addr_text = args
-            .addr
-            .clone()
-            .or(file.addr)
-            .unwrap_or_else(|| DEFAULT_ADDR.to_owned());
-        let addr = addr_text
-            .parse::<SocketAddr>()
-            .map_err(|e| ConfigError::Invalid {
-                what: "listen address",
-                message: format!("`{addr_text}`: {e}"),
-            })?;
         let data_dir = args
             .data_dir
             .clone()
@@ -317,110 +321,29 @@ impl ServerConfig {
             .clone()
             .or(file.database_url)
             .unwrap_or_else(|| sqlite_url(&data_dir));
-        let mut tokens: Vec<TokenConfig> = args
-            .tokens
-            .iter()
-            .map(|t| t.trim())
-            .filter(|t| !t.is_empty())
-            .map(|token| TokenConfig {
-                token: token.to_owned(),
-                projects: None,
-            })
-            .collect();
-        tokens.extend(file.tokens);
-        if tokens.iter().any(|t| t.token.trim().is_empty()) {
-            return Err(ConfigError::Invalid {
-                what: "token",
-                message: "a token must not be empty".to_owned(),
-            });
-        }
-        let stream_key = args
-            .stream_key
-            .clone()
-            .or(file.stream_key)
-            .filter(|k| !k.is_empty())
-            .map(String::into_bytes);
-        let mut default_roots = args.allowed_roots.clone();
-        if default_roots.is_empty() {
-            default_roots = file.allowed_roots;
-        }
-        let approval_text = args.approval.clone().or(file.provider.approval);
-        let approval = match approval_text {
-            Some(text) => text
-                .parse::<ApprovalPolicy>()
-                .map_err(|e| ConfigError::Invalid {
-                    what: "approval policy",
-                    message: e.to_string(),
-                })?,
-            None => ApprovalPolicy::default(),
-        };
-        let max_iterations = args
-            .max_iterations
-            .or(file.provider.max_iterations)
-            .unwrap_or(25);
-        if max_iterations == 0 {
-            return Err(ConfigError::Invalid {
-                what: "max iterations",
-                message: "must be at least 1".to_owned(),
-            });
-        }
-        let instance_id = args
-            .instance_id
-            .clone()
-            .or(file.instance_id)
-            .map(|id| id.trim().to_owned());
-        if instance_id.as_ref().is_some_and(String::is_empty) {
-            return Err(ConfigError::Invalid {
-                what: "instance id",
-                message: "must not be empty".to_owned(),
-            });
-        }
-        let turn_lease_secs = args
-            .turn_lease_secs
-            .or(file.turn_lease_secs)
-            .unwrap_or(DEFAULT_TURN_LEASE_SECS);
-        if turn_lease_secs == 0 {
-            return Err(ConfigError::Invalid {
-                what: "turn lease",
-                message: "must be at least 1 second".to_owned(),
-            });
-        }
-        let stream_coalesce_ms = args
-            .stream_coalesce_ms
-            .or(file.stream_coalesce_ms)
-            .unwrap_or(DEFAULT_STREAM_COALESCE_MS);
-        if stream_coalesce_ms > MAX_STREAM_COALESCE_MS {
-            return Err(ConfigError::Invalid {
-                what: "stream coalesce window",
-                message: format!("must be at most {MAX_STREAM_COALESCE_MS} ms"),
-            });
-        }
-        let provider = ProviderSettings {
-            provider: args
-                .provider
-                .clone()
-                .or(file.provider.provider)
-                .unwrap_or_else(|| "openai".to_owned()),
-            models: split_models(args.model.clone().or(file.provider.model).as_deref()),
-            base_url: args.base_url.clone().or(file.provider.base_url),
-            max_iterations,
-            approval,
-            approve_plans: args.approve_plans || file.provider.approve_plans.unwrap_or(false),
-            repo_map: args.repo_map.or(file.provider.repo_map).unwrap_or(true),
+        let default_roots = if args.allowed_roots.is_empty() {
+            file.allowed_roots
+        } else {
+            args.allowed_roots.clone()
         };
         Ok(Self {
-            addr,
+            addr: listen_address(args.addr.clone().or(file.addr))?,
             data_dir,
             database_url,
-            tokens,
-            stream_key,
+            tokens: tokens(&args.tokens, file.tokens)?,
+            stream_key: args
+                .stream_key
+                .clone()
+                .or(file.stream_key)
+                .filter(|k| !k.is_empty())
+                .map(String::into_bytes),
             stream_token_ttl_secs: file
                 .stream_token_ttl_secs
                 .unwrap_or(DEFAULT_STREAM_TOKEN_TTL)
                 .max(1),
             default_roots,
             projects: file.projects,
-            provider,
+            provider: provider_settings(args, file.provider)?,
             body_limit: args
                 .body_limit
                 .or(file.body_limit)
@@ -430,10 +353,11 @@ impl ServerConfig {
                 .or(file.stream_buffer)
                 .unwrap_or(DEFAULT_STREAM_BUFFER)
                 .max(1),
-            stream_coalesce: std::time::Duration::from_millis(stream_coalesce_ms),
+            stream_coalesce: stream_coalesce(args.stream_coalesce_ms.or(file.stream_coalesce_ms))?,
             keep_alive: DEFAULT_KEEP_ALIVE,
-            instance_id,
-            turn_lease: std::time::Duration::from_secs(turn_lease_secs),
+            instance_id: instance_id(args.instance_id.clone().or(file.instance_id))?,
+            turn_lease: turn_lease(args.turn_lease_secs.or(file.turn_lease_secs))?,
+            log_format: args.log_format.or(file.log_format).unwrap_or_default(),
         })
     }
 
@@ -444,6 +368,110 @@ impl ServerConfig {
             _ => &self.default_roots,
         }
     }
+}
+
+/// The listen address: `text`, or [`DEFAULT_ADDR`].
+fn listen_address(text: Option<String>) -> Result<SocketAddr, ConfigError> {
+    let text = text.unwrap_or_else(|| DEFAULT_ADDR.to_owned());
+    text.parse::<SocketAddr>()
+        .map_err(|e| ConfigError::Invalid {
+            what: "listen address",
+            message: format!("`{text}`: {e}"),
+        })
+}
+
+/// The all-projects tokens of the flags (blank ones dropped), then the file's.
+fn tokens(flags: &[String], file: Vec<TokenConfig>) -> Result<Vec<TokenConfig>, ConfigError> {
+    let mut tokens: Vec<TokenConfig> = flags
+        .iter()
+        .map(|t| t.trim())
+        .filter(|t| !t.is_empty())
+        .map(|token| TokenConfig {
+            token: token.to_owned(),
+            projects: None,
+        })
+        .collect();
+    tokens.extend(file);
+    if tokens.iter().any(|t| t.token.trim().is_empty()) {
+        return Err(ConfigError::Invalid {
+            what: "token",
+            message: "a token must not be empty".to_owned(),
+        });
+    }
+    Ok(tokens)
+}
+
+/// The model settings: flags over the file's `[provider]` table over defaults.
+fn provider_settings(
+    args: &ServerArgs,
+    file: FileProvider,
+) -> Result<ProviderSettings, ConfigError> {
+    let approval = match args.approval.clone().or(file.approval) {
+        Some(text) => text
+            .parse::<ApprovalPolicy>()
+            .map_err(|e| ConfigError::Invalid {
+                what: "approval policy",
+                message: e.to_string(),
+            })?,
+        None => ApprovalPolicy::default(),
+    };
+    let max_iterations = args.max_iterations.or(file.max_iterations).unwrap_or(25);
+    if max_iterations == 0 {
+        return Err(ConfigError::Invalid {
+            what: "max iterations",
+            message: "must be at least 1".to_owned(),
+        });
+    }
+    Ok(ProviderSettings {
+        provider: args
+            .provider
+            .clone()
+            .or(file.provider)
+            .unwrap_or_else(|| "openai".to_owned()),
+        models: split_models(args.model.clone().or(file.model).as_deref()),
+        base_url: args.base_url.clone().or(file.base_url),
+        max_iterations,
+        approval,
+        approve_plans: args.approve_plans || file.approve_plans.unwrap_or(false),
+        repo_map: args.repo_map.or(file.repo_map).unwrap_or(true),
+    })
+}
+
+/// The SSE write window: `ms`, or [`DEFAULT_STREAM_COALESCE_MS`]; at most
+/// [`MAX_STREAM_COALESCE_MS`].
+fn stream_coalesce(ms: Option<u64>) -> Result<Duration, ConfigError> {
+    let ms = ms.unwrap_or(DEFAULT_STREAM_COALESCE_MS);
+    if ms > MAX_STREAM_COALESCE_MS {
+        return Err(ConfigError::Invalid {
+            what: "stream coalesce window",
+            message: format!("must be at most {MAX_STREAM_COALESCE_MS} ms"),
+        });
+    }
+    Ok(Duration::from_millis(ms))
+}
+
+/// The instance id, trimmed; blank is refused.
+fn instance_id(id: Option<String>) -> Result<Option<String>, ConfigError> {
+    let id = id.map(|id| id.trim().to_owned());
+    if id.as_ref().is_some_and(String::is_empty) {
+        return Err(ConfigError::Invalid {
+            what: "instance id",
+            message: "must not be empty".to_owned(),
+        });
+    }
+    Ok(id)
+}
+
+/// The turn lease: `secs`, or [`DEFAULT_TURN_LEASE_SECS`]; zero is refused.
+fn turn_lease(secs: Option<u64>) -> Result<Duration, ConfigError> {
+    let secs = secs.unwrap_or(DEFAULT_TURN_LEASE_SECS);
+    if secs == 0 {
+        return Err(ConfigError::Invalid {
+            what: "turn lease",
+            message: "must be at least 1 second".to_owned(),
+        });
+    }
+    Ok(Duration::from_secs(secs))
 }
 
 fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
@@ -487,6 +515,7 @@ addr = "127.0.0.1:9000"
 allowed_roots = ["/srv"]
 instance_id = "keel-a"
 turn_lease_secs = 12
+log_format = "json"
 stream_coalesce_ms = 5
 [[tokens]]
 token = "scoped"
@@ -514,13 +543,21 @@ approval = "always"
         assert_eq!(config.roots_for("p1"), &[PathBuf::from("/srv/p1")]);
         assert_eq!(config.roots_for("other"), &[PathBuf::from("/srv")]);
         assert_eq!(config.instance_id.as_deref(), Some("keel-a"));
-        assert_eq!(config.turn_lease, std::time::Duration::from_secs(12));
-        assert_eq!(config.stream_coalesce, std::time::Duration::from_millis(5));
+        assert_eq!(config.turn_lease, Duration::from_secs(12));
+        assert_eq!(config.stream_coalesce, Duration::from_millis(5));
+        assert_eq!(config.log_format, LogFormat::Json);
+        let flagged = ServerConfig::resolve(&ServerArgs {
+            log_format: Some(LogFormat::Text),
+            ..args.clone()
+        })
+        .unwrap();
+        assert_eq!(flagged.log_format, LogFormat::Text);
         let defaults = ServerConfig::resolve(&ServerArgs::default()).unwrap();
         assert_eq!(
             defaults.stream_coalesce,
-            std::time::Duration::from_millis(DEFAULT_STREAM_COALESCE_MS)
+            Duration::from_millis(DEFAULT_STREAM_COALESCE_MS)
         );
+        assert_eq!(defaults.log_format, LogFormat::Text);
     }
 
     #[test]

@@ -1,5 +1,8 @@
-//! API errors: every failure is answered as `{"error": {"code", "message"}}` with a fitting
-//! status, and extractor rejections (bad JSON, wrong types, huge bodies) are mapped to it.
+//! The server's errors: [`ApiError`], answered to clients as `{"error": {"code", "message"}}`
+//! with a fitting status (extractor rejections such as bad JSON, wrong types or huge bodies are
+//! mapped to it), and [`ServerError`], why the server could not start or stopped.
+
+use std::net::SocketAddr;
 
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::http::StatusCode;
@@ -7,6 +10,35 @@ use axum::response::{IntoResponse, Response};
 use keel_store::StoreError;
 use serde::Serialize;
 use utoipa::ToSchema;
+
+/// Why the server could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The store could not be opened or read.
+    #[error("store: {0}")]
+    Store(#[from] StoreError),
+    /// Recovering the turns of a stopped instance failed.
+    #[error(transparent)]
+    Host(#[from] keel_host::HostError),
+    /// The data folder could not be created.
+    #[error("cannot create the data folder `{path}`: {source}")]
+    DataDir {
+        /// The folder.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The address could not be bound, or serving failed.
+    #[error("{what} {addr}: {source}")]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+}
 
 /// The machine-readable error codes of the contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,6 +179,9 @@ pub struct ErrorDetail {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        if self.code == ErrorCode::Internal {
+            tracing::error!(message = %self.message, "request failed");
+        }
         let body = ErrorBody {
             error: ErrorDetail {
                 code: self.code.as_str().to_owned(),

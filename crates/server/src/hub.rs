@@ -184,7 +184,10 @@ impl Hub {
                 .await
             {
                 Ok(events) => events,
-                Err(_) => break,
+                Err(e) => {
+                    tracing::warn!(session_id, after = cursor, "cannot relay events: {e}");
+                    break;
+                }
             };
             let Some(last) = events.last().map(|e| e.seq) else {
                 break;
@@ -207,8 +210,9 @@ impl Hub {
                 .collect()
         };
         for id in ids {
-            if let Ok(seq) = self.store.last_seq(&id).await {
-                self.relay(&id, seq).await;
+            match self.store.last_seq(&id).await {
+                Ok(seq) => self.relay(&id, seq).await,
+                Err(e) => tracing::warn!(session_id = %id, "cannot resync the stream: {e}"),
             }
         }
     }
@@ -225,7 +229,13 @@ async fn encode(
     loop {
         let first = match ingested.recv().await {
             Ok(event) => event,
-            Err(RecvError::Lagged(_)) => continue,
+            Err(RecvError::Lagged(missed)) => {
+                tracing::warn!(
+                    missed,
+                    "stream encoder lagged: clients fill the gap from the store"
+                );
+                continue;
+            }
             Err(RecvError::Closed) => return,
         };
         let mut frames = vec![Arc::new(Frame::new(&first))];

@@ -16,7 +16,7 @@ use keel_events::SystemError;
 use keel_host::{HostError, InterruptRecorder, recover_lapsed_turns, renew_every, renew_lease};
 use keel_store::Turn;
 
-use crate::server::ServerError;
+use crate::error::ServerError;
 use crate::state::{AppState, SharedState};
 
 /// Records an interrupted turn on its session's live producer.

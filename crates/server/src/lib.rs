@@ -25,6 +25,7 @@
 //! stream_coalesce_ms = 20            # SSE: quiet time after a write; what arrives, goes together
 //! instance_id = "keel-1"             # unique per instance on one database; default HOST:PORT
 //! turn_lease_secs = 30               # a dead instance's turns are failed this long after it
+//! log_format = "text"                # or "json": one JSON object per log line (stderr)
 //!
 //! [[tokens]]
 //! token = "…"                        # bearer token
@@ -53,6 +54,7 @@ pub mod hub;
 pub mod interaction;
 pub mod lease;
 pub mod live;
+pub mod logging;
 pub mod openapi;
 pub mod producers;
 pub mod provider;
@@ -64,45 +66,42 @@ pub mod state;
 pub mod stream;
 
 pub use config::{ConfigError, ServerArgs, ServerConfig, TokenConfig};
-pub use error::{ApiError, ErrorCode};
+pub use error::{ApiError, ErrorCode, ServerError};
+pub use logging::LogFormat;
 pub use openapi::openapi_json;
-pub use server::{Server, ServerError};
+pub use server::Server;
 
-/// Resolves `args`, binds and serves until Ctrl-C or SIGTERM; returns a message for the user
-/// on failure. Used by the `keel-server` binary and `keel serve`. `log` receives start-up
-/// notices (the address, a generated token, provider warnings).
-pub async fn run_from_args(args: ServerArgs, log: impl Fn(&str)) -> Result<(), String> {
+/// Resolves `args`, installs the log subscriber ([`logging`]), binds and serves until Ctrl-C or
+/// SIGTERM; returns a message for the user on failure. Used by the `keel-server` binary and
+/// `keel serve`. Start-up notices (the address, a generated token, provider warnings) are logged.
+pub async fn run_from_args(args: ServerArgs) -> Result<(), String> {
     let mut config = ServerConfig::resolve(&args).map_err(|e| e.to_string())?;
+    logging::init(config.log_format).map_err(|e| e.to_string())?;
     if config.tokens.is_empty() {
         let token = auth::random_token();
-        log(&format!(
-            "no token configured (--token / KEEL_SERVER_TOKEN): using the generated token {token}"
-        ));
+        tracing::warn!(
+            %token,
+            "no token configured (--token / KEEL_SERVER_TOKEN): using a generated token"
+        );
         config.tokens.push(TokenConfig {
             token,
             projects: None,
         });
     }
     if let Err(e) = provider::check_provider(&config.provider) {
-        log(&format!(
-            "warning: turns will fail until this is fixed: {e}"
-        ));
+        tracing::warn!("turns will fail until this is fixed: {e}");
     }
     let server = Server::bind(config).await.map_err(|e| e.to_string())?;
     if server.recovered_turns() > 0 {
-        log(&format!(
-            "recovered {} interrupted turn(s): marked failed",
-            server.recovered_turns()
-        ));
+        tracing::info!(
+            turns = server.recovered_turns(),
+            "recovered interrupted turns: marked failed"
+        );
     }
-    log(&format!(
-        "keel-server listening on http://{}",
-        server.local_addr()
-    ));
-    log(&format!(
-        "the Activity Timeline page: http://{}/#token=YOUR_TOKEN",
-        server.local_addr()
-    ));
+    let addr = server.local_addr();
+    // The line ends with the URL: scripts and tests that start the server read it from there.
+    tracing::info!("keel-server listening on http://{addr}");
+    tracing::info!("the Activity Timeline page: http://{addr}/#token=YOUR_TOKEN");
     server
         .run(shutdown_signal())
         .await

@@ -1,4 +1,5 @@
-//! The `keel-server` binary: Keel's HTTP API and Activity Timeline page.
+//! The `keel-server` binary: Keel's HTTP API and Activity Timeline page. Logs go to stderr
+//! (`--log-format`, `RUST_LOG`); what stops it before logging is set up is printed there too.
 #![allow(clippy::print_stderr)]
 
 use std::process::ExitCode;
@@ -30,9 +31,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(keel_server::run_from_args(cli.args, |line| {
-        eprintln!("{line}")
-    })) {
+    match runtime.block_on(keel_server::run_from_args(cli.args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("keel-server: {e}");

@@ -11,6 +11,8 @@ use keel_store::WatchNotice;
 use tokio::net::TcpListener;
 
 use crate::config::ServerConfig;
+// `lease` names the error by this path.
+use crate::error::ServerError;
 use crate::lease;
 use crate::routes::router;
 use crate::state::{AppState, SharedState};
@@ -19,35 +21,6 @@ use crate::state::{AppState, SharedState};
 const SWEEP_EVERY: Duration = Duration::from_secs(60);
 /// How long a session stays loaded after its last turn or file run.
 const IDLE_EVICTION: Duration = Duration::from_secs(600);
-
-/// Why the server could not start or stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum ServerError {
-    /// The store could not be opened or read.
-    #[error("store: {0}")]
-    Store(#[from] keel_store::StoreError),
-    /// Recovering the turns of a stopped instance failed.
-    #[error(transparent)]
-    Host(#[from] keel_host::HostError),
-    /// The data folder could not be created.
-    #[error("cannot create the data folder `{path}`: {source}")]
-    DataDir {
-        /// The folder.
-        path: std::path::PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The address could not be bound, or serving failed.
-    #[error("{what} {addr}: {source}")]
-    Io {
-        /// What was being done.
-        what: &'static str,
-        /// The address.
-        addr: SocketAddr,
-        /// Why.
-        source: std::io::Error,
-    },
-}
 
 /// A bound server, ready to run.
 #[derive(Debug)]
@@ -157,7 +130,15 @@ fn default_instance_id(addr: SocketAddr) -> String {
 /// channels now and then.
 async fn follow_store(state: SharedState) {
     let mut sweep = tokio::time::interval(SWEEP_EVERY);
-    let mut watch = state.store.watch().await.ok();
+    let mut watch = match state.store.watch().await {
+        Ok(watch) => Some(watch),
+        Err(e) => {
+            tracing::warn!(
+                "not following the store's appends (other instances' events are not relayed): {e}"
+            );
+            None
+        }
+    };
     loop {
         tokio::select! {
             notice = async {
@@ -175,11 +156,15 @@ async fn follow_store(state: SharedState) {
                     tokio::spawn(async move { hub.resync().await });
                 }
                 Some(WatchNotice::Control(message)) => crate::relay::apply(&state, message),
-                None => watch = None,
+                None => {
+                    tracing::warn!("the store's append notices ended: other instances' events are no longer relayed");
+                    watch = None;
+                }
             },
             _ = sweep.tick() => {
                 state.evict_idle(IDLE_EVICTION);
                 state.hub.sweep();
+                tracing::debug!(channels = state.hub.len(), "swept idle sessions and channels");
             }
         }
     }

@@ -89,79 +89,94 @@ impl Cursor {
             }
             if !self.started {
                 self.started = true;
-                match self.store.oldest_seq(&self.session_id).await {
-                    Ok(oldest) if oldest > 0 && self.cursor + 1 < oldest => {
-                        self.cursor = oldest - 1;
-                        self.pending
-                            .push_back(StreamItem::Reload { oldest_seq: oldest });
-                        continue;
+                self.check_retention().await;
+            } else if !self.caught_up {
+                self.read_backlog().await;
+            } else {
+                match self.rx.recv().await {
+                    Ok(batch) => {
+                        if let Some(item) = self.take_batch(batch) {
+                            return Some(item);
+                        }
                     }
-                    Ok(_) => {}
-                    Err(e) => {
-                        self.pending.push_back(StreamItem::Failed {
-                            message: e.to_string(),
+                    Err(RecvError::Lagged(_)) => {
+                        self.pending.push_back(StreamItem::Lagged {
+                            after_seq: self.cursor,
                         });
-                        continue;
                     }
+                    Err(RecvError::Closed) => return None,
                 }
-            }
-            if !self.caught_up {
-                match self
-                    .store
-                    .read_events(
-                        &self.session_id,
-                        EventRange::after(self.cursor).with_limit(BACKLOG_PAGE),
-                    )
-                    .await
-                {
-                    Ok(events) if events.is_empty() => self.caught_up = true,
-                    Ok(events) => {
-                        for event in &events {
-                            if event.seq > self.cursor {
-                                self.cursor = event.seq;
-                                self.pending
-                                    .push_back(StreamItem::Event(Arc::new(Frame::new(event))));
-                            }
-                        }
-                    }
-                    Err(e) => self.pending.push_back(StreamItem::Failed {
-                        message: e.to_string(),
-                    }),
-                }
-                continue;
-            }
-            match self.rx.recv().await {
-                Ok(batch) => {
-                    if batch.last_seq <= self.cursor {
-                        continue;
-                    }
-                    if batch.contiguous && batch.first_seq == self.cursor + 1 {
-                        self.cursor = batch.last_seq;
-                        return Some(StreamItem::Batch(batch));
-                    }
-                    // Overlapping what the client has, or with a gap: frame by frame.
-                    for frame in &batch.frames {
-                        if frame.seq <= self.cursor {
-                            continue;
-                        }
-                        if frame.seq > self.cursor + 1 {
-                            // Missed something (a relay started late): read it from the store.
-                            self.caught_up = false;
-                            break;
-                        }
-                        self.cursor = frame.seq;
-                        if !frame.display_only {
-                            self.pending.push_back(StreamItem::Event(Arc::clone(frame)));
-                        }
-                    }
-                }
-                Err(RecvError::Lagged(_)) => {
-                    self.pending.push_back(StreamItem::Lagged {
-                        after_seq: self.cursor,
-                    });
-                }
-                Err(RecvError::Closed) => return None,
             }
         }
+    }
+
+    /// At the start: when retention dropped events the client has not seen, tell it to reload
+    /// and go on from the oldest kept one.
+    async fn check_retention(&mut self) {
+        match self.store.oldest_seq(&self.session_id).await {
+            Ok(oldest) if oldest > 0 && self.cursor + 1 < oldest => {
+                self.cursor = oldest - 1;
+                self.pending
+                    .push_back(StreamItem::Reload { oldest_seq: oldest });
+            }
+            Ok(_) => {}
+            Err(e) => self.pending.push_back(StreamItem::Failed {
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    /// Queues the next page of stored events after the cursor; an empty page means caught up.
+    async fn read_backlog(&mut self) {
+        match self
+            .store
+            .read_events(
+                &self.session_id,
+                EventRange::after(self.cursor).with_limit(BACKLOG_PAGE),
+            )
+            .await
+        {
+            Ok(events) if events.is_empty() => self.caught_up = true,
+            Ok(events) => {
+                for event in &events {
+                    if event.seq > self.cursor {
+                        self.cursor = event.seq;
+                        self.pending
+                            .push_back(StreamItem::Event(Arc::new(Frame::new(event))));
+                    }
+                }
+            }
+            Err(e) => self.pending.push_back(StreamItem::Failed {
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    /// A live batch: passed on whole when it follows the cursor exactly; otherwise its new
+    /// frames are queued one by one, and a gap sends the stream back to the store.
+    fn take_batch(&mut self, batch: Arc<FrameBatch>) -> Option<StreamItem> {
+        if batch.last_seq <= self.cursor {
+            return None;
+        }
+        if batch.contiguous && batch.first_seq == self.cursor + 1 {
+            self.cursor = batch.last_seq;
+            return Some(StreamItem::Batch(batch));
+        }
+        // Overlapping what the client has, or with a gap: frame by frame.
+        for frame in &batch.frames {
+            if frame.seq <= self.cursor {
+                continue;
+            }
+            if frame.seq > self.cursor + 1 {
+                // Missed something (a relay started late): read it from the store.
+                self.caught_up = false;
+                break;
+            }
+            self.cursor = frame.seq;
+            if !frame.display_only {
+                self.pending.push_back(StreamItem::Event(Arc::clone(frame)));
+            }
+        }
+        None
     }
 }

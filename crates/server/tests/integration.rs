@@ -6,6 +6,7 @@
 mod common;
 
 mod api;
+mod logging;
 mod postgres;
 mod recovery;
 mod streams;

@@ -49,6 +49,8 @@ fn start(data: &Path, workspace: &Path, script: &str, extra: &[&str]) -> Running
         .env_remove("KEEL_DATABASE_URL")
         .env_remove("KEEL_SERVER_INSTANCE_ID")
         .env_remove("KEEL_SERVER_TURN_LEASE_SECS")
+        .env_remove("KEEL_SERVER_LOG_FORMAT")
+        .env_remove("RUST_LOG")
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
@@ -57,8 +59,8 @@ fn start(data: &Path, workspace: &Path, script: &str, extra: &[&str]) -> Running
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(addr) = line.strip_prefix("keel-server listening on ") {
-                let _ = tx.send(addr.to_owned());
+            if let Some((_, addr)) = line.split_once("keel-server listening on ") {
+                let _ = tx.send(addr.trim().to_owned());
             }
         }
     });

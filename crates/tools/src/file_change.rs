@@ -18,6 +18,10 @@ pub const MAX_DIFF_BYTES: usize = 128 * 1024;
 pub fn checkpoint_before(ctx: &ToolContext, path: &Path) -> Result<(), String> {
     match &ctx.checkpoints {
         Some(store) => store.record_before(&ctx.change_group(), path).map_err(|e| {
+            tracing::warn!(
+                path = %path.display(),
+                "checkpoint failed, the file is left unchanged: {e}"
+            );
             format!(
                 "Could not save a checkpoint before changing the file, so nothing was changed: {e}"
             )

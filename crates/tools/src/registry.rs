@@ -3,6 +3,9 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Instant;
+
+use tracing::Instrument as _;
 
 use crate::builtin;
 use crate::tool::{Tool, ToolContext, ToolResult};
@@ -111,20 +114,30 @@ impl ToolRegistry {
             .collect()
     }
 
-    /// Calls the tool `name`; an unknown name gives a failed result listing the tools.
+    /// Calls the tool `name`, inside a `tool` span (name and call id); an unknown name gives a
+    /// failed result listing the tools.
     pub async fn call(
         &self,
         ctx: &ToolContext,
         name: &str,
         arguments: serde_json::Value,
     ) -> ToolResult {
-        match self.get(name) {
-            Some(tool) => tool.call(ctx, arguments).await,
-            None => ToolResult::error(format!(
-                "Unknown tool `{name}`. Available tools: {}.",
-                self.names().join(", ")
-            )),
+        let span = tracing::info_span!("tool", name, call_id = %ctx.call_id);
+        async {
+            let started = Instant::now();
+            let result = match self.get(name) {
+                Some(tool) => tool.call(ctx, arguments).await,
+                None => ToolResult::error(format!(
+                    "Unknown tool `{name}`. Available tools: {}.",
+                    self.names().join(", ")
+                )),
+            };
+            let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            tracing::debug!(success = result.success, elapsed_ms, "tool call done");
+            result
         }
+        .instrument(span)
+        .await
     }
 }
 

@@ -77,7 +77,7 @@ impl Process {
         command.args(&spec.extra_args);
         // Settings of the environment must not change what is measured.
         for (name, _) in std::env::vars_os() {
-            if name.to_string_lossy().starts_with("KEEL_") {
+            if name.to_string_lossy().starts_with("KEEL_") || name == "RUST_LOG" {
                 command.env_remove(name);
             }
         }
@@ -94,7 +94,7 @@ impl Process {
         std::thread::spawn(move || {
             for line in BufReader::new(pipe).lines() {
                 let Ok(line) = line else { break };
-                if let Some(address) = line.strip_prefix("keel-server listening on ") {
+                if let Some((_, address)) = line.split_once("keel-server listening on ") {
                     // The receiver is gone once the server started: nothing to tell.
                     let _ = address_tx.send(address.trim().to_owned());
                 }

@@ -12,6 +12,7 @@ pub mod replay;
 pub mod repomap;
 pub mod run;
 pub mod safety;
+#[cfg(feature = "serve")]
 pub mod serve;
 pub mod sessions;
 pub mod tool;
@@ -49,7 +50,31 @@ pub enum Command {
     #[command(subcommand)]
     Sessions(sessions::SessionsCommand),
     /// Run the HTTP server (sessions, live event streams, the Activity Timeline page).
+    #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
+}
+
+impl Command {
+    /// Whether `-v` / `--verbose` was given (subcommands without the flag: never).
+    pub fn verbose(&self) -> bool {
+        match self {
+            Self::Run(args) => args.agent.verbose,
+            Self::Chat(args) => args.agent.verbose,
+            Self::Replay(args) => args.verbose,
+            Self::Sessions(command) => command.verbose(),
+            _ => false,
+        }
+    }
+
+    /// Whether the subcommand installs its own log subscriber (`keel serve` logs as
+    /// `keel-server` does).
+    pub fn sets_up_logging(&self) -> bool {
+        #[cfg(feature = "serve")]
+        if matches!(self, Self::Serve(_)) {
+            return true;
+        }
+        false
+    }
 }
 
 /// Runs a subcommand and returns the process exit code.
@@ -69,6 +94,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Rollback(args) => checkpoints::rollback(args),
         Command::Chat(args) => chat::run(args),
         Command::Sessions(command) => sessions::run(command),
+        #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(args),
     }
 }

@@ -16,7 +16,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(keel_server::run_from_args(args, |line| eprintln!("{line}"))) {
+    match runtime.block_on(keel_server::run_from_args(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("keel serve: {e}");

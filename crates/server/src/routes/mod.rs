@@ -17,6 +17,7 @@ pub mod interactions;
 pub mod sessions;
 pub mod stream_tokens;
 pub mod timeline;
+pub mod trace;
 pub mod turns;
 
 /// The server's router over `state`.
@@ -54,6 +55,7 @@ pub fn router(state: SharedState) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(body_limit))
+        .layer(axum::middleware::from_fn(trace::trace_request))
         .with_state(state)
 }
 

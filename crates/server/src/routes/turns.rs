@@ -38,6 +38,7 @@ pub async fn create(
     let live = state.live(&id);
     match live.start_turn(&state, body.request_id, body.input).await {
         Ok((turn, created)) => {
+            tracing::info!(session_id = %id, turn_id = %turn.id, created, "turn accepted");
             let status = if created {
                 StatusCode::ACCEPTED
             } else {

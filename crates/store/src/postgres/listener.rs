@@ -114,7 +114,8 @@ async fn run(mut listener: PgListener, pool: PgPool, notices: broadcast::Sender<
                 let _ = notices.send(WatchNotice::Resync);
             }
             Err(sqlx::Error::PoolClosed) => return,
-            Err(_) => {
+            Err(e) => {
+                tracing::warn!("lost the PostgreSQL notice connection, reconnecting: {e}");
                 // Start over on a fresh connection, with back-off.
                 drop(listener);
                 let mut wait = RECONNECT_MIN;
@@ -126,7 +127,13 @@ async fn run(mut listener: PgListener, pool: PgPool, notices: broadcast::Sender<
                     match listen(&pool).await {
                         Ok(listener) => break listener,
                         Err(sqlx::Error::PoolClosed) => return,
-                        Err(_) => wait = (wait * 2).min(RECONNECT_MAX),
+                        Err(e) => {
+                            wait = (wait * 2).min(RECONNECT_MAX);
+                            tracing::warn!(
+                                retry_in = ?wait,
+                                "cannot reconnect for PostgreSQL notices: {e}"
+                            );
+                        }
                     }
                 };
                 let _ = notices.send(WatchNotice::Resync);

@@ -115,6 +115,7 @@ impl PostgresStore {
 
     /// Uses an existing pool: migrates it and applies the Realtime set-up.
     pub async fn from_pool(pool: PgPool, location: String) -> StoreResult<Self> {
+        tracing::debug!("applying pending PostgreSQL migrations");
         postgres_migrator().run(&pool).await?;
         let realtime = migrations::enable_realtime(&pool).await?;
         Ok(Self {

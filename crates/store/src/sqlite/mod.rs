@@ -127,6 +127,7 @@ impl SqliteStore {
             .connect_with(options.clone())
             .await
             .map_err(open_error)?;
+        tracing::debug!(path = ?path, "applying pending SQLite migrations");
         migrator().run(&writer).await?;
         let reader = if path.is_some() {
             SqlitePoolOptions::new()

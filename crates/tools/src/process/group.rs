@@ -24,7 +24,18 @@ impl GroupGuard {
     /// Sends `signal` to every process of the group. Returns false once the group is gone.
     pub(crate) fn signal(&self, signal: Signal) -> bool {
         match self.pgid {
-            Some(pgid) => !matches!(killpg(pgid, signal), Err(Errno::ESRCH)),
+            Some(pgid) => match killpg(pgid, signal) {
+                Ok(()) => true,
+                Err(Errno::ESRCH) => false,
+                Err(e) => {
+                    tracing::warn!(
+                        pgid = pgid.as_raw(),
+                        %signal,
+                        "cannot signal a process group: {e}"
+                    );
+                    true
+                }
+            },
             None => false,
         }
     }

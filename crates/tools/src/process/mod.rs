@@ -218,6 +218,7 @@ pub async fn run(
         source,
     })?;
     let group = GroupGuard::new(child.id());
+    tracing::debug!(%program, pid = child.id(), cwd = %spec.cwd.display(), "process started");
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
     let mut out_buf = vec![0u8; 8192];
@@ -281,16 +282,27 @@ pub async fn run(
                 drain_timer = Some(Box::pin(tokio::time::sleep(DRAIN_AFTER_EXIT)));
             }
             () = &mut deadline, if !ending && status.is_none() => {
+                tracing::debug!(
+                    %program,
+                    timeout = ?spec.timeout,
+                    "process timed out: SIGTERM to its group"
+                );
                 timed_out = true;
                 group.signal(Signal::SIGTERM);
                 kill_timer = Some(Box::pin(tokio::time::sleep(spec.grace)));
             }
             () = cancel.cancelled(), if !ending && status.is_none() => {
+                tracing::debug!(%program, "process cancelled: SIGTERM to its group");
                 cancelled = true;
                 group.signal(Signal::SIGTERM);
                 kill_timer = Some(Box::pin(tokio::time::sleep(spec.grace)));
             }
             () = sleep_some(&mut kill_timer) => {
+                tracing::debug!(
+                    %program,
+                    grace = ?spec.grace,
+                    "process outlived its grace: SIGKILL to its group"
+                );
                 kill_timer = None;
                 group.signal(Signal::SIGKILL);
             }
@@ -299,6 +311,10 @@ pub async fn run(
                     // The pipes are still open after SIGKILL: give up on the rest.
                     break;
                 }
+                tracing::debug!(
+                    %program,
+                    "process exited but its pipes stay open: SIGKILL to its group"
+                );
                 killed = true;
                 group.signal(Signal::SIGKILL);
                 drain_timer = Some(Box::pin(tokio::time::sleep(DRAIN_AFTER_KILL)));
@@ -316,6 +332,15 @@ pub async fn run(
         }
         None => (None, None),
     };
+    tracing::debug!(
+        %program,
+        exit_code,
+        signal,
+        timed_out,
+        cancelled,
+        elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        "process ended"
+    );
     Ok(ProcessOutcome {
         exit_code,
         signal,

@@ -34,6 +34,17 @@ pub enum SessionsCommand {
     Resume(ResumeArgs),
 }
 
+impl SessionsCommand {
+    /// Whether `-v` / `--verbose` was given.
+    pub fn verbose(&self) -> bool {
+        match self {
+            Self::List(_) => false,
+            Self::Show(args) => args.verbose,
+            Self::Resume(args) => args.agent.verbose,
+        }
+    }
+}
+
 /// Arguments of `keel sessions list`.
 #[derive(Debug, Args)]
 pub struct ListArgs {
