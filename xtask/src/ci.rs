@@ -118,6 +118,10 @@ pub fn run(args: &[String]) -> anyhow::Result<ExitCode> {
     }
     let root = repo_root();
     let started = Instant::now();
+    println!("\n== tidy (ARCHITECTURE.md against the crates)");
+    if crate::tidy::run(&[])? != ExitCode::SUCCESS {
+        return Ok(ExitCode::FAILURE);
+    }
     for step in CARGO_STEPS {
         if !run_step(&root, step)? {
             return Ok(ExitCode::FAILURE);
