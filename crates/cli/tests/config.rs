@@ -1,8 +1,6 @@
 //! `keel.toml` end to end: the project's and the user's files, the environment and the flags,
 //! in that order of precedence under the flags; bad files are clear usage errors.
 
-#![allow(clippy::unwrap_used, clippy::panic)]
-
 use crate::common;
 
 use std::path::Path;

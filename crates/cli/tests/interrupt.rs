@@ -3,8 +3,6 @@
 //! winding down exits 130 at once. In `keel chat`, a cancelled turn returns to the prompt and
 //! Ctrl-C at the prompt exits 130.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 use crate::common;
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};

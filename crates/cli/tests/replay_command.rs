@@ -1,6 +1,5 @@
 //! `keel replay` run as the real binary: malformed lines, usage errors, standard input, timed
 //! replay, and the committed sample stream.
-#![allow(clippy::unwrap_used)]
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

@@ -1,8 +1,6 @@
 //! `keel run` end to end: the real binary on a temp copy of the sample project with scripted
 //! models, its JSON lines checked against the event contract.
 
-#![allow(clippy::unwrap_used, clippy::panic)]
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 

@@ -1,8 +1,6 @@
 //! Sessions end to end: `keel chat` over piped input, then `keel sessions list|show|resume` on
 //! the project's store, and `keel run` without a store it can open.
 
-#![allow(clippy::unwrap_used, clippy::panic)]
-
 use crate::common;
 
 use std::io::Write as _;

@@ -1,5 +1,4 @@
 //! `keel tool list` and `keel tool call`, run as the real binary in a temporary folder.
-#![allow(clippy::unwrap_used)]
 
 use std::io::Write as _;
 use std::process::{Command, Output, Stdio};

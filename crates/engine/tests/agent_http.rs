@@ -1,8 +1,6 @@
 //! One full direct turn over real HTTP against the mock OpenAI server: every request the
 //! server receives pairs each tool call with exactly one result.
 
-#![allow(clippy::unwrap_used, clippy::panic)]
-
 use crate::agent_common;
 use crate::support;
 

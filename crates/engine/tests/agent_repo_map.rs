@@ -2,8 +2,6 @@
 //! the system prompt, cached under `.keel/cache`, switched off by the config, and a failure to
 //! build never fails the turn.
 
-#![allow(clippy::unwrap_used, clippy::panic)]
-
 use crate::agent_common;
 use crate::support;
 

@@ -2,8 +2,6 @@
 //! snapshotted as event sequences (types and stable payload fields; ids, times and token
 //! counts left out).
 
-#![allow(clippy::unwrap_used, clippy::panic)]
-
 use crate::agent_common;
 
 use std::sync::Arc;

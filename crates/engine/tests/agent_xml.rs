@@ -2,8 +2,6 @@
 //! calls as XML in its text; they run exactly like native calls, and the results go back in the
 //! same convention.
 
-#![allow(clippy::unwrap_used, clippy::panic)]
-
 use crate::agent_common;
 use crate::support;
 

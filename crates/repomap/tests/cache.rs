@@ -1,6 +1,5 @@
 //! The persistent cache: a second run parses nothing, an edited file re-parses alone,
 //! deleted files drop out, and the rendered map is reused when nothing changed.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,6 @@
 //! The API and streams on PostgreSQL, and two server instances on one database streaming each
 //! other's sessions. Runs only when `KEEL_TEST_DATABASE_URL` is set (each test creates its own
 //! database there); otherwise each test returns at once.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
 

@@ -3,7 +3,6 @@
 //! session takes new turns. And with two instances on one PostgreSQL database: an instance
 //! starting leaves the other's running turn alone, and when the other is killed its turn is
 //! failed once its lease lapses.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
 

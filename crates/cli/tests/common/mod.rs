@@ -1,6 +1,6 @@
 //! Shared by the integration tests: temp copies of the sample project and the `keel` binary.
 
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

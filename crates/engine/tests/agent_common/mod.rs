@@ -1,7 +1,7 @@
 //! Shared helpers of the agent tests: temp workspaces, sessions on scripted models, event
 //! collection and a stable text form of an event sequence for snapshots.
 
-#![allow(dead_code, clippy::unwrap_used, clippy::panic)]
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -1,12 +1,6 @@
 //! Test harness: a keel-server on a loopback port with a scripted provider, a reqwest client,
 //! a small SSE parser, and scenarios shared by the SQLite and PostgreSQL runs.
-#![allow(
-    dead_code,
-    missing_docs,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#![allow(dead_code, missing_docs)]
 
 pub mod scenarios;
 

@@ -8,13 +8,7 @@
 //! [`store_tests!`] turns each test into one test per backend (`sqlite::name`,
 //! `postgres::name`).
 
-#![allow(
-    dead_code,
-    unused_macros,
-    unused_imports,
-    clippy::unwrap_used,
-    clippy::print_stderr
-)]
+#![allow(dead_code, unused_macros, unused_imports)]
 
 use std::path::PathBuf;
 use std::str::FromStr;
