@@ -3,8 +3,9 @@
 
 #![allow(dead_code)]
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
 
 /// A test script under `crates/cli/tests/scripts/`.
 pub fn script(name: &str) -> PathBuf {
@@ -23,6 +24,24 @@ pub fn keel(config_dir: &Path) -> Command {
         .env_remove("OPENAI_BASE_URL")
         .env("KEEL_CONFIG_DIR", config_dir);
     command
+}
+
+/// Runs `keel args` to its end, `stdin` (if any) as its standard input; returns its output.
+pub fn run_keel(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_keel"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut input = child.stdin.take().unwrap();
+        if let Some(text) = stdin {
+            input.write_all(text.as_bytes()).unwrap();
+        }
+    }
+    child.wait_with_output().unwrap()
 }
 
 /// Every line of `stdout` parsed as an event.
