@@ -36,6 +36,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
+use keel_test_support::copy_dir;
 
 use server::Spec;
 
@@ -313,27 +314,6 @@ fn raise_fd_limit(connections: usize) -> Result<()> {
     let needed = connections as u64 + 256;
     if hard < needed {
         bail!("the open-files limit ({hard}) is below the {needed} this run needs");
-    }
-    Ok(())
-}
-
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
-    for entry in
-        std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
-    {
-        let entry = entry?;
-        let name = entry.file_name();
-        if name == "__pycache__" || name == ".keel" {
-            continue;
-        }
-        let target = to.join(&name);
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)
-                .with_context(|| format!("cannot copy {}", entry.path().display()))?;
-        }
     }
     Ok(())
 }

@@ -16,6 +16,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use keel_test_support::copy_dir;
 
 /// Longest wait for one run's request, or for the run to end after it.
 const RUN_LIMIT: Duration = Duration::from_secs(60);
@@ -224,27 +225,6 @@ fn wait_with_limit(
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-}
-
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
-    for entry in
-        std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
-    {
-        let entry = entry?;
-        let name = entry.file_name();
-        if name == "__pycache__" || name == ".keel" {
-            continue;
-        }
-        let target = to.join(&name);
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)
-                .with_context(|| format!("cannot copy {}", entry.path().display()))?;
-        }
-    }
-    Ok(())
 }
 
 /// The nearest-rank percentile `p` (0–100) of sorted `values`.

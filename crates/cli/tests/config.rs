@@ -1,15 +1,14 @@
 //! `keel.toml` end to end: the project's and the user's files, the environment and the flags,
 //! in that order of precedence under the flags; bad files are clear usage errors.
 
-#![allow(clippy::unwrap_used, clippy::panic)]
-
 use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{events, keel, sample_project, script};
+use common::{events, keel, script};
 use keel_events::EventKind;
+use keel_test_support::sample_project;
 
 /// Runs `keel run --json` and returns the model chain `prepare.model.select` announced first.
 fn first_model(mut command: Command, root: &Path) -> String {
@@ -37,8 +36,9 @@ fn first_model(mut command: Command, root: &Path) -> String {
 
 #[test]
 fn flags_beat_env_beat_project_beat_user() {
-    let (dir, root) = sample_project();
-    let user_dir = dir.path().join("user");
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
+    let user_dir = dir.join("user");
     std::fs::create_dir_all(&user_dir).unwrap();
     std::fs::copy(script("two-turns.json"), user_dir.join("two-turns.json")).unwrap();
     // The user's file names the script relative to itself, and a model.
@@ -47,24 +47,24 @@ fn flags_beat_env_beat_project_beat_user() {
         "provider = \"scripted:two-turns.json\"\nmodel = \"user-model\"\n",
     )
     .unwrap();
-    assert_eq!(first_model(keel(&user_dir), &root), "user-model");
+    assert_eq!(first_model(keel(&user_dir), root), "user-model");
 
     std::fs::write(
         root.join("keel.toml"),
         "model = [\"project-model\", \"fallback\"]\nmode = \"direct\"\n",
     )
     .unwrap();
-    assert_eq!(first_model(keel(&user_dir), &root), "project-model");
+    assert_eq!(first_model(keel(&user_dir), root), "project-model");
 
     let mut with_env = keel(&user_dir);
     with_env.env("KEEL_MODEL", "env-model");
-    assert_eq!(first_model(with_env, &root), "env-model");
+    assert_eq!(first_model(with_env, root), "env-model");
 
     let out = keel(&user_dir)
         .env("KEEL_MODEL", "env-model")
         .arg("run")
         .args(["--model", "flag-model", "--json", "--root"])
-        .arg(&root)
+        .arg(root)
         .arg("say hello")
         .stdin(Stdio::null())
         .output()
@@ -81,15 +81,16 @@ fn flags_beat_env_beat_project_beat_user() {
 
 #[test]
 fn an_unknown_key_names_the_file_and_the_key() {
-    let (dir, root) = sample_project();
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
     std::fs::write(
         root.join("keel.toml"),
         "mode = \"plan\"\nmodle = \"gpt-4o\"\n",
     )
     .unwrap();
-    let out = keel(dir.path())
+    let out = keel(dir)
         .args(["chat", "--root"])
-        .arg(&root)
+        .arg(root)
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -105,11 +106,12 @@ fn an_unknown_key_names_the_file_and_the_key() {
 
 #[test]
 fn a_wrong_type_in_the_user_file_names_it() {
-    let (dir, root) = sample_project();
-    std::fs::write(dir.path().join("keel.toml"), "max_iterations = \"ten\"\n").unwrap();
-    let out = keel(dir.path())
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
+    std::fs::write(dir.join("keel.toml"), "max_iterations = \"ten\"\n").unwrap();
+    let out = keel(dir)
         .args(["run", "--root"])
-        .arg(&root)
+        .arg(root)
         .arg("hello")
         .stdin(Stdio::null())
         .output()
@@ -117,7 +119,7 @@ fn a_wrong_type_in_the_user_file_names_it() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains(&dir.path().join("keel.toml").display().to_string()),
+        stderr.contains(&dir.join("keel.toml").display().to_string()),
         "{stderr}"
     );
     assert!(stderr.contains("max_iterations = \"ten\""), "{stderr}");
@@ -125,11 +127,12 @@ fn a_wrong_type_in_the_user_file_names_it() {
 
 #[test]
 fn without_a_key_or_a_script_the_message_says_what_to_set() {
-    let (dir, root) = sample_project();
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
     std::fs::write(root.join("keel.toml"), "mode = \"direct\"\n").unwrap();
-    let out = keel(dir.path())
+    let out = keel(dir)
         .args(["run", "--root"])
-        .arg(&root)
+        .arg(root)
         .arg("hello")
         .stdin(Stdio::null())
         .output()
@@ -140,13 +143,14 @@ fn without_a_key_or_a_script_the_message_says_what_to_set() {
 
 #[test]
 fn tool_format_xml_is_accepted_from_flag_and_file() {
-    let (dir, root) = sample_project();
-    let out = keel(dir.path())
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
+    let out = keel(dir)
         .arg("run")
         .arg("--provider")
         .arg(format!("scripted:{}", script("two-turns.json").display()))
         .args(["--tool-format", "json", "--root"])
-        .arg(&root)
+        .arg(root)
         .arg("hello")
         .stdin(Stdio::null())
         .output()
@@ -155,12 +159,12 @@ fn tool_format_xml_is_accepted_from_flag_and_file() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("native or xml"));
 
     std::fs::write(root.join("keel.toml"), "tool_format = \"xml\"\n").unwrap();
-    let out = keel(dir.path())
+    let out = keel(dir)
         .arg("run")
         .arg("--provider")
         .arg(format!("scripted:{}", script("xml-turn.json").display()))
         .args(["--json", "--root"])
-        .arg(&root)
+        .arg(root)
         .arg("say hello")
         .stdin(Stdio::null())
         .output()

@@ -1,6 +1,5 @@
 //! `keel exec-file` run as the real binary: streamed output, JSONL events, exit codes,
 //! time-out, confinement and a scrubbed environment.
-#![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::path::Path;
 use std::process::Command;

@@ -3,8 +3,6 @@
 //! winding down exits 130 at once. In `keel chat`, a cancelled turn returns to the prompt and
 //! Ctrl-C at the prompt exits 130.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 use crate::common;
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
@@ -13,8 +11,9 @@ use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{events, keel, sample_project, script};
+use common::{events, keel, script};
 use keel_events::{AgentStatus, EventKind};
+use keel_test_support::sample_project;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
@@ -110,8 +109,9 @@ fn wait_gone(pid: i32) -> bool {
 
 #[test]
 fn ctrl_c_cancels_the_turn_and_kills_its_command() {
-    let (dir, root) = sample_project();
-    let (child, sleep_pid) = start(&root, dir.path(), "sleep.json");
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
+    let (child, sleep_pid) = start(root, dir, "sleep.json");
     let signalled = Instant::now();
     interrupt(&child);
     let (code, stdout, stderr) = wait(child, Duration::from_secs(15));
@@ -127,9 +127,9 @@ fn ctrl_c_cancels_the_turn_and_kills_its_command() {
     assert!(wait_gone(sleep_pid), "sleep {sleep_pid} still runs");
 
     // The store has the cancelled turn.
-    let out = keel(dir.path())
+    let out = keel(dir)
         .args(["sessions", "list", "--json", "--root"])
-        .arg(&root)
+        .arg(root)
         .output()
         .unwrap();
     let listed: serde_json::Value =
@@ -140,9 +140,10 @@ fn ctrl_c_cancels_the_turn_and_kills_its_command() {
 
 #[test]
 fn a_second_ctrl_c_while_the_turn_is_blocked_exits_130() {
-    let (dir, root) = sample_project();
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
     // The command ignores SIGTERM, so the cancelled turn waits out the kill grace period.
-    let (child, shell_pid) = start(&root, dir.path(), "stubborn-sleep.json");
+    let (child, shell_pid) = start(root, dir, "stubborn-sleep.json");
     interrupt(&child);
     std::thread::sleep(Duration::from_millis(300));
     let signalled = Instant::now();
@@ -156,9 +157,9 @@ fn a_second_ctrl_c_while_the_turn_is_blocked_exits_130() {
     );
     assert!(wait_gone(shell_pid), "the command {shell_pid} still runs");
 
-    let out = keel(dir.path())
+    let out = keel(dir)
         .args(["sessions", "list", "--json", "--root"])
-        .arg(&root)
+        .arg(root)
         .output()
         .unwrap();
     let listed: serde_json::Value =
@@ -227,8 +228,9 @@ fn exit_code(mut child: Child) -> Option<i32> {
 
 #[test]
 fn in_chat_ctrl_c_cancels_the_turn_and_returns_to_the_prompt() {
-    let (dir, root) = sample_project();
-    let (child, mut stdin, lines) = start_chat(&root, dir.path(), "sleep.json");
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
+    let (child, mut stdin, lines) = start_chat(root, dir, "sleep.json");
     writeln!(stdin, "wait for the slow command").unwrap();
     let pid_file = root.join("sleep.pid");
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -247,8 +249,9 @@ fn in_chat_ctrl_c_cancels_the_turn_and_returns_to_the_prompt() {
 
 #[test]
 fn in_chat_ctrl_c_at_the_prompt_exits_130() {
-    let (dir, root) = sample_project();
-    let (child, mut stdin, lines) = start_chat(&root, dir.path(), "two-turns.json");
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
+    let (child, mut stdin, lines) = start_chat(root, dir, "two-turns.json");
     writeln!(stdin, "say hello").unwrap();
     assert_eq!(next_end(&lines), AgentStatus::Completed);
     // The turn is over and the chat waits for the next line.
@@ -260,16 +263,17 @@ fn in_chat_ctrl_c_at_the_prompt_exits_130() {
 
 #[test]
 fn a_turn_left_by_a_killed_keel_is_failed_by_the_next_one() {
-    let (dir, root) = sample_project();
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
     let (mut child, sleep_pid) = {
         // A two-second lease, so the test need not wait the default 30 s.
-        let mut child = keel(dir.path())
+        let mut child = keel(dir)
             .env("KEEL_TURN_LEASE_SECS", "2")
             .arg("run")
             .arg("--provider")
             .arg(format!("scripted:{}", script("sleep.json").display()))
             .arg("--root")
-            .arg(&root)
+            .arg(root)
             .args(["--json", "--approval", "never", "wait for the slow command"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -296,9 +300,9 @@ fn a_turn_left_by_a_killed_keel_is_failed_by_the_next_one() {
     let _ = kill(Pid::from_raw(sleep_pid), Signal::SIGKILL);
 
     let list = || {
-        let out = keel(dir.path())
+        let out = keel(dir)
             .args(["sessions", "list", "--json", "--root"])
-            .arg(&root)
+            .arg(root)
             .output()
             .unwrap();
         let text = String::from_utf8(out.stdout).unwrap();
@@ -311,9 +315,9 @@ fn a_turn_left_by_a_killed_keel_is_failed_by_the_next_one() {
     let listed = list();
     assert_eq!(listed["status"], "failed", "{listed}");
     let id = listed["id"].as_str().unwrap().to_owned();
-    let out = keel(dir.path())
+    let out = keel(dir)
         .args(["sessions", "show", &id, "--json", "--root"])
-        .arg(&root)
+        .arg(root)
         .output()
         .unwrap();
     let events = events(&String::from_utf8(out.stdout).unwrap());

@@ -1,7 +1,6 @@
 //! Snapshots of `keel replay` rendering realistic event sequences built with the `Sequencer`:
 //! a direct-mode turn, a plan-mode turn, and a turn that fails. Only payload fields are
 //! printed (no ids or timestamps) and durations come from payloads, so the output is stable.
-#![allow(clippy::unwrap_used)]
 
 use std::path::Path;
 use std::process::Command;

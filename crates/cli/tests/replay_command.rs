@@ -1,30 +1,12 @@
 //! `keel replay` run as the real binary: malformed lines, usage errors, standard input, timed
 //! replay, and the committed sample stream.
-#![allow(clippy::unwrap_used)]
 
-use std::io::Write as _;
+use crate::common::run_keel;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use keel_events::*;
-
-fn keel(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_keel"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        let mut input = child.stdin.take().unwrap();
-        if let Some(text) = stdin {
-            input.write_all(text.as_bytes()).unwrap();
-        }
-    }
-    child.wait_with_output().unwrap()
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -76,7 +58,7 @@ fn write_lines(dir: &Path, lines: &[String]) -> PathBuf {
 fn a_clean_log_replays_with_exit_0() {
     let dir = tempfile::tempdir().unwrap();
     let path = write_lines(dir.path(), &short_turn());
-    let out = keel(&["replay", path.to_str().unwrap()], None);
+    let out = run_keel(&["replay", path.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
@@ -95,7 +77,7 @@ fn malformed_lines_are_reported_by_number_and_the_rest_still_renders() {
     lines.insert(3, unknown);
     let path = write_lines(dir.path(), &lines);
 
-    let out = keel(
+    let out = run_keel(
         &["replay", "--color", "never", path.to_str().unwrap()],
         None,
     );
@@ -122,7 +104,7 @@ fn an_invalid_payload_names_the_field() {
     let mut lines = short_turn();
     lines[3] = lines[3].replace(r#""message":"saved""#, r#""message":42"#);
     let path = write_lines(dir.path(), &lines);
-    let out = keel(&["replay", path.to_str().unwrap()], None);
+    let out = run_keel(&["replay", path.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     assert!(
@@ -136,7 +118,7 @@ fn an_invalid_payload_names_the_field() {
 fn a_missing_file_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope.jsonl");
-    let out = keel(&["replay", missing.to_str().unwrap()], None);
+    let out = run_keel(&["replay", missing.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("cannot open"));
     assert!(out.stdout.is_empty());
@@ -151,7 +133,7 @@ fn bad_flags_are_usage_errors() {
         &["replay", "--speed", "2", "--no-delay", "x.jsonl"],
         &["replay", "--color", "sometimes", "x.jsonl"],
     ] {
-        let out = keel(args, None);
+        let out = run_keel(args, None);
         assert_eq!(
             out.status.code(),
             Some(2),
@@ -164,7 +146,7 @@ fn bad_flags_are_usage_errors() {
 #[test]
 fn a_dash_reads_standard_input() {
     let input = short_turn().join("\n");
-    let out = keel(&["replay", "-"], Some(&input));
+    let out = run_keel(&["replay", "-"], Some(&input));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("Hello, world."));
 }
@@ -191,7 +173,7 @@ fn speed_replays_the_recorded_gaps_scaled() {
     let path = write_lines(dir.path(), &lines);
 
     let began = Instant::now();
-    let out = keel(&["replay", "--speed", "2", path.to_str().unwrap()], None);
+    let out = run_keel(&["replay", "--speed", "2", path.to_str().unwrap()], None);
     let took = began.elapsed();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     // Three gaps of 300 ms at double speed: at least 450 ms.
@@ -205,7 +187,7 @@ fn speed_replays_the_recorded_gaps_scaled() {
 #[test]
 fn the_committed_sample_stream_replays_cleanly() {
     let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/samples/events.jsonl");
-    let out = keel(&["replay", "--verbose", samples.to_str().unwrap()], None);
+    let out = run_keel(&["replay", "--verbose", samples.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
     assert!(!out.stdout.is_empty());

@@ -1,6 +1,5 @@
 //! `keel repomap`: the real binary maps a small project, as text and as JSON, uses its cache
 //! on a second run, and refuses a missing root.
-#![allow(clippy::unwrap_used)]
 
 use std::process::Command;
 

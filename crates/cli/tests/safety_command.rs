@@ -1,5 +1,4 @@
 //! `keel safety check` run as the real binary.
-#![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::process::Command;
 

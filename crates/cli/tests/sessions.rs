@@ -1,16 +1,15 @@
 //! Sessions end to end: `keel chat` over piped input, then `keel sessions list|show|resume` on
 //! the project's store, and `keel run` without a store it can open.
 
-#![allow(clippy::unwrap_used, clippy::panic)]
-
 use crate::common;
 
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Output, Stdio};
 
-use common::{events, keel, sample_project, script};
+use common::{events, keel, script};
 use keel_events::{ConversationAction, EventKind};
+use keel_test_support::sample_project;
 
 fn chat(root: &Path, config_dir: &Path, input: &str, extra: &[&str]) -> Output {
     let mut child = keel(config_dir)
@@ -88,10 +87,11 @@ fn redact(text: &str, root: &Path, session_id: &str) -> String {
 
 #[test]
 fn a_piped_chat_is_one_session_that_sessions_list_and_show_see() {
-    let (dir, root) = sample_project();
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
     let out = chat(
-        &root,
-        dir.path(),
+        root,
+        dir,
         "say hello\n\nlist the files\n/exit\nnever run\n",
         &["--json"],
     );
@@ -119,7 +119,7 @@ fn a_piped_chat_is_one_session_that_sessions_list_and_show_see() {
     assert!(durable.windows(2).all(|w| w[1].seq == w[0].seq + 1));
 
     // The store has the session, both turns and every durable event.
-    let listed = list_json(&root, dir.path());
+    let listed = list_json(root, dir);
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0]["id"], session_id.as_str());
     assert_eq!(listed[0]["title"], "say hello");
@@ -128,44 +128,38 @@ fn a_piped_chat_is_one_session_that_sessions_list_and_show_see() {
     assert_eq!(listed[0]["last_seq"], durable.last().unwrap().seq);
 
     let stored = events(&stdout(&sessions(
-        &root,
-        dir.path(),
+        root,
+        dir,
         &["show", &session_id, "--json"],
     )));
     let stored_ids: Vec<_> = stored.iter().map(|e| e.id).collect();
     let live_ids: Vec<_> = durable.iter().map(|e| e.id).collect();
     assert_eq!(stored_ids, live_ids);
 
-    let table = stdout(&sessions(&root, dir.path(), &["list"]));
-    insta::assert_snapshot!("list_after_chat", redact(&table, &root, &session_id));
+    let table = stdout(&sessions(root, dir, &["list"]));
+    insta::assert_snapshot!("list_after_chat", redact(&table, root, &session_id));
     let shown = stdout(&sessions(
-        &root,
-        dir.path(),
+        root,
+        dir,
         &["show", &session_id, "--color", "never"],
     ));
-    insta::assert_snapshot!("show_after_chat", redact(&shown, &root, &session_id));
+    insta::assert_snapshot!("show_after_chat", redact(&shown, root, &session_id));
 }
 
 #[test]
 fn resume_continues_the_stored_conversation() {
-    let (dir, root) = sample_project();
-    let first = events(&stdout(&chat(
-        &root,
-        dir.path(),
-        "say hello\n",
-        &["--json"],
-    )));
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
+    let first = events(&stdout(&chat(root, dir, "say hello\n", &["--json"])));
     let session_id = first[0].session_id.clone();
-    let last_seq = list_json(&root, dir.path())[0]["last_seq"]
-        .as_u64()
-        .unwrap();
+    let last_seq = list_json(root, dir)[0]["last_seq"].as_u64().unwrap();
 
-    let out = keel(dir.path())
+    let out = keel(dir)
         .args(["sessions", "resume", &session_id, "list the files"])
         .arg("--provider")
         .arg(format!("scripted:{}", script("two-turns.json").display()))
         .arg("--root")
-        .arg(&root)
+        .arg(root)
         .arg("--json")
         .stdin(Stdio::null())
         .output()
@@ -190,26 +184,22 @@ fn resume_continues_the_stored_conversation() {
         .unwrap();
     assert_eq!(history.start_turn, 2);
 
-    let listed = list_json(&root, dir.path());
+    let listed = list_json(root, dir);
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0]["turns"], 2);
 }
 
 #[test]
 fn resume_without_a_task_chats() {
-    let (dir, root) = sample_project();
-    let first = events(&stdout(&chat(
-        &root,
-        dir.path(),
-        "say hello\n",
-        &["--json"],
-    )));
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
+    let first = events(&stdout(&chat(root, dir, "say hello\n", &["--json"])));
     let session_id = first[0].session_id.clone();
-    let mut child = keel(dir.path())
+    let mut child = keel(dir)
         .args(["sessions", "resume", &session_id, "--json", "--provider"])
         .arg(format!("scripted:{}", script("two-turns.json").display()))
         .arg("--root")
-        .arg(&root)
+        .arg(root)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -224,37 +214,35 @@ fn resume_without_a_task_chats() {
     let out = child.wait_with_output().unwrap();
     let resumed = events(&stdout(&out));
     assert!(resumed.iter().all(|e| e.session_id == session_id));
-    assert_eq!(list_json(&root, dir.path())[0]["turns"], 2);
+    assert_eq!(list_json(root, dir)[0]["turns"], 2);
 }
 
 #[test]
 fn an_unknown_session_is_a_usage_error() {
-    let (dir, root) = sample_project();
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
     // No store at all yet.
     for args in [
         &["show", "nope"][..],
         &["resume", "nope", "task", "--provider", "scripted:x.json"][..],
     ] {
-        let out = sessions(&root, dir.path(), args);
+        let out = sessions(root, dir, args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("no session `nope`"), "{stderr}");
     }
     // A store with another session.
-    stdout(&chat(&root, dir.path(), "say hello\n", &["--json"]));
-    let out = sessions(
-        &root,
-        dir.path(),
-        &["show", "0193a1b2-0000-7000-8000-000000000000"],
-    );
+    stdout(&chat(root, dir, "say hello\n", &["--json"]));
+    let out = sessions(root, dir, &["show", "0193a1b2-0000-7000-8000-000000000000"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("keel sessions list"));
 }
 
 #[test]
 fn listing_a_project_without_sessions_prints_nothing() {
-    let (dir, root) = sample_project();
-    let out = sessions(&root, dir.path(), &["list", "--json"]);
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
+    let out = sessions(root, dir, &["list", "--json"]);
     assert_eq!(stdout(&out), "");
     assert!(
         !root.join(".keel/keel.db").exists(),
@@ -264,15 +252,16 @@ fn listing_a_project_without_sessions_prints_nothing() {
 
 #[test]
 fn a_store_that_cannot_be_opened_is_only_a_warning() {
-    let (dir, root) = sample_project();
+    let project = sample_project();
+    let (dir, root) = (project.scratch(), project.path());
     // A folder where the database file should be.
     std::fs::create_dir_all(root.join(".keel/keel.db")).unwrap();
-    let out = keel(dir.path())
+    let out = keel(dir)
         .arg("run")
         .arg("--provider")
         .arg(format!("scripted:{}", script("two-turns.json").display()))
         .arg("--root")
-        .arg(&root)
+        .arg(root)
         .args(["--json", "say hello"])
         .stdin(Stdio::null())
         .output()

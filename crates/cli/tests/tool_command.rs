@@ -1,27 +1,10 @@
 //! `keel tool list` and `keel tool call`, run as the real binary in a temporary folder.
-#![allow(clippy::unwrap_used)]
 
-use std::io::Write as _;
-use std::process::{Command, Output, Stdio};
+use crate::common::run_keel;
+
+use std::process::Output;
 
 use serde_json::Value;
-
-fn keel(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_keel"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        let mut input = child.stdin.take().unwrap();
-        if let Some(text) = stdin {
-            input.write_all(text.as_bytes()).unwrap();
-        }
-    }
-    child.wait_with_output().unwrap()
-}
 
 fn json_out(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
@@ -35,7 +18,7 @@ fn json_out(output: &Output) -> Value {
 
 #[test]
 fn list_names_every_tool_with_a_line() {
-    let out = keel(&["tool", "list"], None);
+    let out = run_keel(&["tool", "list"], None);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
     for name in [
@@ -60,7 +43,7 @@ fn list_names_every_tool_with_a_line() {
 fn call_success_and_failure_exit_codes() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_str().unwrap();
-    let out = keel(
+    let out = run_keel(
         &[
             "tool",
             "call",
@@ -92,7 +75,7 @@ fn call_success_and_failure_exit_codes() {
     // A checkpoint was persisted for a later rollback.
     assert!(dir.path().join(".keel/checkpoints").is_dir());
 
-    let out = keel(
+    let out = run_keel(
         &["tool", "call", "read_file", "-", "--root", root],
         Some(r#"{"path":"a/b.txt"}"#),
     );
@@ -100,7 +83,7 @@ fn call_success_and_failure_exit_codes() {
     let result = json_out(&out);
     assert_eq!(result["content"], "hello\n");
 
-    let out = keel(
+    let out = run_keel(
         &[
             "tool",
             "call",
@@ -121,7 +104,7 @@ fn call_success_and_failure_exit_codes() {
             .contains("File does not exist")
     );
 
-    let out = keel(
+    let out = run_keel(
         &[
             "tool",
             "call",
@@ -181,20 +164,20 @@ fn usage_errors_exit_2() {
         ),
     ];
     for (args, needle) in cases {
-        let out = keel(&args, None);
+        let out = run_keel(&args, None);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
     }
     // Bad JSON from stdin too.
-    let out = keel(
+    let out = run_keel(
         &["tool", "call", "read_file", "-", "--root", root],
         Some("nope"),
     );
     assert_eq!(out.status.code(), Some(2));
     // clap's own usage errors are 2 as well.
-    let out = keel(&["tool", "call"], None);
+    let out = run_keel(&["tool", "call"], None);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -203,7 +186,7 @@ fn checkpoints_and_rollback_in_a_later_process() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_str().unwrap();
     std::fs::write(dir.path().join("a.txt"), "before\n").unwrap();
-    let out = keel(
+    let out = run_keel(
         &[
             "tool",
             "call",
@@ -215,7 +198,7 @@ fn checkpoints_and_rollback_in_a_later_process() {
         None,
     );
     assert_eq!(out.status.code(), Some(0));
-    let out = keel(
+    let out = run_keel(
         &[
             "tool",
             "call",
@@ -227,14 +210,14 @@ fn checkpoints_and_rollback_in_a_later_process() {
         None,
     );
     assert_eq!(out.status.code(), Some(0));
-    let out = keel(&["checkpoints", "list", "--root", root], None);
+    let out = run_keel(&["checkpoints", "list", "--root", root], None);
     assert_eq!(out.status.code(), Some(0));
     let list = json_out(&out);
     let list = list.as_array().unwrap();
     assert_eq!(list.len(), 2, "one checkpoint per call outside a turn");
     assert_eq!(list[0]["files"][0]["path"], "a.txt");
     let first = list[0]["id"].as_str().unwrap();
-    let out = keel(&["rollback", first, "--root", root], None);
+    let out = run_keel(&["rollback", first, "--root", root], None);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -249,6 +232,6 @@ fn checkpoints_and_rollback_in_a_later_process() {
         "before\n"
     );
     assert!(!dir.path().join("b.txt").exists());
-    let out = keel(&["rollback", "no-such-id", "--root", root], None);
+    let out = run_keel(&["rollback", "no-such-id", "--root", root], None);
     assert_eq!(out.status.code(), Some(1));
 }

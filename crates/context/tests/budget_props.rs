@@ -3,8 +3,6 @@
 //! possible (the instructions, the user's current request and the latest round fit), and
 //! summarising keeps all of that true.
 
-#![allow(clippy::unwrap_used)] // helpers outside #[test] functions build fixtures
-
 use keel_context::dedup::cap;
 use keel_context::{
     Budget, ChatMessage, Conversation, ExtractiveSummarizer, FitStep, FocusedFiles, Memory,

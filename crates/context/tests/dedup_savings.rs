@@ -3,8 +3,6 @@
 //! full tool results (and full call arguments) in history. Prints the figures
 //! (`cargo test -p keel-context --test integration dedup_savings -- --nocapture`).
 
-#![allow(clippy::print_stdout)]
-
 use crate::support;
 
 use std::collections::BTreeMap;

@@ -2,8 +2,6 @@
 //! suffix that respects the limits, never separates a tool result from its call, never leaves
 //! a call without its results, never starts with a tool message, and drops as little as it can.
 
-#![allow(clippy::unwrap_used)] // helpers outside #[test] functions build fixtures
-
 use keel_context::{
     Conversation, EvictionLimits, Message, RetentionPolicy, ToolCallRequest, eviction_point,
 };

@@ -2,8 +2,6 @@
 //! changes, summaries and evictions, a cached build (reusing the previous request's given-back
 //! messages, or not) equals a build from scratch.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use keel_context::{
     Budget, Conversation, EvictionLimits, ExtractiveSummarizer, FocusedFiles, PromptBuilder,
     PromptCache, PromptSources, RetentionPolicy, TokenCounter, ToolCallRequest,

@@ -26,6 +26,7 @@ use keel_engine::{
     ScriptedProvider,
 };
 use keel_events::{Bus, Emitter, Event, EventHandler, EventKind, Sequencer, ToolStatus};
+use keel_test_support::ScriptBuilder;
 use serde_json::{Value, json};
 
 const MODEL: &str = "gpt-4o";
@@ -296,7 +297,7 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     project(dir.path());
     let (users, responses) = session();
-    let script = Script::from_json(&json!({"turns": responses}).to_string()).unwrap();
+    let script = Script::from_json(&ScriptBuilder::new().turns(responses).to_string()).unwrap();
     let provider = Arc::new(Recording {
         inner: ScriptedProvider::new(script),
         requests: Mutex::new(Vec::new()),

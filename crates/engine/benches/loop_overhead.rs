@@ -11,6 +11,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use keel_engine::agent::AgentConfig;
 use keel_engine::{AgentSession, ModelChain, Script, ScriptedProvider};
 use keel_events::{AgentStatus, Bus, Emitter, Sequencer};
+use keel_test_support::ScriptBuilder;
 use keel_tools::{ToolContext, ToolRegistry, ToolResult, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -51,18 +52,18 @@ impl TypedTool for NoOp {
 }
 
 fn script() -> Script {
-    let mut turns: Vec<serde_json::Value> = (0..iterations())
-        .map(|i| {
-            serde_json::json!({
-                "text": "next",
-                "tool_calls": [{"name": "noop", "arguments": {"i": i}}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
-            })
+    let turns = (0..iterations()).map(|i| {
+        serde_json::json!({
+            "text": "next",
+            "tool_calls": [{"name": "noop", "arguments": {"i": i}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
         })
-        .collect();
-    turns.push(serde_json::json!({"text": "done"}));
-    let json = serde_json::json!({"chunk_chars": 64, "turns": turns});
-    Script::from_json(&json.to_string()).expect("script")
+    });
+    let script = ScriptBuilder::new()
+        .chunk_chars(64)
+        .turns(turns)
+        .text("done");
+    Script::from_json(&script.to_string()).expect("script")
 }
 
 async fn one_turn(root: &std::path::Path) -> Duration {

@@ -13,6 +13,7 @@ use keel_engine::{
     ChatMessage, ChatRequest, OpenAiConfig, OpenAiProvider, Provider, Script, ScriptedProvider,
     assemble,
 };
+use keel_test_support::ScriptBuilder;
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -24,7 +25,7 @@ fn scripted(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
     let text: String = (0..DELTAS)
         .map(|i| char::from(b'a' + (i % 26) as u8))
         .collect();
-    let script = serde_json::json!({"chunk_chars": 1, "turns": [{"text": text}]}).to_string();
+    let script = ScriptBuilder::new().chunk_chars(1).text(text).to_string();
     let script = Script::from_json(&script).unwrap();
     let request = ChatRequest::new("m", vec![ChatMessage::user("go")]);
     let mut group = c.benchmark_group("provider");

@@ -1,8 +1,6 @@
 //! One full direct turn over real HTTP against the mock OpenAI server: every request the
 //! server receives pairs each tool call with exactly one result.
 
-#![allow(clippy::unwrap_used, clippy::panic)]
-
 use crate::agent_common;
 use crate::support;
 
@@ -12,6 +10,7 @@ use agent_common::*;
 use keel_engine::agent::Mode;
 use keel_engine::{OpenAiConfig, OpenAiProvider};
 use keel_events::AgentStatus;
+use keel_test_support::sample_project;
 use support::*;
 
 fn diff() -> String {
@@ -20,7 +19,7 @@ fn diff() -> String {
 
 #[tokio::test]
 async fn direct_turn_over_http_keeps_calls_and_results_paired() {
-    let ws = workspace();
+    let ws = sample_project();
     let edit_args = serde_json::json!({"path": "calc/stats.py", "diff": diff()}).to_string();
     let (first_half, second_half) = edit_args.split_at(edit_args.len() / 2);
     let server = MockServer::sequence(vec![
@@ -107,7 +106,7 @@ async fn direct_turn_over_http_keeps_calls_and_results_paired() {
 
 #[tokio::test]
 async fn a_dropped_stream_is_retried_discarded_and_its_tools_never_run() {
-    let ws = workspace();
+    let ws = sample_project();
     let server = MockServer::sequence(vec![
         // The first attempt streams a complete-looking tool call, then the connection drops.
         Reply::Sse(vec![

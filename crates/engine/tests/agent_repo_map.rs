@@ -2,8 +2,6 @@
 //! the system prompt, cached under `.keel/cache`, switched off by the config, and a failure to
 //! build never fails the turn.
 
-#![allow(clippy::unwrap_used, clippy::panic)]
-
 use crate::agent_common;
 use crate::support;
 
@@ -13,6 +11,7 @@ use agent_common::*;
 use keel_engine::agent::Mode;
 use keel_engine::{OpenAiConfig, OpenAiProvider, RepoMapConfig};
 use keel_events::{AgentStatus, EventKind, LogLevel};
+use keel_test_support::sample_project;
 use support::*;
 
 async fn one_turn(
@@ -22,9 +21,9 @@ async fn one_turn(
     Vec<keel_events::Event>,
     Vec<Recorded>,
     AgentStatus,
-    tempfile::TempDir,
+    keel_test_support::SampleProject,
 ) {
-    let ws = workspace();
+    let ws = sample_project();
     prepare(ws.path());
     let server = MockServer::sequence(vec![
         text_answer(&["It divides by n - 1."]),
@@ -131,7 +130,7 @@ async fn a_cache_that_cannot_be_written_is_a_warning() {
 
 #[tokio::test]
 async fn a_map_that_cannot_be_built_is_a_warning_not_a_failure() {
-    let ws = workspace();
+    let ws = sample_project();
     let server = MockServer::sequence(vec![text_answer(&["No files to look at."])]).await;
     let provider = Arc::new(
         OpenAiProvider::new(OpenAiConfig::new(&server.base_url, "k", "mock-model")).unwrap(),

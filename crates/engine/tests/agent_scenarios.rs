@@ -2,8 +2,6 @@
 //! snapshotted as event sequences (types and stable payload fields; ids, times and token
 //! counts left out).
 
-#![allow(clippy::unwrap_used, clippy::panic)]
-
 use crate::agent_common;
 
 use std::sync::Arc;
@@ -12,6 +10,7 @@ use agent_common::*;
 use futures::StreamExt;
 use keel_engine::agent::{Mode, Question, QuestionAnswerer};
 use keel_events::{AgentStatus, Event, EventHandler, EventKind};
+use keel_test_support::sample_project;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -24,7 +23,7 @@ fn fix_diff() -> String {
 
 #[tokio::test]
 async fn direct_turn() {
-    let ws = workspace();
+    let ws = sample_project();
     let (mut session, collector) = scripted(
         ws.path(),
         json!({"chunk_chars": 20, "turns": [
@@ -69,7 +68,7 @@ async fn direct_turn() {
 
 #[tokio::test]
 async fn plan_turn() {
-    let ws = workspace();
+    let ws = sample_project();
     let (mut session, collector) = scripted(
         ws.path(),
         json!({"turns": [
@@ -103,7 +102,7 @@ async fn plan_turn() {
 
 #[tokio::test]
 async fn repair_turn() {
-    let ws = workspace();
+    let ws = sample_project();
     let (mut session, collector) = scripted(
         ws.path(),
         json!({"turns": [
@@ -136,7 +135,7 @@ async fn repair_turn() {
 
 #[tokio::test]
 async fn a_step_that_never_recovers_fails_the_plan_after_three_repairs() {
-    let ws = workspace();
+    let ws = sample_project();
     let failing =
         json!({"tool_calls": [{"name": "read_file", "arguments": {"path": "missing.py"}}]});
     let give_up = json!({"text": "Still missing."});
@@ -182,7 +181,7 @@ async fn a_step_that_never_recovers_fails_the_plan_after_three_repairs() {
 
 #[tokio::test]
 async fn approval_rejected() {
-    let ws = workspace();
+    let ws = sample_project();
     let (mut session, collector) = scripted(
         ws.path(),
         json!({"turns": [
@@ -219,7 +218,7 @@ impl EventHandler for CancelOnCommand {
 
 #[tokio::test]
 async fn cancel_mid_tool_then_next_turn() {
-    let ws = workspace();
+    let ws = sample_project();
     let (mut session, collector) = scripted(
         ws.path(),
         json!({"turns": [
@@ -256,7 +255,7 @@ async fn cancel_mid_tool_then_next_turn() {
 
 #[tokio::test]
 async fn fallback_to_the_next_model() {
-    let ws = workspace();
+    let ws = sample_project();
     let provider = Arc::new(keel_engine::ScriptedProvider::new(
         keel_engine::Script::from_json(
             &json!({"turns": [
@@ -276,7 +275,7 @@ async fn fallback_to_the_next_model() {
 
 #[tokio::test]
 async fn retry_after_503() {
-    let ws = workspace();
+    let ws = sample_project();
     let (mut session, collector) = scripted(
         ws.path(),
         json!({"turns": [
@@ -292,7 +291,7 @@ async fn retry_after_503() {
 
 #[tokio::test]
 async fn provider_failure_ends_the_turn_failed_and_the_session_goes_on() {
-    let ws = workspace();
+    let ws = sample_project();
     let (mut session, collector) = scripted(
         ws.path(),
         json!({"turns": [
@@ -322,7 +321,7 @@ async fn provider_failure_ends_the_turn_failed_and_the_session_goes_on() {
 
 #[tokio::test]
 async fn a_truncated_call_is_not_run_and_the_model_is_told() {
-    let ws = workspace();
+    let ws = sample_project();
     let (mut session, collector) = scripted(
         ws.path(),
         json!({"turns": [
@@ -351,7 +350,7 @@ async fn a_truncated_call_is_not_run_and_the_model_is_told() {
 
 #[tokio::test]
 async fn repeated_calls_warn_then_stop() {
-    let ws = workspace();
+    let ws = sample_project();
     let read = json!({"tool_calls": [{"name": "list_files", "arguments": {"path": "."}}]});
     let (mut session, collector) = scripted(
         ws.path(),
@@ -376,7 +375,7 @@ async fn repeated_calls_warn_then_stop() {
 
 #[tokio::test]
 async fn max_iterations_bounds_the_turn() {
-    let ws = workspace();
+    let ws = sample_project();
     let turns: Vec<_> = (0..5)
         .map(|n| json!({"tool_calls": [{"name": "read_file", "arguments": {"path": "calc/stats.py", "start_line": n + 1}}]}))
         .collect();
@@ -401,7 +400,7 @@ impl QuestionAnswerer for Answers {
 
 #[tokio::test]
 async fn questions_are_answered_and_fed_back() {
-    let ws = workspace();
+    let ws = sample_project();
     let (session, collector) = scripted(
         ws.path(),
         json!({"turns": [
@@ -421,7 +420,7 @@ async fn questions_are_answered_and_fed_back() {
 
 #[tokio::test]
 async fn a_resumed_conversation_reports_its_history() {
-    let ws = workspace();
+    let ws = sample_project();
     let (mut first, _) = scripted(ws.path(), json!({"turns": [{"text": "Hi."}]}), |_| {});
     first.run_turn("Hello").await;
     let stored = first.conversation().clone();
@@ -451,7 +450,7 @@ async fn a_resumed_conversation_reports_its_history() {
 
 #[tokio::test]
 async fn plan_mode_starts_in_plan_and_reminds_the_model_once() {
-    let ws = workspace();
+    let ws = sample_project();
     let (mut session, collector) = scripted(
         ws.path(),
         json!({"turns": [
@@ -480,7 +479,7 @@ async fn plan_mode_starts_in_plan_and_reminds_the_model_once() {
 
 #[tokio::test]
 async fn cancel_during_the_model_call() {
-    let ws = workspace();
+    let ws = sample_project();
     let (mut session, collector) = scripted(
         ws.path(),
         json!({"chunk_chars": 2, "delay_ms": 50, "turns": [
@@ -511,7 +510,7 @@ async fn cancel_during_the_model_call() {
 
 #[tokio::test]
 async fn cancel_during_a_plan_step() {
-    let ws = workspace();
+    let ws = sample_project();
     let (mut session, collector) = scripted(
         ws.path(),
         json!({"turns": [
@@ -545,7 +544,7 @@ async fn cancel_during_a_plan_step() {
 
 #[tokio::test]
 async fn old_turns_are_summarised_when_the_window_is_small() {
-    let ws = workspace();
+    let ws = sample_project();
     let long = "The mean divides by the count of values. ".repeat(120);
     let (mut session, collector) = scripted(
         ws.path(),

@@ -2,8 +2,6 @@
 //! calls as XML in its text; they run exactly like native calls, and the results go back in the
 //! same convention.
 
-#![allow(clippy::unwrap_used, clippy::panic)]
-
 use crate::agent_common;
 use crate::support;
 
@@ -13,6 +11,7 @@ use agent_common::*;
 use keel_engine::agent::Mode;
 use keel_engine::{OpenAiConfig, OpenAiProvider, ToolFormat};
 use keel_events::{AgentStatus, EventKind, ToolStatus};
+use keel_test_support::sample_project;
 use serde_json::json;
 use support::*;
 
@@ -25,7 +24,7 @@ fn fix_diff() -> String {
 
 #[tokio::test]
 async fn xml_turn() {
-    let ws = workspace();
+    let ws = sample_project();
     let (mut session, collector) = scripted(
         ws.path(),
         json!({"chunk_chars": 7, "turns": [
@@ -92,7 +91,7 @@ async fn xml_turn() {
 
 #[tokio::test]
 async fn xml_turn_over_http_sends_no_tools_and_results_as_xml() {
-    let ws = workspace();
+    let ws = sample_project();
     let server = MockServer::sequence(vec![
         text_answer(&[
             "I will read it.\n<read_",

@@ -1,7 +1,6 @@
 //! Model fallback against a mock server that only knows some models.
 
 // Test code: helpers outside #[test] functions unwrap too.
-#![allow(clippy::unwrap_used)]
 
 use crate::support;
 

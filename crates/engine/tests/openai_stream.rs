@@ -1,7 +1,6 @@
 //! The OpenAI provider against a mock server: assembly, request shape, and every stream fault.
 
 // Test code: helpers outside #[test] functions unwrap too.
-#![allow(clippy::unwrap_used)]
 
 use crate::support;
 

@@ -2,7 +2,6 @@
 //! the discard rule for attempts that fail after delivering content.
 
 // Test code: helpers outside #[test] functions unwrap too.
-#![allow(clippy::unwrap_used)]
 
 use crate::support;
 

@@ -2,7 +2,6 @@
 //! scripted failures through the retry and fallback drivers.
 
 // Test code: helpers outside #[test] functions unwrap too.
-#![allow(clippy::unwrap_used)]
 
 use std::time::Duration;
 

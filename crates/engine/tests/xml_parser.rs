@@ -2,7 +2,6 @@
 //! panics on arbitrary input.
 
 // Test code: helpers outside #[test] functions unwrap too.
-#![allow(clippy::unwrap_used)]
 
 use keel_engine::xml::{XmlEvent, XmlToolParser, coalesce};
 use proptest::prelude::*;

@@ -2,7 +2,6 @@
 //! bad line never stops `read_jsonl`.
 
 // Test code: helpers outside #[test] functions unwrap too.
-#![allow(clippy::unwrap_used)]
 
 use keel_events::{ParseError, read_jsonl};
 use keel_events::{RunLlmDelta, Sequencer, parse_line};

@@ -1,7 +1,6 @@
 //! Sequencer, emitter, bus, subscriptions and the JSONL handler under load.
 
 // Test code: helpers outside #[test] functions unwrap too.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -3,7 +3,6 @@
 //! Ids and timestamps in the script are fixed, so the snapshots are stable without redactions.
 
 // Test code: helpers outside #[test] functions unwrap too.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

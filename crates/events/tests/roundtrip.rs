@@ -2,7 +2,6 @@
 //! JSON unchanged, and the line parser never panics.
 
 // Test code: helpers outside #[test] functions unwrap too.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

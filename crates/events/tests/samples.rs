@@ -9,7 +9,6 @@
 //! files are exactly what would be written, and that they read back as they should.
 
 // Test code: helpers outside #[test] functions unwrap too.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

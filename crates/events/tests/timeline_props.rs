@@ -2,7 +2,6 @@
 //! parser, and that no projection panics on any event.
 
 // Test code: helpers outside #[test] functions unwrap too.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

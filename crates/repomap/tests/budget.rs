@@ -1,5 +1,4 @@
 //! The rendered map never exceeds its token budget, whatever the repository and budget.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use keel_repomap::{MapOptions, MapRequest, RepoMap, count_tokens};
 use proptest::prelude::*;

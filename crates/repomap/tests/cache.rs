@@ -1,29 +1,16 @@
 //! The persistent cache: a second run parses nothing, an edited file re-parses alone,
 //! deleted files drop out, and the rendered map is reused when nothing changed.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use keel_repomap::{MapOptions, MapRequest, RepoMap};
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+use keel_test_support::copy_dir;
 
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    copy_dir(&fixtures.join("rust"), dir.path());
-    copy_dir(&fixtures.join("python"), dir.path());
+    copy_dir(&fixtures.join("rust"), dir.path()).unwrap();
+    copy_dir(&fixtures.join("python"), dir.path()).unwrap();
     dir
 }
 

@@ -1,5 +1,4 @@
 //! Golden maps: each fixture project's rendered map, snapshotted.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 

@@ -1,6 +1,5 @@
 //! Ranking: referenced files rise, mentioned identifiers and focused files pull the ranking
 //! toward them.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use keel_repomap::{MapOptions, MapRequest, RepoMap};
 

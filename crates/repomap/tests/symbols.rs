@@ -1,6 +1,5 @@
 //! Symbol extraction per language: every top-level function, method, class, struct, trait,
 //! interface and enum of the fixtures is found, with the right kind and lines.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 

@@ -1,5 +1,4 @@
 //! The watcher: an edited file shows up in the map within a bounded time.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use keel_server::{Server, ServerConfig, TokenConfig};
+use keel_test_support::ScriptBuilder;
 use serde_json::{Value, json};
 
 const TOKEN: &str = "bench-token";
@@ -219,18 +220,14 @@ async fn run(subscribers: usize, deltas: usize, idle_sessions: usize, delay_ms: 
     // A turn of `deltas` text pieces, one per `delay_ms`.
     let text: String = (0..deltas).map(|i| format!("w{:03} ", i % 1000)).collect();
     let script = data.path().join("script.json");
-    std::fs::write(
-        &script,
-        json!({"chunk_chars": 5, "delay_ms": delay_ms, "turns": [{"text": text, "finish_reason": "stop"}]})
-            .to_string(),
-    )
-    .unwrap();
+    ScriptBuilder::new()
+        .chunk_chars(5)
+        .delay_ms(delay_ms)
+        .text(text)
+        .write(&script)
+        .unwrap();
     let idle_script = data.path().join("idle.json");
-    std::fs::write(
-        &idle_script,
-        json!({"turns": [{"text": "ok", "finish_reason": "stop"}]}).to_string(),
-    )
-    .unwrap();
+    ScriptBuilder::new().text("ok").write(&idle_script).unwrap();
 
     let base = start_server(data.path(), workspace.path(), &script).await;
     let client = reqwest::Client::builder()

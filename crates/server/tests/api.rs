@@ -1,6 +1,5 @@
 //! The HTTP contract on SQLite: every route, auth, bad input, turns, approvals, questions,
 //! cancellation, file runs and the timeline, over real HTTP on loopback.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
 

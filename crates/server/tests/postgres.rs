@@ -1,20 +1,21 @@
 //! The API and streams on PostgreSQL, and two server instances on one database streaming each
 //! other's sessions. Runs only when `KEEL_TEST_DATABASE_URL` is set (each test creates its own
 //! database there); otherwise each test returns at once.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use common::{ALL, Options, SseAuth, SseReader, TestServer, fresh_postgres, open_sse, scenarios};
+use common::{ALL, Options, SseAuth, SseReader, TestServer, open_sse, scenarios};
+use keel_test_support::TestDatabase;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 async fn server(script: &str) -> Option<TestServer> {
-    let url = fresh_postgres().await?;
+    let database = TestDatabase::create().await?;
     let mut options = Options::new(script);
-    options.database_url = Some(url);
+    options.database = Some(Arc::new(database));
     Some(TestServer::start(options).await)
 }
 
@@ -93,12 +94,12 @@ async fn read_until_end(reader: &mut SseReader) -> Vec<u64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_stream_each_others_sessions() {
-    let Some(url) = fresh_postgres().await else {
+    let Some(database) = TestDatabase::create().await else {
         return;
     };
     let workspace = tempfile::tempdir().unwrap();
     let mut options = Options::new("chatty.json");
-    options.database_url = Some(url);
+    options.database = Some(Arc::new(database));
     options.workspace = Some(workspace.path().to_owned());
     let a = TestServer::start(options.clone()).await;
     let b = TestServer::start(options).await;
@@ -133,10 +134,10 @@ async fn two_instances_stream_each_others_sessions() {
 
 /// Two instances on one fresh database, running `script`.
 async fn pair(script: &str) -> Option<(TestServer, TestServer, tempfile::TempDir)> {
-    let url = fresh_postgres().await?;
+    let database = TestDatabase::create().await?;
     let workspace = tempfile::tempdir().unwrap();
     let mut options = Options::new(script);
-    options.database_url = Some(url);
+    options.database = Some(Arc::new(database));
     options.workspace = Some(workspace.path().to_owned());
     let a = TestServer::start(options.clone()).await;
     let b = TestServer::start(options).await;

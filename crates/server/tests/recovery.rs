@@ -3,7 +3,6 @@
 //! session takes new turns. And with two instances on one PostgreSQL database: an instance
 //! starting leaves the other's running turn alone, and when the other is killed its turn is
 //! failed once its lease lapses.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
 
@@ -265,16 +264,17 @@ async fn turn_statuses(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_on_postgres_fail_only_a_dead_instances_turn() {
-    let Some(url) = common::fresh_postgres().await else {
+    let Some(database) = keel_test_support::TestDatabase::create().await else {
         return;
     };
+    let url = database.url();
     let workspace = tempfile::tempdir().unwrap();
     let (data_a, data_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let client = common::client();
     let flags = |id: &'static str| {
         [
             "--database-url",
-            url.as_str(),
+            url,
             "--instance-id",
             id,
             "--turn-lease-secs",

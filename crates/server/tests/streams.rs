@@ -1,6 +1,5 @@
 //! Live streams on SQLite: SSE resume after a dropped connection, lagging clients, retention
 //! reloads, WebSocket, keep-alive headers.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;
 

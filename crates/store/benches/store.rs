@@ -2,17 +2,16 @@
 //! batches of 256 (one transaction each), through the batching `EventWriter`, and reading a
 //! 10k-event range back. SQLite is a real file (WAL, synchronous=NORMAL) in a temporary folder;
 //! PostgreSQL is a fresh database (dropped afterwards) on the server `KEEL_TEST_DATABASE_URL`
-//! names, skipped when it is unset (every append there also writes its `agent_events` rows and
-//! NOTIFYs). Events are a realistic mix (LLM deltas, tool start/output/end, file changes, status
+//! names, skipped outside CI when that is unset (every append there also writes its
+//! `agent_events` rows and NOTIFYs). Events are a realistic mix (LLM deltas, tool start/output/end, file changes, status
 //! lines), ~250 bytes of JSON on average.
 //!
 //! `KEEL_TEST_DATABASE_URL=postgres://… cargo bench -p keel-store --bench store`
 
 // criterion_group! generates an undocumented public function; a bench may unwrap.
-#![allow(missing_docs, clippy::unwrap_used, clippy::print_stderr)]
+#![allow(missing_docs, clippy::unwrap_used)]
 
 use std::hint::black_box;
-use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -22,8 +21,8 @@ use keel_events::{Event, EventKind, Sequencer};
 use keel_store::{
     EventRange, EventWriter, NewSession, PostgresStore, SqliteStore, Store, WriterOptions,
 };
-use sqlx::Connection;
-use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
+use keel_test_support::TestDatabase;
+use sqlx::postgres::PgPoolOptions;
 use tokio::runtime::Runtime;
 
 /// Events per measured iteration of the write benchmarks.
@@ -76,65 +75,16 @@ fn events(session: &str, n: u64) -> Vec<Event> {
         .collect()
 }
 
-/// A PostgreSQL database created for the benchmark, dropped with it.
-struct PgDatabase {
-    admin: PgConnectOptions,
-    name: String,
-}
-
-impl PgDatabase {
-    async fn create(url: &str) -> (Self, PostgresStore) {
-        let admin = PgConnectOptions::from_str(url).unwrap();
-        let name = format!("keel_bench_{}", uuid::Uuid::now_v7().simple());
-        let mut conn = PgConnection::connect_with(&admin).await.unwrap();
-        sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
-            .execute(&mut conn)
-            .await
-            .unwrap();
-        conn.close().await.unwrap();
-        let store = PostgresStore::connect_with(
-            admin.clone().database(&name),
-            PgPoolOptions::new().max_connections(4),
-            name.clone(),
-        )
-        .await
-        .unwrap();
-        (Self { admin, name }, store)
-    }
-}
-
-impl Drop for PgDatabase {
-    fn drop(&mut self) {
-        let (admin, name) = (self.admin.clone(), self.name.clone());
-        let _ = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async {
-                let mut conn = PgConnection::connect_with(&admin).await.unwrap();
-                sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-                    "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"
-                )))
-                .execute(&mut conn)
-                .await
-                .unwrap();
-            })
-        })
-        .join();
-    }
-}
-
 struct Fixture {
     backend: &'static str,
     store: Arc<dyn Store>,
     sessions: AtomicU64,
     _dir: Option<tempfile::TempDir>,
-    _pg: Option<PgDatabase>,
+    _pg: Option<TestDatabase>,
 }
 
 impl Fixture {
-    /// SQLite, and PostgreSQL when `KEEL_TEST_DATABASE_URL` is set.
+    /// SQLite, and PostgreSQL unless its benchmarks are skipped.
     fn all(rt: &Runtime) -> Vec<Self> {
         let dir = tempfile::tempdir().unwrap();
         let sqlite = rt.block_on(SqliteStore::open_project(dir.path())).unwrap();
@@ -145,18 +95,21 @@ impl Fixture {
             _dir: Some(dir),
             _pg: None,
         }];
-        match std::env::var("KEEL_TEST_DATABASE_URL") {
-            Ok(url) if !url.is_empty() => {
-                let (db, store) = rt.block_on(PgDatabase::create(&url));
-                all.push(Self {
-                    backend: "postgres",
-                    store: Arc::new(store),
-                    sessions: AtomicU64::new(0),
-                    _dir: None,
-                    _pg: Some(db),
-                });
-            }
-            _ => eprintln!("note: KEEL_TEST_DATABASE_URL is unset; benchmarking SQLite only"),
+        if let Some(db) = rt.block_on(TestDatabase::create()) {
+            let store = rt
+                .block_on(PostgresStore::connect_with(
+                    db.options(),
+                    PgPoolOptions::new().max_connections(4),
+                    db.name().to_owned(),
+                ))
+                .unwrap();
+            all.push(Self {
+                backend: "postgres",
+                store: Arc::new(store),
+                sessions: AtomicU64::new(0),
+                _dir: None,
+                _pg: Some(db),
+            });
         }
         all
     }

@@ -3,8 +3,6 @@
 //! (with and without a `supabase_realtime` publication), the NOTIFY payloads, corrupt rows, and
 //! NUL characters (which `jsonb` cannot hold).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests
-
 use crate::common;
 
 use common::{TestDb, session, status_event, status_events};

@@ -2,8 +2,6 @@
 //! events with `seq > after_seq`, in order, cut at `limit`; and any JSON conversation round-trips.
 //! Both on every backend.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests
-
 use crate::common;
 
 use common::{TestDb, session, status_event};

@@ -1,8 +1,6 @@
 //! Retention on both backends: `oldest_seq` and `prune_events`, which never drops a session's
 //! newest event.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests
-
 use crate::common;
 
 use common::{session, status_events, store_tests};

@@ -2,8 +2,6 @@
 //! display-only events or failed batches), fed to every watcher; on PostgreSQL across store
 //! instances (LISTEN/NOTIFY), with a resync notice after the listener reconnects.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests
-
 use crate::common;
 
 use std::time::Duration;

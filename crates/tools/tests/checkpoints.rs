@@ -1,6 +1,5 @@
 //! Checkpoints: per-turn before-content, rollback of edits, deletes, moves and creations,
 //! persisted for a later process.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

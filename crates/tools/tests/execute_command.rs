@@ -1,6 +1,5 @@
 //! `execute_command`: the approval policy, the approval events, modification, streaming,
 //! time-out and results.
-#![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::sync::{Arc, Mutex};
 

@@ -1,6 +1,5 @@
 //! File runs: interpreter choice, `exec.file.*` events, exit code, duration, time-out and path
 //! confinement.
-#![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::time::Duration;
 

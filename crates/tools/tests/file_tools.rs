@@ -1,5 +1,4 @@
 //! read_file, write_file, delete_file and move_file, with their `run.file.change` events.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -1,5 +1,4 @@
 //! list_files and search_files: ignore files, caps, context, invalid regexes.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! The child process runner: exit codes, streaming, output cap, time-out and cancellation that
 //! kill the whole process group, no standard input, and a scrubbed environment.
-#![allow(clippy::unwrap_used)]
 
 use std::ffi::OsString;
 use std::time::{Duration, Instant};

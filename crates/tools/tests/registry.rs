@@ -1,6 +1,5 @@
 //! The registry: lookup by name and alias, unknown tools, and every tool's OpenAI function
 //! definition (description + parameters schema) in one snapshot.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -1,5 +1,4 @@
 //! replace_in_file: markers, match tolerance, ordering, all-or-nothing, line endings.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

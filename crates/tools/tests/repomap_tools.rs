@@ -1,6 +1,5 @@
 //! list_code_definition_names and get_project_structure: files, folders, confinement,
 //! unsupported files, ignore files.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! The command safety check against a table of dangerous and ordinary commands, and a property
 //! test that it never panics.
-#![allow(clippy::unwrap_used)]
 
 use keel_tools::safety::{Category, classify};
 use proptest::prelude::*;

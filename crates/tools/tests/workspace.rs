@@ -1,5 +1,4 @@
 //! Path confinement: nothing resolves outside the workspace root.
-#![allow(clippy::unwrap_used)]
 
 use std::path::Path;
 

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use serde_json::json;
+use keel_test_support::ScriptBuilder;
 
 use super::fanout::{drain, open};
 use super::server::{Api, Process, Spec};
@@ -40,13 +40,11 @@ impl Report {
 /// Writes the long script: one answer of `deltas` text pieces, streamed without pauses.
 pub fn write_script(path: &Path, deltas: usize) -> Result<()> {
     let text: String = (0..deltas).map(|i| format!("w{:02} ", i % 100)).collect();
-    let script = json!({
-        "chunk_chars": 4,
-        "delay_ms": 0,
-        "turns": [{"text": text, "finish_reason": "stop"}],
-    });
-    std::fs::write(path, script.to_string())
-        .with_context(|| format!("cannot write {}", path.display()))
+    Ok(ScriptBuilder::new()
+        .chunk_chars(4)
+        .delay_ms(0)
+        .text(text)
+        .write(path)?)
 }
 
 /// Runs one persistence measurement against a server started from `spec`.

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use sqlx::postgres::PgConnection;
 use sqlx::{AssertSqlSafe, Connection};
 
@@ -75,16 +75,8 @@ impl BenchDatabase {
 
 /// `url` with its database (path) replaced by `name`, the query kept.
 pub fn with_database(url: &str, name: &str) -> Result<String> {
-    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
-        bail!("not a URL: {}", redact(url));
-    };
-    let authority_end = url[scheme_end..]
-        .find(['/', '?'])
-        .map_or(url.len(), |i| scheme_end + i);
-    let query = url[authority_end..]
-        .find('?')
-        .map_or("", |i| &url[authority_end + i..]);
-    Ok(format!("{}/{name}{query}", &url[..authority_end]))
+    keel_test_support::postgres::with_database(url, name)
+        .with_context(|| format!("not a URL: {}", redact(url)))
 }
 
 /// `url` without its password, for messages.

@@ -1,44 +1,17 @@
-//! Shared by the integration tests: temp copies of the sample project and the `keel` binary.
+//! Shared by the integration tests: the `keel` binary with a clean environment, test scripts,
+//! and its JSON output parsed into events.
 
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(dead_code)]
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// The repository root.
-pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::process::{Command, Output, Stdio};
 
 /// A test script under `crates/cli/tests/scripts/`.
 pub fn script(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/scripts")
         .join(name)
-}
-
-/// Copies `from` into `to`, skipping `__pycache__`.
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            if entry.file_name() != "__pycache__" && entry.file_name() != ".keel" {
-                copy_dir(&entry.path(), &target);
-            }
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
-/// A temp folder holding a copy of `examples/sample-project` in `project/`.
-pub fn sample_project() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("project");
-    copy_dir(&repo().join("examples/sample-project"), &root);
-    (dir, root)
 }
 
 /// `keel` with a clean environment for settings: no KEEL_* variables, no user `keel.toml`.
@@ -51,6 +24,24 @@ pub fn keel(config_dir: &Path) -> Command {
         .env_remove("OPENAI_BASE_URL")
         .env("KEEL_CONFIG_DIR", config_dir);
     command
+}
+
+/// Runs `keel args` to its end, `stdin` (if any) as its standard input; returns its output.
+pub fn run_keel(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_keel"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut input = child.stdin.take().unwrap();
+        if let Some(text) = stdin {
+            input.write_all(text.as_bytes()).unwrap();
+        }
+    }
+    child.wait_with_output().unwrap()
 }
 
 /// Every line of `stdout` parsed as an event.

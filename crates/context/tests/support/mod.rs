@@ -1,7 +1,7 @@
 //! A scripted session for tests: plays the engine's part (tool calls, a virtual project on
 //! disk, focused-file updates) and records every prompt the model would be sent.
 
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![allow(dead_code)]
 
 use std::collections::BTreeMap;
 

@@ -1,9 +1,9 @@
 //! Shared helpers of the agent tests: temp workspaces, sessions on scripted models, event
 //! collection and a stable text form of an event sequence for snapshots.
 
-#![allow(dead_code, clippy::unwrap_used, clippy::panic)]
+#![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,34 +11,6 @@ use keel_engine::agent::AgentConfig;
 use keel_engine::{AgentSession, ModelChain, Provider, RetryPolicy, Script, ScriptedProvider};
 use keel_events::{Bus, Emitter, Event, EventHandler, Sequencer};
 use serde_json::Value;
-
-/// The repository's sample project.
-pub fn sample_project() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sample-project")
-}
-
-/// A temp copy of the sample project.
-pub fn workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&sample_project(), dir.path());
-    dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            if entry.file_name() == "__pycache__" {
-                continue;
-            }
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 /// Collects every event inline.
 #[derive(Clone, Default)]

@@ -4,7 +4,7 @@
 //! server-sent events (`content-type: text/event-stream`, `data: {...}\n\n`, `data: [DONE]`)
 //! or with an HTTP error, and records every request it receives.
 
-#![allow(dead_code, clippy::unwrap_used)] // test code: a failed bind or a poisoned lock fails the test
+#![allow(dead_code)]
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

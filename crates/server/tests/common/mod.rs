@@ -1,20 +1,16 @@
 //! Test harness: a keel-server on a loopback port with a scripted provider, a reqwest client,
 //! a small SSE parser, and scenarios shared by the SQLite and PostgreSQL runs.
-#![allow(
-    dead_code,
-    missing_docs,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#![allow(dead_code, missing_docs)]
 
 pub mod scenarios;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 use keel_server::{Server, ServerConfig, TokenConfig};
+use keel_test_support::{ScriptBuilder, TestDatabase};
 use keel_tools::ApprovalPolicy;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -45,12 +41,11 @@ pub fn script(name: &str) -> PathBuf {
 /// receive buffer and the server's send buffer hold.
 pub fn flood_script(dir: &Path, deltas: usize) -> String {
     let path = dir.join("flood.json");
-    let text = "x".repeat(4096 * deltas);
-    let script = serde_json::json!({
-        "chunk_chars": 4096,
-        "turns": [{"text": text, "finish_reason": "stop"}],
-    });
-    std::fs::write(&path, script.to_string()).unwrap();
+    ScriptBuilder::new()
+        .chunk_chars(4096)
+        .text("x".repeat(4096 * deltas))
+        .write(&path)
+        .unwrap();
     path.display().to_string()
 }
 
@@ -108,7 +103,9 @@ pub async fn read_chunked_response(
 pub struct Options {
     pub script: String,
     pub stream_buffer: usize,
-    pub database_url: Option<String>,
+    /// A PostgreSQL database to store in (default: SQLite in the data folder); servers
+    /// sharing it keep it alive.
+    pub database: Option<Arc<TestDatabase>>,
     pub approval: ApprovalPolicy,
     pub body_limit: usize,
     pub keep_alive: Duration,
@@ -123,7 +120,7 @@ impl Options {
         Self {
             script: script.to_owned(),
             stream_buffer: 4096,
-            database_url: None,
+            database: None,
             approval: ApprovalPolicy::OnDangerous,
             body_limit: 64 * 1024,
             keep_alive: Duration::from_secs(15),
@@ -159,6 +156,7 @@ pub struct TestServer {
     pub workspace: PathBuf,
     _workspace_dir: TempDir,
     _data: TempDir,
+    _database: Option<Arc<TestDatabase>>,
     shutdown: Option<oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
 }
@@ -178,8 +176,8 @@ impl TestServer {
         };
         let mut config = ServerConfig::new(data.path());
         config.addr = "127.0.0.1:0".parse().unwrap();
-        if let Some(url) = &options.database_url {
-            config.database_url = url.clone();
+        if let Some(database) = &options.database {
+            config.database_url = database.url().to_owned();
         }
         config.tokens = tokens();
         config.stream_key = Some(STREAM_KEY.as_bytes().to_vec());
@@ -215,6 +213,7 @@ impl TestServer {
             workspace,
             _workspace_dir: workspace_dir,
             _data: data,
+            _database: options.database,
             shutdown: Some(tx),
             task: Some(task),
         }
@@ -487,52 +486,4 @@ pub async fn open_sse(
 pub enum SseAuth<'a> {
     Bearer(&'a str),
     StreamToken(&'a str),
-}
-
-/// A fresh PostgreSQL database for one test, when `KEEL_TEST_DATABASE_URL` is set.
-pub async fn fresh_postgres() -> Option<String> {
-    use sqlx::Connection;
-    let admin = std::env::var("KEEL_TEST_DATABASE_URL").ok()?;
-    let name = format!("keel_srv_{}", uuid::Uuid::now_v7().simple());
-    let mut conn = sqlx::PgConnection::connect(&admin).await.unwrap();
-    drop_stale_databases(&mut conn).await;
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&mut conn)
-        .await
-        .unwrap();
-    let base = match admin.rfind('/') {
-        Some(i) if admin[..i].ends_with(|c: char| c != '/') => admin[..i].to_owned(),
-        _ => admin.clone(),
-    };
-    Some(format!("{base}/{name}"))
-}
-
-/// Drops databases earlier test runs created more than an hour ago (their names carry a UUID
-/// v7, whose first 48 bits are the creation time in milliseconds).
-async fn drop_stale_databases(conn: &mut sqlx::PgConnection) {
-    use sqlx::Row;
-    let Ok(rows) = sqlx::query("SELECT datname FROM pg_database WHERE datname LIKE 'keel_srv_%'")
-        .fetch_all(&mut *conn)
-        .await
-    else {
-        return;
-    };
-    let now = chrono::Utc::now().timestamp_millis();
-    for row in rows {
-        let name: String = row.get(0);
-        let Some(millis) = name
-            .strip_prefix("keel_srv_")
-            .and_then(|hex| hex.get(..12))
-            .and_then(|hex| i64::from_str_radix(hex, 16).ok())
-        else {
-            continue;
-        };
-        if now - millis > 3_600_000 {
-            let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
-                "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-            )))
-            .execute(&mut *conn)
-            .await;
-        }
-    }
 }

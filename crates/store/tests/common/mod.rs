@@ -1,34 +1,22 @@
 //! Shared helpers: a fresh database per test on every backend, and stamped events.
 //!
-//! [`TestDb`] is one isolated database: a SQLite file in a temporary folder, or a PostgreSQL
-//! database created for the test (named `keel_t_<uuid>`, dropped when the `TestDb` is) on the
-//! server `KEEL_TEST_DATABASE_URL` points to. Without that variable the PostgreSQL tests are
-//! skipped with a notice, unless `CI` is set, where they fail.
+//! [`TestDb`] is one isolated database: a SQLite file in a temporary folder, or a fresh
+//! PostgreSQL database ([`TestDatabase`], which also decides when the PostgreSQL tests are
+//! skipped and when a missing server fails the run).
 //!
 //! [`store_tests!`] turns each test into one test per backend (`sqlite::name`,
 //! `postgres::name`).
 
-#![allow(
-    dead_code,
-    unused_macros,
-    unused_imports,
-    clippy::unwrap_used,
-    clippy::print_stderr
-)]
+#![allow(dead_code, unused_macros, unused_imports)]
 
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::sync::Arc;
 
 use keel_events::{DisplayStyle, Event, Sequencer, SystemCliDisplay, SystemStatus};
 use keel_store::{NewSession, PostgresStore, SqliteStore, Store};
-use sqlx::Connection;
-use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
+use keel_test_support::TestDatabase;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use tempfile::TempDir;
-
-/// The variable naming the PostgreSQL server for tests (a database on it that the tests may
-/// connect to and create databases from).
-pub const DATABASE_URL_VAR: &str = "KEEL_TEST_DATABASE_URL";
 
 /// Runs each test once per backend, in modules `sqlite` and `postgres`:
 ///
@@ -83,19 +71,8 @@ pub struct TestDb {
 }
 
 enum Backend {
-    Sqlite {
-        _dir: TempDir,
-        path: PathBuf,
-    },
-    Postgres {
-        /// Options of the test's own database.
-        options: Box<PgConnectOptions>,
-        /// The server's database the test database was created from.
-        admin: Box<PgConnectOptions>,
-        /// `postgres://` URL of the test's own database.
-        url: String,
-        name: String,
-    },
+    Sqlite { _dir: TempDir, path: PathBuf },
+    Postgres(TestDatabase),
 }
 
 impl TestDb {
@@ -108,43 +85,10 @@ impl TestDb {
         }
     }
 
-    /// A fresh PostgreSQL database, or `None` (after a notice) when `KEEL_TEST_DATABASE_URL` is
-    /// unset. Panics when it is unset and `CI` is set.
+    /// A fresh PostgreSQL database, or `None` when the PostgreSQL tests are skipped.
     pub async fn postgres() -> Option<Self> {
-        let Some(url) = std::env::var(DATABASE_URL_VAR)
-            .ok()
-            .filter(|u| !u.is_empty())
-        else {
-            if std::env::var_os("CI").is_some() {
-                panic!(
-                    "{DATABASE_URL_VAR} must be set under CI: the PostgreSQL tests cannot be skipped"
-                );
-            }
-            eprintln!("note: {DATABASE_URL_VAR} is unset; skipping this PostgreSQL test");
-            return None;
-        };
-        let admin = PgConnectOptions::from_str(&url).unwrap();
-        let name = format!("keel_t_{}", uuid::Uuid::now_v7().simple());
-        let mut conn = PgConnection::connect_with(&admin).await.unwrap();
-        sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
-            .execute(&mut conn)
-            .await
-            .unwrap();
-        conn.close().await.unwrap();
-        // The same URL with the test database's name as its path.
-        let (scheme, rest) = url.split_once("://").unwrap();
-        let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-        let query = rest[authority_end..]
-            .find('?')
-            .map_or("", |at| &rest[authority_end + at..]);
-        let db_url = format!("{scheme}://{}/{name}{query}", &rest[..authority_end]);
         Some(Self {
-            backend: Backend::Postgres {
-                options: Box::new(admin.clone().database(&name)),
-                admin: Box::new(admin),
-                url: db_url,
-                name,
-            },
+            backend: Backend::Postgres(TestDatabase::create().await?),
         })
     }
 
@@ -159,7 +103,7 @@ impl TestDb {
     pub fn backend(&self) -> &'static str {
         match self.backend {
             Backend::Sqlite { .. } => "sqlite",
-            Backend::Postgres { .. } => "postgres",
+            Backend::Postgres(_) => "postgres",
         }
     }
 
@@ -168,17 +112,17 @@ impl TestDb {
     pub async fn open(&self) -> Arc<dyn Store> {
         match &self.backend {
             Backend::Sqlite { path, .. } => Arc::new(SqliteStore::open(path).await.unwrap()),
-            Backend::Postgres { .. } => Arc::new(self.postgres_store().await),
+            Backend::Postgres(_) => Arc::new(self.postgres_store().await),
         }
     }
 
     /// A PostgreSQL store on this database (panics on SQLite).
     pub async fn postgres_store(&self) -> PostgresStore {
         match &self.backend {
-            Backend::Postgres { options, name, .. } => PostgresStore::connect_with(
-                (**options).clone(),
+            Backend::Postgres(db) => PostgresStore::connect_with(
+                db.options(),
                 PgPoolOptions::new().max_connections(4),
-                name.clone(),
+                db.name().to_owned(),
             )
             .await
             .unwrap(),
@@ -189,7 +133,7 @@ impl TestDb {
     /// The connect options of this PostgreSQL database (panics on SQLite).
     pub fn pg_options(&self) -> PgConnectOptions {
         match &self.backend {
-            Backend::Postgres { options, .. } => (**options).clone(),
+            Backend::Postgres(db) => db.options(),
             Backend::Sqlite { .. } => panic!("not a PostgreSQL test database"),
         }
     }
@@ -197,7 +141,7 @@ impl TestDb {
     /// The `postgres://` URL of this PostgreSQL database (panics on SQLite).
     pub fn pg_url(&self) -> String {
         match &self.backend {
-            Backend::Postgres { url, .. } => url.clone(),
+            Backend::Postgres(db) => db.url().to_owned(),
             Backend::Sqlite { .. } => panic!("not a PostgreSQL test database"),
         }
     }
@@ -206,36 +150,7 @@ impl TestDb {
     pub fn sqlite_path(&self) -> PathBuf {
         match &self.backend {
             Backend::Sqlite { path, .. } => path.clone(),
-            Backend::Postgres { .. } => panic!("not a SQLite test database"),
-        }
-    }
-}
-
-impl Drop for TestDb {
-    fn drop(&mut self) {
-        let Backend::Postgres { admin, name, .. } = &self.backend else {
-            return;
-        };
-        let (admin, name) = ((**admin).clone(), name.clone());
-        // Drop runs inside the test's runtime: use a thread with its own.
-        let dropped = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async {
-                let mut conn = PgConnection::connect_with(&admin).await?;
-                sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-                    "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"
-                )))
-                .execute(&mut conn)
-                .await?;
-                conn.close().await
-            })
-        })
-        .join();
-        if !matches!(dropped, Ok(Ok(()))) {
-            eprintln!("warning: could not drop test database: {dropped:?}");
+            Backend::Postgres(_) => panic!("not a SQLite test database"),
         }
     }
 }

@@ -1,6 +1,5 @@
 //! Shared test harness: a temporary workspace, a context recording checkpoints, and the
 //! `run.file.change` events a call emitted.
-#![allow(clippy::unwrap_used)]
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
