@@ -1,27 +1,28 @@
 //! Library logs and the terminal: `keel run` keeps stderr free of log lines unless `-v` is
 //! given (Keel's crates at debug) or `RUST_LOG` is set.
 
-#![allow(clippy::unwrap_used)]
-
 use std::process::{Output, Stdio};
 
 use regex::Regex;
 
-use crate::common::{keel, repo, sample_project};
+use keel_test_support::{repo_root, sample_project};
+
+use crate::common::keel;
 
 /// `keel run --json` of the fix-bug demo, with `extra` flags and `RUST_LOG` as given.
 fn run_fix_bug(extra: &[&str], rust_log: Option<&str>) -> Output {
-    let (dir, root) = sample_project();
-    let mut command = keel(dir.path());
+    let project = sample_project();
+    let root = project.path();
+    let mut command = keel(project.scratch());
     command
         .arg("run")
         .arg("--provider")
         .arg(format!(
             "scripted:{}",
-            repo().join("examples/scripts/fix-bug.json").display()
+            repo_root().join("examples/scripts/fix-bug.json").display()
         ))
         .arg("--root")
-        .arg(&root)
+        .arg(root)
         .args(["--json", "--color", "never"])
         .args(extra)
         .arg("Fix the failing test")

@@ -1,6 +1,5 @@
 //! The binary's log output: with `--log-format json` every stderr line is a JSON object, the
 //! start-up notices among them, and a request is logged inside its span.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
