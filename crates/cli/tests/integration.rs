@@ -15,6 +15,7 @@ mod logging;
 mod render_sequences;
 mod replay_command;
 mod repomap;
+mod resume_across_front_ends;
 mod run_command;
 mod safety_command;
 mod sessions;

@@ -15,8 +15,7 @@ use keel_engine::{
 };
 use keel_test_support::ScriptBuilder;
 
-#[path = "../tests/support/mod.rs"]
-mod support;
+use keel_test_support::mock_openai as support;
 
 const DELTAS: usize = 10_000;
 

@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod agent_common;
-mod support;
+use keel_test_support::mock_openai as support;
 
 mod agent_http;
 mod agent_repo_map;

@@ -382,8 +382,7 @@ impl Drop for TestServer {
 
 /// A reqwest client (rustls needs its crypto provider installed first).
 pub fn client() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::new()
+    keel_test_support::http_client()
 }
 
 /// One parsed SSE message.

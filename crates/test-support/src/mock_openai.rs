@@ -4,7 +4,8 @@
 //! server-sent events (`content-type: text/event-stream`, `data: {...}\n\n`, `data: [DONE]`)
 //! or with an HTTP error, and records every request it receives.
 
-#![allow(dead_code)]
+// Test infrastructure: a failed bind or a poisoned lock fails the test that uses it.
+#![allow(clippy::unwrap_used)]
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -38,8 +39,11 @@ pub enum Reply {
     Sse(Vec<Frame>),
     /// An HTTP error with headers and a body.
     Status {
+        /// The HTTP status.
         status: u16,
+        /// Extra response headers.
         headers: Vec<(String, String)>,
+        /// The body, sent as `application/json`.
         body: String,
     },
 }
