@@ -14,6 +14,7 @@ mod postgres;
 mod range;
 mod session;
 mod sqlite;
+mod status;
 mod store;
 mod stored_event;
 mod turn;
