@@ -10,6 +10,7 @@
 
 mod error;
 mod location;
+mod migrations;
 mod postgres;
 mod range;
 mod session;

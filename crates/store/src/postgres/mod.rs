@@ -15,7 +15,7 @@
 mod columns;
 mod events;
 mod listener;
-mod migrations;
+pub(crate) mod migrations;
 mod sessions;
 mod turns;
 mod uuids;

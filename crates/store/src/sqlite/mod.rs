@@ -6,7 +6,7 @@
 
 mod columns;
 mod events;
-mod migrations;
+pub(crate) mod migrations;
 mod sessions;
 mod turns;
 
