@@ -8,6 +8,8 @@
 //! event stream in batches, so a producer never waits on one transaction per event and
 //! subscribers can be fed only what is already stored.
 
+mod backend;
+mod columns;
 mod error;
 mod location;
 mod migrations;
@@ -18,6 +20,7 @@ mod sqlite;
 mod status;
 mod store;
 mod stored_event;
+mod tables;
 mod turn;
 mod watch;
 mod writer;
