@@ -47,71 +47,78 @@ where
     }
 }
 
-/// Which table a row came from, and its id, for error messages.
-#[derive(Clone, Copy)]
-pub(crate) struct RowRef<'a> {
-    pub table: &'static str,
-    pub id: &'a str,
+/// A stored row of `table`, read column by column; errors name the table, the row's id and
+/// the column.
+pub(crate) struct StoredRow<'r, R> {
+    row: &'r R,
+    table: &'static str,
+    /// The row's id.
+    pub id: String,
 }
 
-impl RowRef<'_> {
-    fn corrupt(self, column: &'static str, reason: impl Display) -> StoreError {
+impl<'r, R: ReadColumns> StoredRow<'r, R> {
+    /// Reads `row`'s id column first, so later errors can name the row.
+    pub fn new(row: &'r R, table: &'static str) -> StoreResult<Self> {
+        let id = row_id(row, table)?;
+        Ok(Self { row, table, id })
+    }
+
+    /// A row whose id is known already (it was looked up by it).
+    pub fn with_id(row: &'r R, table: &'static str, id: &str) -> Self {
+        let id = id.to_owned();
+        Self { row, table, id }
+    }
+
+    fn corrupt(&self, column: &'static str, reason: impl Display) -> StoreError {
         StoreError::CorruptRow {
             table: self.table,
-            id: self.id.to_owned(),
+            id: self.id.clone(),
             column,
             reason: reason.to_string(),
         }
     }
 
     /// A nullable text column.
-    pub fn opt_text(
-        self,
-        row: &impl ReadColumns,
-        column: &'static str,
-    ) -> StoreResult<Option<String>> {
-        row.opt_text(column).map_err(|e| self.corrupt(column, e))
+    pub fn opt_text(&self, column: &'static str) -> StoreResult<Option<String>> {
+        self.row
+            .opt_text(column)
+            .map_err(|e| self.corrupt(column, e))
     }
 
     /// A text column that must not be null.
-    pub fn text(self, row: &impl ReadColumns, column: &'static str) -> StoreResult<String> {
-        self.opt_text(row, column)?
+    pub fn text(&self, column: &'static str) -> StoreResult<String> {
+        self.opt_text(column)?
             .ok_or_else(|| self.corrupt(column, "unexpected NULL"))
     }
 
     /// A text column holding a value of `T`'s `FromStr` form.
-    pub fn parsed<T>(self, row: &impl ReadColumns, column: &'static str) -> StoreResult<T>
+    pub fn parsed<T>(&self, column: &'static str) -> StoreResult<T>
     where
         T: FromStr,
         T::Err: Display,
     {
-        self.text(row, column)?
+        self.text(column)?
             .parse()
             .map_err(|e| self.corrupt(column, e))
     }
 
     /// A nullable timestamp column.
-    pub fn opt_ts(
-        self,
-        row: &impl ReadColumns,
-        column: &'static str,
-    ) -> StoreResult<Option<DateTime<Utc>>> {
-        row.opt_ts(column).map_err(|e| self.corrupt(column, e))
+    pub fn opt_ts(&self, column: &'static str) -> StoreResult<Option<DateTime<Utc>>> {
+        self.row.opt_ts(column).map_err(|e| self.corrupt(column, e))
     }
 
     /// A timestamp column that must not be null.
-    pub fn ts(self, row: &impl ReadColumns, column: &'static str) -> StoreResult<DateTime<Utc>> {
-        self.opt_ts(row, column)?
+    pub fn ts(&self, column: &'static str) -> StoreResult<DateTime<Utc>> {
+        self.opt_ts(column)?
             .ok_or_else(|| self.corrupt(column, "unexpected NULL"))
     }
 
     /// A text column holding JSON of type `T`.
     pub fn json<T: serde::de::DeserializeOwned>(
-        self,
-        row: &impl ReadColumns,
+        &self,
         column: &'static str,
     ) -> StoreResult<Option<T>> {
-        self.opt_text(row, column)?
+        self.opt_text(column)?
             .map(|text| serde_json::from_str(&text).map_err(|e| self.corrupt(column, e)))
             .transpose()
     }

@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::expect_row;
 use crate::backend::{Backend, Param, Statement};
-use crate::columns::{ReadColumns, RowRef, row_id};
+use crate::columns::{ReadColumns, StoredRow};
 use crate::error::{StoreError, StoreResult};
 use crate::session::{
     NewSession, Session, SessionFilter, SessionOrder, SessionStatus, SessionUpdate,
@@ -34,22 +34,18 @@ const LOAD_CONVERSATION: &str =
     "SELECT id, CAST(conversation AS TEXT) AS conversation FROM sessions WHERE id = $1";
 
 fn from_row(row: &impl ReadColumns) -> StoreResult<Session> {
-    let id = row_id(row, "session")?;
-    let r = RowRef {
-        table: "session",
-        id: &id,
-    };
+    let r = StoredRow::new(row, "session")?;
     Ok(Session {
-        project_id: r.text(row, "project_id")?,
-        root: r.text(row, "root")?.into(),
-        title: r.text(row, "title")?,
-        status: r.parsed(row, "status")?,
-        model: r.opt_text(row, "model")?,
-        mode: r.opt_text(row, "mode")?,
-        metadata: r.json(row, "metadata")?.unwrap_or_default(),
-        created_at: r.ts(row, "created_at")?,
-        updated_at: r.ts(row, "updated_at")?,
-        id,
+        project_id: r.text("project_id")?,
+        root: r.text("root")?.into(),
+        title: r.text("title")?,
+        status: r.parsed("status")?,
+        model: r.opt_text("model")?,
+        mode: r.opt_text("mode")?,
+        metadata: r.json("metadata")?.unwrap_or_default(),
+        created_at: r.ts("created_at")?,
+        updated_at: r.ts("updated_at")?,
+        id: r.id,
     })
 }
 
@@ -168,9 +164,5 @@ pub(crate) async fn load_conversation<B: Backend>(
 ) -> StoreResult<Option<Value>> {
     let statement = Statement::read(LOAD_CONVERSATION, vec![Param::text(id)]);
     let row = expect_row(backend, statement, || StoreError::session_not_found(id)).await?;
-    RowRef {
-        table: "session",
-        id,
-    }
-    .json(&row, "conversation")
+    StoredRow::with_id(&row, "session", id).json("conversation")
 }

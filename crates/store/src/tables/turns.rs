@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::expect_row;
 use crate::backend::{Backend, Param, Statement};
-use crate::columns::{ReadColumns, RowRef, row_id};
+use crate::columns::{ReadColumns, StoredRow, row_id};
 use crate::error::{StoreError, StoreResult};
 use crate::turn::{
     INTERRUPTED_ERROR, NewTurn, Turn, TurnLease, TurnOutcome, TurnStart, TurnStatus,
@@ -43,22 +43,18 @@ const FAIL_RUNNING: &str = concat!(
 );
 
 fn from_row(row: &impl ReadColumns) -> StoreResult<Turn> {
-    let id = row_id(row, "turn")?;
-    let r = RowRef {
-        table: "turn",
-        id: &id,
-    };
+    let r = StoredRow::new(row, "turn")?;
     Ok(Turn {
-        session_id: r.text(row, "session_id")?,
-        request_id: r.opt_text(row, "request_id")?,
-        input: r.text(row, "input")?,
-        status: r.parsed(row, "status")?,
-        error: r.opt_text(row, "error")?,
-        started_at: r.ts(row, "started_at")?,
-        ended_at: r.opt_ts(row, "ended_at")?,
-        owner: r.opt_text(row, "owner")?,
-        lease_until: r.opt_ts(row, "lease_until")?,
-        id,
+        session_id: r.text("session_id")?,
+        request_id: r.opt_text("request_id")?,
+        input: r.text("input")?,
+        status: r.parsed("status")?,
+        error: r.opt_text("error")?,
+        started_at: r.ts("started_at")?,
+        ended_at: r.opt_ts("ended_at")?,
+        owner: r.opt_text("owner")?,
+        lease_until: r.opt_ts("lease_until")?,
+        id: r.id,
     })
 }
 
