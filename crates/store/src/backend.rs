@@ -128,8 +128,8 @@ pub struct Dialect {
 /// One store backend. The [`Store`](crate::Store) implementation of every backend is written
 /// once on top of this trait; a backend implements only what is its own.
 ///
-/// Public only inside the crate: its module is private, so the trait cannot be named (or
-/// implemented) outside.
+/// Sealed: the trait is `pub` but its module is private, so nothing outside the crate can name
+/// or implement it.
 pub trait Backend: Send + Sync + std::fmt::Debug {
     /// A row as the backend's driver returns it.
     type Row: ReadColumns + Send;

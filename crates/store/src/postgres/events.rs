@@ -1,5 +1,6 @@
-//! The `events` table (the append-only event log) and `agent_events` (its Activity Timeline
-//! rows, seed 003 §0), written together in one statement that also announces the append.
+//! Writing PostgreSQL's `events` table (the append-only event log) and `agent_events` (its
+//! Activity Timeline rows, seed 003 §0) together: appends in one statement that also announces
+//! them, and prunes and session deletes that take the timeline rows along.
 
 use std::collections::HashSet;
 
