@@ -7,15 +7,24 @@
 //! queried by, append-only and unique by `(session_id, seq)`. [`EventWriter`] persists a live
 //! event stream in batches, so a producer never waits on one transaction per event and
 //! subscribers can be fed only what is already stored.
+//!
+//! The [`Store`] logic is written once (`tables`) over a sealed per-backend trait (`backend`):
+//! each backend supplies only its SQL where the dialects differ, how it binds parameters and
+//! reads timestamps, and the operations whose steps are its own (appends, watching).
 
+mod backend;
+mod columns;
 mod error;
 mod location;
+mod migrations;
 mod postgres;
 mod range;
 mod session;
 mod sqlite;
+mod status;
 mod store;
 mod stored_event;
+mod tables;
 mod turn;
 mod watch;
 mod writer;

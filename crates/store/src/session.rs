@@ -1,13 +1,13 @@
 //! Sessions: one conversation with the agent in one workspace, and how to create, filter and
 //! update them.
 
-use std::fmt;
 use std::path::PathBuf;
-use std::str::FromStr;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use crate::status::stored_names;
 
 /// What a session is doing now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -25,49 +25,18 @@ pub enum SessionStatus {
     Cancelled,
 }
 
-impl SessionStatus {
-    /// Every status, in declaration order.
-    pub const ALL: [Self; 5] = [
-        Self::Idle,
-        Self::Running,
-        Self::Completed,
-        Self::Failed,
-        Self::Cancelled,
-    ];
-
-    /// The stored (and serialised) name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Idle => "idle",
-            Self::Running => "running",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-        }
-    }
-}
-
-impl fmt::Display for SessionStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+stored_names!(SessionStatus, UnknownSessionStatus {
+    Idle => "idle",
+    Running => "running",
+    Completed => "completed",
+    Failed => "failed",
+    Cancelled => "cancelled",
+});
 
 /// A status name that is not one of [`SessionStatus::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown session status `{0}` (expected idle, running, completed, failed or cancelled)")]
 pub struct UnknownSessionStatus(pub String);
-
-impl FromStr for SessionStatus {
-    type Err = UnknownSessionStatus;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|status| status.as_str() == s)
-            .ok_or_else(|| UnknownSessionStatus(s.to_owned()))
-    }
-}
 
 /// A stored session (without its conversation, which can be large: see
 /// [`Store::load_conversation`](crate::Store::load_conversation)).

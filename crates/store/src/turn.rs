@@ -1,11 +1,11 @@
 //! Turns: one user request inside a session, with the client's idempotency key.
 
-use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+
+use crate::status::stored_names;
 
 /// Where a turn stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -21,47 +21,17 @@ pub enum TurnStatus {
     Cancelled,
 }
 
-impl TurnStatus {
-    /// Every status, in declaration order.
-    pub const ALL: [Self; 4] = [
-        Self::Running,
-        Self::Completed,
-        Self::Failed,
-        Self::Cancelled,
-    ];
-
-    /// The stored (and serialised) name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Running => "running",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-        }
-    }
-}
-
-impl fmt::Display for TurnStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+stored_names!(TurnStatus, UnknownTurnStatus {
+    Running => "running",
+    Completed => "completed",
+    Failed => "failed",
+    Cancelled => "cancelled",
+});
 
 /// A status name that is not one of [`TurnStatus::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown turn status `{0}` (expected running, completed, failed or cancelled)")]
 pub struct UnknownTurnStatus(pub String);
-
-impl FromStr for TurnStatus {
-    type Err = UnknownTurnStatus;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|status| status.as_str() == s)
-            .ok_or_else(|| UnknownTurnStatus(s.to_owned()))
-    }
-}
 
 /// How a turn ended: the final statuses a running turn can move to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -1,87 +1,16 @@
-//! Reading typed values out of PostgreSQL rows, with errors that name the row and column.
-
-use std::fmt::Display;
-use std::str::FromStr;
+//! How a PostgreSQL row holds a timestamp (`timestamptz`), and the JSON text its `json`/`jsonb`
+//! columns accept.
 
 use chrono::{DateTime, Utc};
 use sqlx::Row;
 use sqlx::postgres::PgRow;
 
-use crate::error::{StoreError, StoreResult};
+use crate::columns::ReadTimestamp;
 
-/// Which table a row came from, and its id, for error messages.
-#[derive(Clone, Copy)]
-pub(super) struct RowRef<'a> {
-    pub table: &'static str,
-    pub id: &'a str,
-}
-
-impl RowRef<'_> {
-    fn corrupt(self, column: &'static str, reason: impl Display) -> StoreError {
-        StoreError::CorruptRow {
-            table: self.table,
-            id: self.id.to_owned(),
-            column,
-            reason: reason.to_string(),
-        }
+impl ReadTimestamp for PgRow {
+    fn read_ts(&self, column: &'static str) -> Result<Option<DateTime<Utc>>, String> {
+        self.try_get(column).map_err(|e| e.to_string())
     }
-
-    /// A nullable text column.
-    pub fn opt_text(self, row: &PgRow, column: &'static str) -> StoreResult<Option<String>> {
-        row.try_get::<Option<String>, _>(column)
-            .map_err(|e| self.corrupt(column, e))
-    }
-
-    /// A text column that must not be null.
-    pub fn text(self, row: &PgRow, column: &'static str) -> StoreResult<String> {
-        self.opt_text(row, column)?
-            .ok_or_else(|| self.corrupt(column, "unexpected NULL"))
-    }
-
-    /// A text column holding a value of `T`'s `FromStr` form.
-    pub fn parsed<T>(self, row: &PgRow, column: &'static str) -> StoreResult<T>
-    where
-        T: FromStr,
-        T::Err: Display,
-    {
-        self.text(row, column)?
-            .parse()
-            .map_err(|e| self.corrupt(column, e))
-    }
-
-    /// A nullable timestamptz column.
-    pub fn opt_ts(self, row: &PgRow, column: &'static str) -> StoreResult<Option<DateTime<Utc>>> {
-        row.try_get::<Option<DateTime<Utc>>, _>(column)
-            .map_err(|e| self.corrupt(column, e))
-    }
-
-    /// A timestamptz column that must not be null.
-    pub fn ts(self, row: &PgRow, column: &'static str) -> StoreResult<DateTime<Utc>> {
-        self.opt_ts(row, column)?
-            .ok_or_else(|| self.corrupt(column, "unexpected NULL"))
-    }
-
-    /// A json/jsonb column (selected as `::text`) holding JSON of type `T`.
-    pub fn json<T: serde::de::DeserializeOwned>(
-        self,
-        row: &PgRow,
-        column: &'static str,
-    ) -> StoreResult<Option<T>> {
-        self.opt_text(row, column)?
-            .map(|text| serde_json::from_str(&text).map_err(|e| self.corrupt(column, e)))
-            .transpose()
-    }
-}
-
-/// The id column of a row, read before anything else so later errors can name the row.
-pub(super) fn row_id(row: &PgRow, table: &'static str) -> StoreResult<String> {
-    row.try_get::<String, _>("id")
-        .map_err(|e| StoreError::CorruptRow {
-            table,
-            id: "?".to_owned(),
-            column: "id",
-            reason: e.to_string(),
-        })
 }
 
 /// The JSON text PostgreSQL's `json`/`jsonb` accept: `\u0000` (which they reject) becomes

@@ -1,20 +1,20 @@
-//! The `events` table (the append-only event log) and `agent_events` (its Activity Timeline
-//! rows, seed 003 §0), written together in one statement that also announces the append.
+//! Writing PostgreSQL's `events` table (the append-only event log) and `agent_events` (its
+//! Activity Timeline rows, seed 003 §0) together: appends in one statement that also announces
+//! them, and prunes and session deletes that take the timeline rows along.
 
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
 use keel_events::Event;
 use keel_events::projection::{AgentEventRow, to_timeline_all};
+use sqlx::PgPool;
 use sqlx::error::ErrorKind;
-use sqlx::postgres::PgRow;
-use sqlx::{PgPool, Row};
 use uuid::{Builder, Uuid};
 
 use super::columns::storable_json;
 use super::uuids::{project_uuid, task_uuid};
 use crate::error::{StoreError, StoreResult};
-use crate::range::EventRange;
+use crate::tables::events::{EventRow, event_rows};
 
 /// Inserts the events and their timeline rows, then notifies `keel_events` once per session
 /// touched with `{"session_id": …, "seq": <highest stored seq>}`. One statement, so one
@@ -41,13 +41,6 @@ SELECT pg_notify('keel_events', json_build_object(
     'seq', GREATEST(t.seq, (SELECT max(e.seq) FROM events e WHERE e.session_id = t.session_id))
 )::text)
 FROM touched t";
-
-/// One event, ready to insert.
-struct EventRow<'a> {
-    event: &'a Event,
-    seq: i64,
-    json: String,
-}
 
 /// The columns of one batch, as arrays.
 #[derive(Default)]
@@ -95,24 +88,6 @@ impl TimelineColumns {
     }
 }
 
-fn event_rows<'a>(events: &[&'a Event]) -> StoreResult<Vec<EventRow<'a>>> {
-    events
-        .iter()
-        .filter(|event| !event.kind.is_display_only())
-        .map(|event| {
-            let seq = i64::try_from(event.seq).map_err(|_| StoreError::SeqOutOfRange {
-                session_id: event.session_id.clone(),
-                seq: event.seq,
-            })?;
-            Ok(EventRow {
-                event,
-                seq,
-                json: storable_json(event.to_json()),
-            })
-        })
-        .collect()
-}
-
 fn columns(rows: &[EventRow<'_>]) -> StoreResult<Columns> {
     let mut c = Columns::default();
     for row in rows {
@@ -124,7 +99,7 @@ fn columns(rows: &[EventRow<'_>]) -> StoreResult<Columns> {
         c.turn_id.push(event.turn_id.clone());
         c.project_id.push(event.project_id.clone());
         c.ts.push(event.ts);
-        c.data.push(row.json.clone());
+        c.data.push(storable_json(row.json.clone()));
         c.timeline.push(event, row.seq)?;
     }
     Ok(c)
@@ -249,69 +224,6 @@ async fn find_failing_row(
     Ok(None)
 }
 
-/// Reads one stored row back into an [`Event`], checking it against its indexed columns.
-fn from_row(session_id: &str, row: &PgRow) -> StoreResult<Event> {
-    let seq: i64 = row.try_get("seq")?;
-    crate::stored_event::decode(session_id, seq, row.try_get::<Option<String>, _>("data"))
-}
-
-pub(super) async fn read(
-    pool: &PgPool,
-    session_id: &str,
-    range: EventRange,
-) -> StoreResult<Vec<Event>> {
-    let Ok(after_seq) = i64::try_from(range.after_seq) else {
-        // No stored seq is that large.
-        return Ok(Vec::new());
-    };
-    let rows = sqlx::query(
-        "SELECT seq, data::text AS data FROM events WHERE session_id = $1 AND seq > $2 \
-         ORDER BY seq LIMIT $3",
-    )
-    .bind(session_id)
-    .bind(after_seq)
-    .bind(range.limit.map(i64::from))
-    .fetch_all(pool)
-    .await?;
-    rows.iter().map(|row| from_row(session_id, row)).collect()
-}
-
-/// A seq aggregate (`MIN`/`MAX`) as u64, 0 when the session has no events.
-fn seq_value(session_id: &str, value: Option<i64>) -> StoreResult<u64> {
-    let value = value.unwrap_or(0);
-    u64::try_from(value).map_err(|_| StoreError::CorruptEvent {
-        session_id: session_id.to_owned(),
-        seq: 0,
-        reason: format!("a stored seq is negative ({value})"),
-        source: None,
-    })
-}
-
-pub(super) async fn last_seq(pool: &PgPool, session_id: &str) -> StoreResult<u64> {
-    let max: Option<i64> = sqlx::query_scalar("SELECT max(seq) FROM events WHERE session_id = $1")
-        .bind(session_id)
-        .fetch_one(pool)
-        .await?;
-    seq_value(session_id, max)
-}
-
-pub(super) async fn oldest_seq(pool: &PgPool, session_id: &str) -> StoreResult<u64> {
-    let min: Option<i64> = sqlx::query_scalar("SELECT min(seq) FROM events WHERE session_id = $1")
-        .bind(session_id)
-        .fetch_one(pool)
-        .await?;
-    seq_value(session_id, min)
-}
-
-pub(super) async fn count(pool: &PgPool, session_id: &str) -> StoreResult<u64> {
-    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM events WHERE session_id = $1")
-        .bind(session_id)
-        .fetch_one(pool)
-        .await?;
-    // count(*) is never negative.
-    Ok(u64::try_from(count).unwrap_or_default())
-}
-
 /// The ids of the timeline rows events with these ids project to: the event id, and its
 /// UUID v8 re-marking (the debugger phase records of a repair attempt).
 fn timeline_ids(event_ids: Vec<Uuid>) -> Vec<Uuid> {
@@ -324,13 +236,9 @@ fn timeline_ids(event_ids: Vec<Uuid>) -> Vec<Uuid> {
     ids
 }
 
-pub(super) async fn prune(
-    pool: &PgPool,
-    session_id: &str,
-    keep_after_seq: u64,
-) -> StoreResult<u64> {
-    // Seqs above i64::MAX are never stored: clamping keeps the meaning "everything up to it".
-    let keep_after = i64::try_from(keep_after_seq).unwrap_or(i64::MAX);
+/// Deletes the session's events up to `keep_after`, but never its newest, with their timeline
+/// rows.
+pub(super) async fn prune(pool: &PgPool, session_id: &str, keep_after: i64) -> StoreResult<u64> {
     let mut tx = pool.begin().await?;
     let deleted: Vec<Uuid> = sqlx::query_scalar(
         "DELETE FROM events WHERE session_id = $1 AND seq <= $2 \

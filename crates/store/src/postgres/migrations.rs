@@ -1,16 +1,14 @@
-//! The PostgreSQL schema migrations, embedded in the binary, and the optional Supabase Realtime
-//! set-up of `agent_events`.
-//!
-//! Like the SQLite side, the files of `migrations/postgres/` are listed here by hand (sqlx's
-//! `migrate!` macro needs its `macros` feature); a test checks the list against the folder.
+//! The PostgreSQL schema migrations, embedded in the binary (see [`crate::migrations`]), and
+//! the optional Supabase Realtime set-up of `agent_events`.
 
-use sqlx::migrate::{Migration, MigrationType, Migrator};
-use sqlx::{PgPool, SqlSafeStr};
+use sqlx::PgPool;
+use sqlx::migrate::Migrator;
 
 use crate::error::StoreResult;
+use crate::migrations::{Embedded, migrator_of};
 
-/// `(version, description, sql)` of every migration, in order.
-pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
+/// Every migration of `migrations/postgres/`, in order.
+pub(crate) const MIGRATIONS: &[Embedded] = &[
     (
         1,
         "init",
@@ -25,20 +23,7 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
 
 /// The migrator that brings a PostgreSQL database up to the current schema.
 pub fn postgres_migrator() -> Migrator {
-    Migrator::with_migrations(
-        MIGRATIONS
-            .iter()
-            .map(|&(version, description, sql)| {
-                Migration::new(
-                    version,
-                    description.into(),
-                    MigrationType::Simple,
-                    sql.into_sql_str(),
-                    false,
-                )
-            })
-            .collect(),
-    )
+    migrator_of(MIGRATIONS)
 }
 
 /// The publication Supabase Realtime streams from.
@@ -81,26 +66,4 @@ pub(super) async fn enable_realtime(pool: &PgPool) -> StoreResult<bool> {
     .fetch_one(pool)
     .await?;
     Ok(exists)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_migration_file_is_embedded() -> std::io::Result<()> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations/postgres");
-        let mut files: Vec<String> = std::fs::read_dir(dir)?
-            .filter_map(|entry| entry.ok())
-            .map(|entry| entry.file_name().to_string_lossy().into_owned())
-            .filter(|name| name.ends_with(".sql"))
-            .collect();
-        files.sort();
-        let listed: Vec<String> = MIGRATIONS
-            .iter()
-            .map(|(version, description, _)| format!("{version:04}_{description}.sql"))
-            .collect();
-        assert_eq!(files, listed);
-        Ok(())
-    }
 }

@@ -12,30 +12,22 @@
 //! PostgreSQL's `jsonb` cannot hold the NUL character: a `\u0000` in an event's JSON is stored
 //! (and read back) as U+FFFD.
 
+mod backend;
 mod columns;
+mod dialect;
 mod events;
 mod listener;
-mod migrations;
-mod sessions;
-mod turns;
+pub(crate) mod migrations;
 mod uuids;
 
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
-use keel_events::Event;
-use serde_json::Value;
 use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::error::{StoreError, StoreResult};
-use crate::range::EventRange;
-use crate::session::{NewSession, Session, SessionFilter, SessionUpdate};
-use crate::store::Store;
-use crate::turn::{NewTurn, Turn, TurnLease, TurnOutcome, TurnStart};
-use crate::watch::{AppendWatch, CONTROL_CHANNEL, ControlMessage};
 
 pub use migrations::{REALTIME_PUBLICATION, postgres_migrator};
 pub use uuids::{PROJECT_ID_NAMESPACE, TASK_ID_NAMESPACE, project_uuid, task_uuid};
@@ -137,128 +129,10 @@ impl PostgresStore {
         self.realtime
     }
 
-    /// The connection pool, for maintenance and diagnostics outside the [`Store`] API.
+    /// The connection pool, for maintenance and diagnostics outside the
+    /// [`Store`](crate::Store) API.
     pub fn pool(&self) -> &PgPool {
         &self.pool
-    }
-}
-
-#[async_trait]
-impl Store for PostgresStore {
-    fn backend(&self) -> &'static str {
-        "postgres"
-    }
-
-    async fn create_session(&self, new: NewSession) -> StoreResult<Session> {
-        sessions::create(&self.pool, new).await
-    }
-
-    async fn get_session(&self, id: &str) -> StoreResult<Session> {
-        sessions::get(&self.pool, id).await
-    }
-
-    async fn list_sessions(&self, filter: &SessionFilter) -> StoreResult<Vec<Session>> {
-        sessions::list(&self.pool, filter).await
-    }
-
-    async fn update_session(&self, id: &str, update: SessionUpdate) -> StoreResult<Session> {
-        sessions::update(&self.pool, id, update).await
-    }
-
-    async fn delete_session(&self, id: &str) -> StoreResult<()> {
-        events::delete_session(&self.pool, id).await
-    }
-
-    async fn save_conversation(&self, id: &str, conversation: &Value) -> StoreResult<()> {
-        sessions::save_conversation(&self.pool, id, conversation).await
-    }
-
-    async fn load_conversation(&self, id: &str) -> StoreResult<Option<Value>> {
-        sessions::load_conversation(&self.pool, id).await
-    }
-
-    async fn append_batch(&self, events: &[&Event]) -> StoreResult<usize> {
-        events::append(&self.pool, events).await
-    }
-
-    async fn read_events(&self, session_id: &str, range: EventRange) -> StoreResult<Vec<Event>> {
-        events::read(&self.pool, session_id, range).await
-    }
-
-    async fn last_seq(&self, session_id: &str) -> StoreResult<u64> {
-        events::last_seq(&self.pool, session_id).await
-    }
-
-    async fn count_events(&self, session_id: &str) -> StoreResult<u64> {
-        events::count(&self.pool, session_id).await
-    }
-
-    async fn oldest_seq(&self, session_id: &str) -> StoreResult<u64> {
-        events::oldest_seq(&self.pool, session_id).await
-    }
-
-    async fn prune_events(&self, session_id: &str, keep_after_seq: u64) -> StoreResult<u64> {
-        events::prune(&self.pool, session_id, keep_after_seq).await
-    }
-
-    async fn watch(&self) -> StoreResult<AppendWatch> {
-        Ok(AppendWatch::new(self.hub.subscribe(&self.pool).await?))
-    }
-
-    async fn send_control(&self, message: &ControlMessage) -> StoreResult<()> {
-        let payload = message.encode()?;
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(CONTROL_CHANNEL)
-            .bind(payload)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    async fn begin_turn(&self, new: NewTurn) -> StoreResult<TurnStart> {
-        turns::begin(&self.pool, new).await
-    }
-
-    async fn get_turn(&self, turn_id: &str) -> StoreResult<Turn> {
-        turns::get(&self.pool, turn_id).await
-    }
-
-    async fn turn_by_request_id(
-        &self,
-        session_id: &str,
-        request_id: &str,
-    ) -> StoreResult<Option<Turn>> {
-        turns::by_request_id(&self.pool, session_id, request_id).await
-    }
-
-    async fn list_turns(&self, session_id: &str) -> StoreResult<Vec<Turn>> {
-        turns::list(&self.pool, session_id).await
-    }
-
-    async fn finish_turn(
-        &self,
-        turn_id: &str,
-        outcome: TurnOutcome,
-        error: Option<String>,
-    ) -> StoreResult<Turn> {
-        turns::finish(&self.pool, turn_id, outcome, error).await
-    }
-
-    async fn fail_running_turns(&self) -> StoreResult<Vec<Turn>> {
-        turns::fail_running(&self.pool).await
-    }
-
-    async fn renew_turn_leases(&self, lease: &TurnLease) -> StoreResult<Vec<String>> {
-        turns::renew_leases(&self.pool, lease).await
-    }
-
-    async fn fail_expired_turns(&self, restarted_owner: Option<&str>) -> StoreResult<Vec<Turn>> {
-        turns::fail_expired(&self.pool, restarted_owner).await
-    }
-
-    async fn close(&self) {
-        self.hub.stop();
-        self.pool.close().await;
     }
 }
 

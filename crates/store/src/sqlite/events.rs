@@ -1,35 +1,15 @@
-//! The `events` table: the append-only event log.
+//! Appending to and pruning SQLite's `events` table (the append-only event log): multi-row
+//! inserts under one write lock.
 
 use std::sync::LazyLock;
 
 use keel_events::Event;
 use sqlx::error::ErrorKind;
-use sqlx::sqlite::{SqliteConnection, SqliteRow};
-use sqlx::{AssertSqlSafe, Row, SqlitePool};
+use sqlx::sqlite::SqliteConnection;
+use sqlx::{AssertSqlSafe, SqlitePool};
 
 use crate::error::{StoreError, StoreResult};
-use crate::range::EventRange;
-
-/// One event, ready to insert.
-struct EventRow<'a> {
-    event: &'a Event,
-    seq: i64,
-    json: String,
-}
-
-impl<'a> EventRow<'a> {
-    fn new(event: &'a Event) -> StoreResult<Self> {
-        let seq = i64::try_from(event.seq).map_err(|_| StoreError::SeqOutOfRange {
-            session_id: event.session_id.clone(),
-            seq: event.seq,
-        })?;
-        Ok(Self {
-            event,
-            seq,
-            json: event.to_json(),
-        })
-    }
-}
+use crate::tables::events::{EventRow, event_rows};
 
 /// Turns a failed insert into an error that names the event.
 fn insert_error(error: sqlx::Error, row: &EventRow<'_>) -> StoreError {
@@ -112,11 +92,7 @@ async fn find_failing_row(
 
 pub(super) async fn append(pool: &SqlitePool, events: &[&Event]) -> StoreResult<usize> {
     // Serialise before taking the write lock.
-    let rows = events
-        .iter()
-        .filter(|event| !event.kind.is_display_only())
-        .map(|event| EventRow::new(event))
-        .collect::<StoreResult<Vec<_>>>()?;
+    let rows = event_rows(events)?;
     match rows.as_slice() {
         [] => return Ok(0),
         // One statement commits on its own.
@@ -144,76 +120,12 @@ pub(super) async fn append(pool: &SqlitePool, events: &[&Event]) -> StoreResult<
     Ok(rows.len())
 }
 
-/// Reads one stored row back into an [`Event`], checking it against its indexed columns.
-fn from_row(session_id: &str, row: &SqliteRow) -> StoreResult<Event> {
-    let seq: i64 = row.try_get("seq")?;
-    crate::stored_event::decode(session_id, seq, row.try_get::<Option<String>, _>("data"))
-}
-
-pub(super) async fn read(
-    pool: &SqlitePool,
-    session_id: &str,
-    range: EventRange,
-) -> StoreResult<Vec<Event>> {
-    let Ok(after_seq) = i64::try_from(range.after_seq) else {
-        // No stored seq is that large.
-        return Ok(Vec::new());
-    };
-    let rows = sqlx::query(
-        "SELECT seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-    )
-    .bind(session_id)
-    .bind(after_seq)
-    .bind(range.limit.map_or(-1, i64::from))
-    .fetch_all(pool)
-    .await?;
-    rows.iter().map(|row| from_row(session_id, row)).collect()
-}
-
-pub(super) async fn last_seq(pool: &SqlitePool, session_id: &str) -> StoreResult<u64> {
-    let max: Option<i64> = sqlx::query_scalar("SELECT MAX(seq) FROM events WHERE session_id = ?")
-        .bind(session_id)
-        .fetch_one(pool)
-        .await?;
-    let max = max.unwrap_or(0);
-    u64::try_from(max).map_err(|_| StoreError::CorruptEvent {
-        session_id: session_id.to_owned(),
-        seq: 0,
-        reason: format!("a stored seq is negative ({max})"),
-        source: None,
-    })
-}
-
-pub(super) async fn count(pool: &SqlitePool, session_id: &str) -> StoreResult<u64> {
-    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE session_id = ?")
-        .bind(session_id)
-        .fetch_one(pool)
-        .await?;
-    // COUNT(*) is never negative.
-    Ok(u64::try_from(count).unwrap_or_default())
-}
-
-pub(super) async fn oldest_seq(pool: &SqlitePool, session_id: &str) -> StoreResult<u64> {
-    let min: Option<i64> = sqlx::query_scalar("SELECT MIN(seq) FROM events WHERE session_id = ?")
-        .bind(session_id)
-        .fetch_one(pool)
-        .await?;
-    let min = min.unwrap_or(0);
-    u64::try_from(min).map_err(|_| StoreError::CorruptEvent {
-        session_id: session_id.to_owned(),
-        seq: 0,
-        reason: format!("a stored seq is negative ({min})"),
-        source: None,
-    })
-}
-
+/// Deletes the session's events up to `keep_after`, but never its newest.
 pub(super) async fn prune(
     pool: &SqlitePool,
     session_id: &str,
-    keep_after_seq: u64,
+    keep_after: i64,
 ) -> StoreResult<u64> {
-    // Seqs above i64::MAX are never stored: clamping keeps the meaning "everything up to it".
-    let keep_after = i64::try_from(keep_after_seq).unwrap_or(i64::MAX);
     let done = sqlx::query(
         "DELETE FROM events WHERE session_id = ?1 AND seq <= ?2 \
          AND seq < (SELECT MAX(seq) FROM events WHERE session_id = ?1)",

@@ -4,30 +4,23 @@
 //! the pool is cheaper than SQLite's busy-wait), reads through a small pool of their own, so
 //! readers never wait for a writer (WAL).
 
+mod backend;
 mod columns;
+mod dialect;
 mod events;
-mod migrations;
-mod sessions;
-mod turns;
+pub(crate) mod migrations;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
-use async_trait::async_trait;
-use keel_events::Event;
-use serde_json::Value;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use tokio::sync::broadcast;
 
 use crate::error::{StoreError, StoreResult};
 use crate::location::default_db_path;
-use crate::range::EventRange;
-use crate::session::{NewSession, Session, SessionFilter, SessionUpdate};
-use crate::store::Store;
-use crate::turn::{NewTurn, Turn, TurnLease, TurnOutcome, TurnStart};
-use crate::watch::{AppendWatch, ControlMessage, WATCH_CAPACITY, WatchNotice, notices};
+use crate::watch::{WATCH_CAPACITY, WatchNotice};
 
 pub use migrations::migrator;
 
@@ -157,135 +150,9 @@ impl SqliteStore {
         &self.location
     }
 
-    /// The write connection pool, for maintenance and diagnostics outside the [`Store`] API.
+    /// The write connection pool, for maintenance and diagnostics outside the
+    /// [`Store`](crate::Store) API.
     pub fn pool(&self) -> &SqlitePool {
         &self.writer
-    }
-}
-
-#[async_trait]
-impl Store for SqliteStore {
-    fn backend(&self) -> &'static str {
-        "sqlite"
-    }
-
-    async fn create_session(&self, new: NewSession) -> StoreResult<Session> {
-        sessions::create(&self.writer, new).await
-    }
-
-    async fn get_session(&self, id: &str) -> StoreResult<Session> {
-        sessions::get(&self.reader, id).await
-    }
-
-    async fn list_sessions(&self, filter: &SessionFilter) -> StoreResult<Vec<Session>> {
-        sessions::list(&self.reader, filter).await
-    }
-
-    async fn update_session(&self, id: &str, update: SessionUpdate) -> StoreResult<Session> {
-        sessions::update(&self.writer, id, update).await
-    }
-
-    async fn delete_session(&self, id: &str) -> StoreResult<()> {
-        sessions::delete(&self.writer, id).await
-    }
-
-    async fn save_conversation(&self, id: &str, conversation: &Value) -> StoreResult<()> {
-        sessions::save_conversation(&self.writer, id, conversation).await
-    }
-
-    async fn load_conversation(&self, id: &str) -> StoreResult<Option<Value>> {
-        sessions::load_conversation(&self.reader, id).await
-    }
-
-    async fn append_batch(&self, events: &[&Event]) -> StoreResult<usize> {
-        let stored = events::append(&self.writer, events).await?;
-        if stored > 0 && self.notices.receiver_count() > 0 {
-            let appended = events
-                .iter()
-                .filter(|event| !event.kind.is_display_only())
-                .map(|event| (event.session_id.as_str(), event.seq));
-            for notice in notices(appended) {
-                // An error only means nobody watches right now.
-                let _ = self.notices.send(WatchNotice::Appended(notice));
-            }
-        }
-        Ok(stored)
-    }
-
-    async fn read_events(&self, session_id: &str, range: EventRange) -> StoreResult<Vec<Event>> {
-        events::read(&self.reader, session_id, range).await
-    }
-
-    async fn last_seq(&self, session_id: &str) -> StoreResult<u64> {
-        events::last_seq(&self.reader, session_id).await
-    }
-
-    async fn count_events(&self, session_id: &str) -> StoreResult<u64> {
-        events::count(&self.reader, session_id).await
-    }
-
-    async fn oldest_seq(&self, session_id: &str) -> StoreResult<u64> {
-        events::oldest_seq(&self.reader, session_id).await
-    }
-
-    async fn prune_events(&self, session_id: &str, keep_after_seq: u64) -> StoreResult<u64> {
-        events::prune(&self.writer, session_id, keep_after_seq).await
-    }
-
-    async fn watch(&self) -> StoreResult<AppendWatch> {
-        Ok(AppendWatch::new(self.notices.subscribe()))
-    }
-
-    async fn send_control(&self, message: &ControlMessage) -> StoreResult<()> {
-        message.encode()?;
-        // An error only means nobody watches right now.
-        let _ = self.notices.send(WatchNotice::Control(message.clone()));
-        Ok(())
-    }
-
-    async fn begin_turn(&self, new: NewTurn) -> StoreResult<TurnStart> {
-        turns::begin(&self.writer, new).await
-    }
-
-    async fn get_turn(&self, turn_id: &str) -> StoreResult<Turn> {
-        turns::get(&self.reader, turn_id).await
-    }
-
-    async fn turn_by_request_id(
-        &self,
-        session_id: &str,
-        request_id: &str,
-    ) -> StoreResult<Option<Turn>> {
-        turns::by_request_id(&self.reader, session_id, request_id).await
-    }
-
-    async fn list_turns(&self, session_id: &str) -> StoreResult<Vec<Turn>> {
-        turns::list(&self.reader, session_id).await
-    }
-
-    async fn finish_turn(
-        &self,
-        turn_id: &str,
-        outcome: TurnOutcome,
-        error: Option<String>,
-    ) -> StoreResult<Turn> {
-        turns::finish(&self.writer, turn_id, outcome, error).await
-    }
-
-    async fn fail_running_turns(&self) -> StoreResult<Vec<Turn>> {
-        turns::fail_running(&self.writer).await
-    }
-
-    async fn renew_turn_leases(&self, lease: &TurnLease) -> StoreResult<Vec<String>> {
-        turns::renew_leases(&self.writer, lease).await
-    }
-
-    async fn fail_expired_turns(&self, restarted_owner: Option<&str>) -> StoreResult<Vec<Turn>> {
-        turns::fail_expired(&self.writer, restarted_owner).await
-    }
-
-    async fn close(&self) {
-        self.reader.close().await;
-        self.writer.close().await;
     }
 }
