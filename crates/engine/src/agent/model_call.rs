@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use keel_context::{Budget, BuiltPrompt, PromptBuilder, PromptSources};
+use keel_context::{Budget, BuiltPrompt, FitStep, PromptBuilder, PromptSources};
 use keel_events::{Emitter, FinishReason, RunLlmEnd, RunLlmStart, RunUsageReport, Usage};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -259,6 +259,11 @@ async fn build_prompt(model: &str, call: &mut ModelCall<'_>) -> BuiltPrompt {
             &mut context.prompt_cache,
         )
         .await;
+    for step in &built.steps {
+        if let FitStep::SummaryFailed { error } = step {
+            tracing::warn!(%error, "older turns not summarised; the prompt is fitted without a summary");
+        }
+    }
     call.emitter.emit(built.window.clone());
     if let Some(compression) = built.compression.clone() {
         tracing::debug!(

@@ -494,4 +494,71 @@ mod tests {
         assert!(new_turn_id().starts_with("turn_"));
         assert_ne!(new_turn_id(), new_turn_id());
     }
+
+    /// Records the names and fields of the spans opened (a minimal `tracing` subscriber).
+    #[derive(Clone, Default)]
+    struct Spans(Arc<Mutex<Vec<String>>>);
+
+    impl tracing::Subscriber for Spans {
+        fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+            true
+        }
+
+        fn new_span(&self, span: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            struct Fields<'a>(&'a mut String);
+            impl tracing::field::Visit for Fields<'_> {
+                fn record_debug(
+                    &mut self,
+                    field: &tracing::field::Field,
+                    value: &dyn std::fmt::Debug,
+                ) {
+                    self.0.push_str(&format!(" {}={value:?}", field.name()));
+                }
+            }
+            let mut line = span.metadata().name().to_owned();
+            span.record(&mut Fields(&mut line));
+            let mut spans = self.0.lock().unwrap();
+            spans.push(line);
+            tracing::span::Id::from_u64(spans.len() as u64)
+        }
+
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+
+        fn event(&self, _: &tracing::Event<'_>) {}
+
+        fn enter(&self, _: &tracing::span::Id) {}
+
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn turns_model_calls_and_tool_calls_open_spans() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut agent = session(dir.path());
+        let spans = Spans::default();
+        let _guard = tracing::subscriber::set_default(spans.clone());
+
+        agent.run_turn_with_id("turn_traced", "finish").await;
+        let spans = spans.0.lock().unwrap().clone();
+        let find = |name: &str| {
+            spans
+                .iter()
+                .find(|s| s.split(' ').next() == Some(name))
+                .cloned()
+                .unwrap_or_default()
+        };
+        let turn = find("turn");
+        assert!(turn.contains("session=s"), "{spans:?}");
+        assert!(turn.contains("turn=turn_traced"), "{spans:?}");
+        assert!(
+            find("model_call").contains("model=scripted-model"),
+            "{spans:?}"
+        );
+        assert!(find("attempt").contains("attempt=1"), "{spans:?}");
+        let tool = find("tool_call");
+        assert!(tool.contains("tool=attempt_completion"), "{spans:?}");
+        assert!(tool.contains("call_id=c1"), "{spans:?}");
+    }
 }
