@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use keel_context::{Budget, BuiltPrompt, FitStep, PromptBuilder, PromptSources};
+use keel_context::{
+    Budget, BuiltPrompt, FitStep, ModelWindows, PromptBuilder, PromptSources, TokenCounter,
+};
 use keel_events::{Emitter, FinishReason, RunLlmEnd, RunLlmStart, RunUsageReport, Usage};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -52,7 +54,9 @@ pub(crate) struct ModelCall<'a> {
     pub(crate) agent_name: &'a str,
     pub(crate) emitter: &'a Emitter,
     pub(crate) context: &'a mut ModelContext,
-    /// The tool definitions offered.
+    /// Counts tokens for the current model.
+    pub(crate) counter: TokenCounter,
+    /// The tool definitions offered (counted with `counter`).
     pub(crate) functions: &'a Functions,
     /// The turn's model-call number (for `run.llm.start`).
     pub(crate) iteration: u32,
@@ -230,15 +234,14 @@ impl ModelCaller {
 /// `run.context.window` and `run.context.compress` emitted.
 async fn build_prompt(model: &str, call: &mut ModelCall<'_>) -> BuiltPrompt {
     let xml = call.xml();
-    let builder = PromptBuilder::for_model(model);
     // Native: the definitions travel beside the messages. XML: they are in the system prompt,
     // where the builder counts them.
     let tool_tokens = if xml { 0 } else { call.functions.tokens };
     let budget = match call.context_window {
         Some(window) => Budget::new(window),
-        None => builder.budget(),
+        None => Budget::for_model(model, &ModelWindows::new()),
     };
-    let builder = builder.with_budget(budget.with_extra_tokens(tool_tokens as u64));
+    let builder = PromptBuilder::new(call.counter, budget.with_extra_tokens(tool_tokens as u64));
     let mut instructions = instructions(call.mode, call.extra_instructions);
     if xml {
         instructions.push_str("\n\n");

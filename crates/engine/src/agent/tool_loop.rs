@@ -112,6 +112,7 @@ impl TurnRun<'_> {
             agent_name: &self.config.agent_name,
             emitter: self.emitter,
             context: self.context,
+            counter,
             functions: self.tools.functions(offer, counter),
             iteration: self.state.iterations,
             cancel: &self.state.cancel,
