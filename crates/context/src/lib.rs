@@ -47,6 +47,7 @@ pub mod conversation;
 pub mod dedup;
 pub mod eviction;
 pub mod focused_files;
+mod history;
 pub mod memory;
 pub mod message;
 pub mod message_builder;

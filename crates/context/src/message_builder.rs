@@ -13,12 +13,13 @@ use std::collections::HashMap;
 use keel_events::{RunContextCompress, RunContextWindow};
 
 use crate::budget::{Budget, FitStep};
-use crate::conversation::{Conversation, Message, NOT_RUN_RESULT, ToolMessage, turn_ranges};
-use crate::dedup::{HISTORY_CAP_CHARS, Retention, cap, history_arguments, history_content};
+use crate::conversation::{Conversation, Message, NOT_RUN_RESULT, turn_ranges};
+use crate::dedup::{HISTORY_CAP_CHARS, Retention, cap};
 use crate::eviction::EvictionLimits;
 use crate::focused_files::FocusedFiles;
+use crate::history::{answers_of, first_return_start, paths_of, render_one};
 use crate::memory::Memory;
-use crate::message::{ChatMessage, ToolCallRequest};
+use crate::message::ChatMessage;
 use crate::model_window::ModelWindows;
 use crate::prompt::{
     FOCUSED_HEADING, MEMORY_HEADING, REPO_MAP_HEADING, SECTION_SEPARATOR, SUMMARY_HEADING,
@@ -666,15 +667,6 @@ impl<'a> Draft<'a> {
     }
 }
 
-/// Where the latest round's results start: after the last non-tool message when it is an
-/// assistant message that called tools; otherwise there is no latest round.
-pub(crate) fn first_return_start(messages: &[Message]) -> usize {
-    match messages.iter().rposition(|m| !m.is_tool()) {
-        Some(i) if !messages[i].tool_calls().is_empty() => i + 1,
-        _ => messages.len(),
-    }
-}
-
 /// Focused files whose exact current content the latest round already shows complete (a
 /// `read_file` result, or the `content` argument of a file-writing call), with where: this
 /// request shows them there only, so each file's content still appears once.
@@ -795,73 +787,6 @@ fn history_items<'a>(
         }
     }
     items
-}
-
-/// Renders message `index`: complete when it belongs to the latest round (`index >=
-/// first_return`), in history form otherwise.
-pub(crate) fn render_one(
-    messages: &[Message],
-    index: usize,
-    focused: &FocusedFiles,
-    first_return: usize,
-) -> ChatMessage {
-    match &messages[index] {
-        Message::User { content, .. } => ChatMessage::user(content.clone()),
-        Message::Assistant {
-            content,
-            tool_calls,
-            ..
-        } => {
-            let latest = index + 1 == first_return;
-            let calls = if latest {
-                tool_calls.clone()
-            } else {
-                let answers = answers_of(messages, index);
-                tool_calls
-                    .iter()
-                    .map(|call| ToolCallRequest {
-                        arguments: history_arguments(
-                            call,
-                            answers.get(call.id.as_str()).copied(),
-                            focused,
-                        )
-                        .into_owned(),
-                        ..call.clone()
-                    })
-                    .collect()
-            };
-            ChatMessage::assistant(content.clone(), calls)
-        }
-        Message::Tool(tool) => {
-            let content = if index >= first_return {
-                tool.content.clone()
-            } else {
-                history_content(tool, focused).into_owned()
-            };
-            ChatMessage::tool(&tool.tool_call_id, &tool.tool_name, content)
-        }
-    }
-}
-
-fn answers_of(messages: &[Message], index: usize) -> HashMap<&str, &ToolMessage> {
-    messages[index + 1..]
-        .iter()
-        .map_while(|m| match m {
-            Message::Tool(tool) => Some((tool.tool_call_id.as_str(), tool)),
-            _ => None,
-        })
-        .collect()
-}
-
-pub(crate) fn paths_of(messages: &[Message], index: usize) -> Vec<String> {
-    match &messages[index] {
-        Message::Tool(tool) => tool.path.iter().cloned().collect(),
-        Message::Assistant { .. } => answers_of(messages, index)
-            .values()
-            .filter_map(|tool| tool.path.clone())
-            .collect(),
-        Message::User { .. } => Vec::new(),
-    }
 }
 
 /// The droppable parts of history: whole turns before the current one, and the rounds of the

@@ -18,8 +18,8 @@ use std::sync::Mutex;
 
 use crate::conversation::{Conversation, Message};
 use crate::focused_files::FocusedFiles;
+use crate::history::{first_return_start, paths_of, render_one, settled_len};
 use crate::message::ChatMessage;
-use crate::message_builder::{first_return_start, paths_of, render_one};
 use crate::tokens::{Encoding, TokenCounter};
 
 /// One settled message as history shows it.
@@ -146,13 +146,7 @@ impl PromptCache {
         focused: &FocusedFiles,
     ) -> usize {
         let messages = conversation.messages();
-        if self.revision != Some(conversation.revision())
-            || self.encoding != Some(counter.encoding())
-        {
-            self.clear();
-            self.revision = Some(conversation.revision());
-            self.encoding = Some(counter.encoding());
-        }
+        self.reset_if_stale(counter, conversation);
         let settled = settled_len(messages);
         if self.items.len() > settled {
             // Appends never unsettle a message; stay correct if that ever changes.
@@ -161,8 +155,30 @@ impl PromptCache {
             self.spare_mut().drop_all();
         }
         let first_return = first_return_start(messages);
+        self.rerender_refocused(counter, messages, focused, first_return);
+        self.render_new(counter, messages, focused, first_return, settled);
+        settled
+    }
 
-        // Messages whose files were focused or unfocused since they were rendered.
+    /// Empties the cache when the conversation's revision or the encoding changed.
+    fn reset_if_stale(&mut self, counter: TokenCounter, conversation: &Conversation) {
+        if self.revision != Some(conversation.revision())
+            || self.encoding != Some(counter.encoding())
+        {
+            self.clear();
+            self.revision = Some(conversation.revision());
+            self.encoding = Some(counter.encoding());
+        }
+    }
+
+    /// Renders again the items whose files were focused or unfocused since they were rendered.
+    fn rerender_refocused(
+        &mut self,
+        counter: TokenCounter,
+        messages: &[Message],
+        focused: &FocusedFiles,
+        first_return: usize,
+    ) {
         let now: HashSet<&str> = focused.iter().map(|f| f.path()).collect();
         let changed: Vec<String> = self
             .focused
@@ -191,7 +207,17 @@ impl PromptCache {
         if !changed.is_empty() {
             self.focused = now.iter().map(|p| (*p).to_owned()).collect();
         }
+    }
 
+    /// Renders and counts the settled messages not yet held.
+    fn render_new(
+        &mut self,
+        counter: TokenCounter,
+        messages: &[Message],
+        focused: &FocusedFiles,
+        first_return: usize,
+        settled: usize,
+    ) {
         for index in self.items.len()..settled {
             let message = render_one(messages, index, focused, first_return);
             let paths = paths_of(messages, index);
@@ -204,20 +230,10 @@ impl PromptCache {
                 paths,
             });
         }
-        settled
     }
 
     fn spare_mut(&mut self) -> &mut Spare {
         self.spare.get_mut().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-/// How many leading messages are settled: all but the latest round (the last assistant message
-/// that called tools, and its results so far).
-pub(crate) fn settled_len(messages: &[Message]) -> usize {
-    match messages.iter().rposition(|m| !m.is_tool()) {
-        Some(i) if !messages[i].tool_calls().is_empty() => i,
-        _ => messages.len(),
     }
 }
 

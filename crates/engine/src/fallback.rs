@@ -102,6 +102,7 @@ impl ModelChain {
                 Err(e) if e.is_model_unavailable() && self.current + 1 < self.models.len() => {
                     let failed = self.current().to_owned();
                     self.current += 1;
+                    tracing::warn!(failed = %failed, next = %self.current(), error = %e, "model unavailable; falling back");
                     emitter.emit(PrepareModelSelect {
                         requested_model: self.requested().to_owned(),
                         final_model: self.current().to_owned(),

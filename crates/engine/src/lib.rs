@@ -7,7 +7,9 @@
 //! use). [`complete_with_retry`] adds back-off retries with `run.llm.retry` events,
 //! [`ModelChain`] model fallback with `prepare.model.select`, and [`xml`] parses the XML
 //! tool-call format for models without native tool calling. The [`agent`] module runs the
-//! agent loop on top: an [`AgentSession`] drives turns in direct or plan mode.
+//! agent loop on top: an [`AgentSession`] drives turns in direct or plan mode. Diagnostics go
+//! to `tracing`: a span per turn, model call (and attempt) and tool call, and a warning
+//! wherever the engine works around an error (retries, fallbacks, repairs).
 
 pub mod agent;
 mod assemble;

@@ -15,6 +15,7 @@ use std::time::{Duration, SystemTime};
 use futures::StreamExt;
 use keel_events::{Emitter, RunLlmRetry};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use crate::assemble::{AssembledResponse, Assembler};
 use crate::error::ProviderError;
@@ -129,7 +130,8 @@ pub async fn complete_with_retry(
         let (delivered, outcome) = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
-            result = attempt_once(provider, request, observer) => result,
+            result = attempt_once(provider, request, observer)
+                .instrument(tracing::debug_span!("attempt", attempt)) => result,
         };
         let error = match outcome {
             Ok(response) => {
@@ -148,21 +150,25 @@ pub async fn complete_with_retry(
             observer.discard(attempt, &error);
         }
         if attempt >= max_attempts {
+            tracing::warn!(attempt, %error, "model call failed; no attempts left");
             return Err(ProviderError::RetriesExhausted {
                 attempts: attempt,
                 last: Box::new(error),
             });
         }
         let Some(delay) = policy.delay(attempt, error.retry_after()) else {
+            tracing::warn!(attempt, %error, "model call failed; the server asked for too long a wait");
             return Err(ProviderError::RetriesExhausted {
                 attempts: attempt,
                 last: Box::new(error),
             });
         };
+        let delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+        tracing::warn!(attempt, max_attempts, delay_ms, %error, "model call failed; retrying");
         emitter.emit(RunLlmRetry {
             attempt,
             max_attempts,
-            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            delay_ms,
             error: error.to_string(),
         });
         tokio::select! {

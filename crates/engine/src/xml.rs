@@ -228,122 +228,152 @@ impl XmlToolParser {
 
     /// Makes one decision; false when more text is needed.
     fn step(&mut self, out: &mut Vec<XmlEvent>) -> bool {
-        match &mut self.state {
-            State::Text => {
-                let Some(lt) = self.buf.find('<') else {
-                    push_text(out, std::mem::take(&mut self.buf));
-                    return false;
-                };
-                if lt > 0 {
-                    let text: String = self.buf.drain(..lt).collect();
-                    push_text(out, text);
-                }
-                match scan_tag(&self.buf) {
-                    Tag::Pending => false,
-                    Tag::Plain => {
-                        self.buf.drain(..1);
-                        push_text(out, "<".to_owned());
-                        true
-                    }
-                    Tag::Complete { name, closing, len } => {
-                        let tag: String = self.buf.drain(..len).collect();
-                        if !closing && name == THINKING_TAG {
-                            self.state = State::Thinking { raw: tag };
-                        } else if !closing && self.tools.contains(&name) {
-                            self.state = State::Tool {
-                                name,
-                                raw: tag,
-                                params: Vec::new(),
-                                param: None,
-                            };
-                        } else {
-                            push_text(out, tag);
-                        }
-                        true
-                    }
-                }
+        match self.state {
+            State::Text => self.step_text(out),
+            State::Thinking { .. } => self.step_thinking(out),
+            State::Tool { param: Some(_), .. } => self.step_parameter(),
+            State::Tool { .. } => self.step_tool(out),
+        }
+    }
+
+    /// Outside any block: text up to the next tag, then the tag (a block opens or the tag is
+    /// text).
+    fn step_text(&mut self, out: &mut Vec<XmlEvent>) -> bool {
+        let Some(lt) = self.buf.find('<') else {
+            push_text(out, std::mem::take(&mut self.buf));
+            return false;
+        };
+        if lt > 0 {
+            let text: String = self.buf.drain(..lt).collect();
+            push_text(out, text);
+        }
+        match scan_tag(&self.buf) {
+            Tag::Pending => false,
+            Tag::Plain => {
+                self.buf.drain(..1);
+                push_text(out, "<".to_owned());
+                true
             }
-            State::Thinking { raw } => {
-                let close = "</thinking>";
-                if let Some(at) = self.buf.find(close) {
-                    let inner: String = self.buf.drain(..at).collect();
-                    self.buf.drain(..close.len());
-                    if !inner.is_empty() {
-                        out.push(XmlEvent::Thinking(inner));
-                    }
-                    self.state = State::Text;
-                    return true;
+            Tag::Complete { name, closing, len } => {
+                let tag: String = self.buf.drain(..len).collect();
+                if !closing && name == THINKING_TAG {
+                    self.state = State::Thinking { raw: tag };
+                } else if !closing && self.tools.contains(&name) {
+                    self.state = State::Tool {
+                        name,
+                        raw: tag,
+                        params: Vec::new(),
+                        param: None,
+                    };
+                } else {
+                    push_text(out, tag);
                 }
-                let keep = held_suffix(&self.buf, close);
-                let take = self.buf.len() - keep;
-                if take > 0 {
-                    let inner: String = self.buf.drain(..take).collect();
-                    raw.push_str(&inner);
-                    out.push(XmlEvent::Thinking(inner));
-                }
-                false
+                true
             }
-            State::Tool {
-                name,
-                raw,
-                params,
-                param,
+        }
+    }
+
+    /// Inside `<thinking>`: reasoning up to its closing tag.
+    fn step_thinking(&mut self, out: &mut Vec<XmlEvent>) -> bool {
+        let State::Thinking { raw } = &mut self.state else {
+            return false;
+        };
+        let close = "</thinking>";
+        if let Some(at) = self.buf.find(close) {
+            let inner: String = self.buf.drain(..at).collect();
+            self.buf.drain(..close.len());
+            if !inner.is_empty() {
+                out.push(XmlEvent::Thinking(inner));
+            }
+            self.state = State::Text;
+            return true;
+        }
+        let keep = held_suffix(&self.buf, close);
+        let take = self.buf.len() - keep;
+        if take > 0 {
+            let inner: String = self.buf.drain(..take).collect();
+            raw.push_str(&inner);
+            out.push(XmlEvent::Thinking(inner));
+        }
+        false
+    }
+
+    /// Inside a parameter of a tool block: its value up to its closing tag.
+    fn step_parameter(&mut self) -> bool {
+        let State::Tool {
+            raw, params, param, ..
+        } = &mut self.state
+        else {
+            return false;
+        };
+        let Some((pname, value)) = param else {
+            return false;
+        };
+        let close = format!("</{pname}>");
+        if let Some(at) = self.buf.find(&close) {
+            let end = at + close.len();
+            let consumed: String = self.buf.drain(..end).collect();
+            value.push_str(&consumed[..at]);
+            raw.push_str(&consumed);
+            let value = trim_newlines(value);
+            let pname = std::mem::take(pname);
+            params.retain(|(k, _)| *k != pname);
+            params.push((pname, value));
+            *param = None;
+            return true;
+        }
+        let keep = held_suffix(&self.buf, &close);
+        let take = self.buf.len() - keep;
+        let consumed: String = self.buf.drain(..take).collect();
+        value.push_str(&consumed);
+        raw.push_str(&consumed);
+        false
+    }
+
+    /// Inside a tool block, between parameters: the next tag opens a parameter or closes the
+    /// block (a complete call).
+    fn step_tool(&mut self, out: &mut Vec<XmlEvent>) -> bool {
+        let State::Tool {
+            name,
+            raw,
+            params,
+            param,
+        } = &mut self.state
+        else {
+            return false;
+        };
+        let Some(lt) = self.buf.find('<') else {
+            raw.push_str(&std::mem::take(&mut self.buf));
+            return false;
+        };
+        let skipped: String = self.buf.drain(..lt).collect();
+        raw.push_str(&skipped);
+        match scan_tag(&self.buf) {
+            Tag::Pending => false,
+            Tag::Plain => {
+                self.buf.drain(..1);
+                raw.push('<');
+                true
+            }
+            Tag::Complete {
+                name: tag,
+                closing,
+                len,
             } => {
-                if let Some((pname, value)) = param {
-                    let close = format!("</{pname}>");
-                    if let Some(at) = self.buf.find(&close) {
-                        let end = at + close.len();
-                        let consumed: String = self.buf.drain(..end).collect();
-                        value.push_str(&consumed[..at]);
-                        raw.push_str(&consumed);
-                        let value = trim_newlines(value);
-                        let pname = pname.clone();
-                        params.retain(|(k, _)| *k != pname);
-                        params.push((pname, value));
-                        *param = None;
-                        return true;
-                    }
-                    let keep = held_suffix(&self.buf, &close);
-                    let take = self.buf.len() - keep;
-                    let consumed: String = self.buf.drain(..take).collect();
-                    value.push_str(&consumed);
-                    raw.push_str(&consumed);
-                    return false;
+                let text: String = self.buf.drain(..len).collect();
+                raw.push_str(&text);
+                if closing && tag == *name {
+                    let call = XmlToolCall {
+                        name: std::mem::take(name),
+                        params: std::mem::take(params),
+                        raw: std::mem::take(raw),
+                    };
+                    out.push(XmlEvent::ToolCall(call));
+                    self.state = State::Text;
+                } else if !closing {
+                    *param = Some((tag, String::new()));
                 }
-                let Some(lt) = self.buf.find('<') else {
-                    raw.push_str(&std::mem::take(&mut self.buf));
-                    return false;
-                };
-                let skipped: String = self.buf.drain(..lt).collect();
-                raw.push_str(&skipped);
-                match scan_tag(&self.buf) {
-                    Tag::Pending => false,
-                    Tag::Plain => {
-                        self.buf.drain(..1);
-                        raw.push('<');
-                        true
-                    }
-                    Tag::Complete {
-                        name: tag,
-                        closing,
-                        len,
-                    } => {
-                        let text: String = self.buf.drain(..len).collect();
-                        raw.push_str(&text);
-                        if closing && tag == *name {
-                            let call = XmlToolCall {
-                                name: std::mem::take(name),
-                                params: std::mem::take(params),
-                                raw: std::mem::take(raw),
-                            };
-                            out.push(XmlEvent::ToolCall(call));
-                            self.state = State::Text;
-                        } else if !closing {
-                            *param = Some((tag, String::new()));
-                        }
-                        true
-                    }
-                }
+                true
             }
         }
     }

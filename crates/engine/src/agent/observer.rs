@@ -86,6 +86,7 @@ impl StreamObserver for EventObserver {
     }
 
     fn discard(&mut self, attempt: u32, error: &ProviderError) {
+        tracing::debug!(attempt, %error, "partial response discarded");
         self.fail_thinking(&error.to_string());
         self.emitter.emit(SystemLog {
             level: LogLevel::Warn,

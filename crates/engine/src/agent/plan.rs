@@ -1,5 +1,7 @@
 //! Plan mode: approving a plan, then running its steps as bounded tool loops with self-repair.
 
+use std::time::Instant;
+
 use keel_events::{
     AgentStatus, ApprovalDecision, ApprovalKind, Plan, PlanStep, Progress, RepairResult,
     ResponseMode, RunExecutionCancel, RunExecutionEnd, RunExecutionFail, RunExecutionStart,
@@ -10,8 +12,9 @@ use keel_tools::ToolResult;
 
 use super::control_tools::{CREATE_PLAN, CreatePlanArgs, parse_args};
 use super::instructions::STEP_RULES;
-use super::session::AgentSession;
-use super::turn::{Ending, LoopEnd, PendingPlan, Turn};
+use super::tool_call::ToolEnd;
+use super::tool_loop::TurnRun;
+use super::turn_state::{Ending, LoopEnd, PendingPlan};
 
 /// Why a step failed, for its repair.
 #[derive(Debug, Clone)]
@@ -34,88 +37,111 @@ enum StepRun {
     Abort(LoopEnd),
 }
 
-impl AgentSession {
+/// How the steps of a plan that ran to its end finished.
+#[derive(Debug, Default)]
+struct StepsDone {
+    /// The closing text of the last step.
+    last_text: String,
+    /// The result of `attempt_completion`, when a step called it.
+    completion: Option<String>,
+}
+
+/// The turn's file changes from the start of the plan: all of the turn's.
+const PLAN_CHANGES_FROM: usize = 0;
+
+impl TurnRun<'_> {
     /// Runs the plan `pending` carries, from `run.plan.create` to `run.execution.end`.
-    pub(crate) async fn execute_plan(&mut self, turn: &mut Turn, pending: PendingPlan) -> Ending {
+    pub(crate) async fn execute_plan(&mut self, pending: PendingPlan) -> Ending {
         let PendingPlan {
             call_id,
             arguments,
             started,
-            mut plan,
+            plan,
         } = pending;
-        if turn.response == ResponseMode::Direct {
+        self.answer_in_plan_mode();
+        self.emitter.emit(RunPlanCreate { plan: plan.clone() });
+        let plan = match self.approve(&call_id, plan).await {
+            Ok(plan) => plan,
+            Err(reason) => {
+                let result = format!("plan rejected: {reason}");
+                let refused = ToolResult::error(&result);
+                self.finish_plan_call(&call_id, &arguments, refused, ToolStatus::Denied, started);
+                return Ending::new(AgentStatus::Cancelled, result);
+            }
+        };
+        let total = plan.steps.len();
+        let accepted = ToolResult::ok(format!(
+            "Plan accepted ({total} steps). You will now be asked to carry out each step in turn."
+        ));
+        self.finish_plan_call(&call_id, &arguments, accepted, ToolStatus::Success, started);
+        self.state.plan = Some(plan.clone());
+        self.emitter.emit(RunExecutionStart {
+            plan: plan.clone(),
+            message: format!("Executing {total} steps: {}", plan.goal),
+        });
+        match self.run_steps(&plan).await {
+            Ok(done) => self.complete_plan(&plan, done),
+            Err(ending) => ending,
+        }
+    }
+
+    /// Switches the turn's response to plan mode (`run.response.end{direct}` +
+    /// `run.response.start{plan}`) when direct mode had started.
+    fn answer_in_plan_mode(&mut self) {
+        if self.state.response == ResponseMode::Direct {
             self.emitter.emit(RunResponseEnd {
                 mode: ResponseMode::Direct,
             });
             self.emitter.emit(RunResponseStart {
                 mode: ResponseMode::Plan,
             });
-            turn.response = ResponseMode::Plan;
+            self.state.response = ResponseMode::Plan;
         }
-        self.emitter.emit(RunPlanCreate { plan: plan.clone() });
+    }
 
-        if self.config.approve_plans {
-            let ctx = self.tool_context(turn, &call_id, None);
-            let reply = ctx
-                .request_approval(
-                    ApprovalKind::Plan,
-                    plan_subject(&plan),
-                    "plans need approval before they run (approve_plans is on)",
-                )
-                .await;
-            let rejection = match reply.decision {
-                ApprovalDecision::Approve => None,
-                ApprovalDecision::Reject => Some(
-                    reply
-                        .reason
-                        .filter(|r| !r.trim().is_empty())
-                        .unwrap_or_else(|| "no reason given".to_owned()),
-                ),
-                ApprovalDecision::Modify => match modified_plan(reply.modified.as_ref()) {
-                    Ok(modified) => {
-                        plan = modified;
-                        self.emitter.emit(RunPlanModify { plan: plan.clone() });
-                        None
-                    }
-                    Err(e) => Some(format!("the modified plan could not be used: {e}")),
-                },
-            };
-            if let Some(reason) = rejection {
-                let result = format!("plan rejected: {reason}");
-                self.finish_plan_call(
-                    &call_id,
-                    &arguments,
-                    ToolResult::error(&result),
-                    ToolStatus::Denied,
-                    started,
-                );
-                return Ending::new(AgentStatus::Cancelled, result);
-            }
+    /// The plan to run, once the approver agreed (when plans need approval), or why it was
+    /// rejected.
+    async fn approve(&mut self, call_id: &str, plan: Plan) -> Result<Plan, String> {
+        if !self.config.approve_plans {
+            return Ok(plan);
         }
-        let total = plan.steps.len();
-        self.finish_plan_call(
-            &call_id,
-            &arguments,
-            ToolResult::ok(format!(
-                "Plan accepted ({total} steps). You will now be asked to carry out each step in turn."
-            )),
-            ToolStatus::Success,
-            started,
-        );
-        turn.plan = Some(plan.clone());
-        self.emitter.emit(RunExecutionStart {
-            plan: plan.clone(),
-            message: format!("Executing {total} steps: {}", plan.goal),
-        });
+        let ctx = self.tools.tool_context(self.tool_env(), call_id, None);
+        let reply = ctx
+            .request_approval(
+                ApprovalKind::Plan,
+                plan_subject(&plan),
+                "plans need approval before they run (approve_plans is on)",
+            )
+            .await;
+        match reply.decision {
+            ApprovalDecision::Approve => Ok(plan),
+            ApprovalDecision::Reject => Err(reply
+                .reason
+                .filter(|r| !r.trim().is_empty())
+                .unwrap_or_else(|| "no reason given".to_owned())),
+            ApprovalDecision::Modify => match modified_plan(reply.modified.as_ref()) {
+                Ok(modified) => {
+                    self.emitter.emit(RunPlanModify {
+                        plan: modified.clone(),
+                    });
+                    Ok(modified)
+                }
+                Err(e) => {
+                    tracing::debug!(error = %e, "modified plan unusable; taken as a rejection");
+                    Err(format!("the modified plan could not be used: {e}"))
+                }
+            },
+        }
+    }
 
-        let plan_changes_from = 0;
-        let mut last_text = String::new();
-        let mut completion = None;
-        let total_u32 = u32::try_from(total).unwrap_or(u32::MAX);
+    /// Runs the steps in order until one fails, the turn ends, or a step completes the task.
+    async fn run_steps(&mut self, plan: &Plan) -> Result<StepsDone, Ending> {
+        let total = u32::try_from(plan.steps.len()).unwrap_or(u32::MAX);
+        let mut done = StepsDone::default();
         for step in &plan.steps {
             let progress = Progress {
                 current: step.index,
-                total: total_u32,
+                total,
             };
             self.emitter.emit(RunStepStart {
                 step_id: step.index,
@@ -123,57 +149,50 @@ impl AgentSession {
                 description: step.description.clone(),
                 progress,
             });
-            let step_changes_from = self.change_count();
-            self.conversation
-                .push_user(step_message(step, total_u32, &plan.goal));
-            let mut run = self.run_step(turn, step.index).await;
-            if let StepRun::Failed(failure) = run {
-                run = self.repair(turn, step, failure).await;
-            }
-            match run {
-                StepRun::Done(text) => {
-                    last_text = text;
-                }
-                StepRun::TaskDone(result) => {
-                    completion = Some(result);
-                }
+            let step_changes_from = self.changes.count();
+            self.context
+                .conversation
+                .push_user(step_message(step, total, &plan.goal));
+            match self.run_step_with_repairs(step).await {
+                StepRun::Done(text) => done.last_text = text,
+                StepRun::TaskDone(result) => done.completion = Some(result),
                 StepRun::Failed(failure) => {
-                    self.emitter.emit(RunStepFail {
-                        step_id: step.index,
-                        title: step.title.clone(),
-                        error: failure.error.clone(),
-                        progress,
-                    });
-                    let error = format!(
-                        "step {} ({}) failed: {}",
-                        step.index, step.title, failure.error
-                    );
-                    return self.plan_failed(&plan, Some(step.index), error, plan_changes_from);
+                    return Err(self.step_failed(plan, step, progress, &failure));
                 }
-                StepRun::Abort(end) => {
-                    return self.plan_aborted(&plan, step, progress, end, plan_changes_from);
-                }
+                StepRun::Abort(end) => return Err(self.plan_aborted(plan, step, progress, end)),
             }
             self.emitter.emit(RunStepEnd {
                 step_id: step.index,
                 title: step.title.clone(),
-                files_changed: self.files_changed_since(step_changes_from),
+                files_changed: self.changes.since(step_changes_from),
                 progress,
             });
-            if completion.is_some() {
+            if done.completion.is_some() {
                 break;
             }
         }
+        Ok(done)
+    }
 
-        let summary = match completion {
+    /// One step's loop, then its repairs when it failed.
+    async fn run_step_with_repairs(&mut self, step: &PlanStep) -> StepRun {
+        match self.run_step(step.index).await {
+            StepRun::Failed(failure) => self.repair(step, failure).await,
+            run => run,
+        }
+    }
+
+    /// `run.plan.complete{success: true}` and `run.execution.end`; the turn completed.
+    fn complete_plan(&self, plan: &Plan, done: StepsDone) -> Ending {
+        let summary = match done.completion {
             Some(result) => result,
-            None if !last_text.trim().is_empty() => last_text,
-            None => format!("Completed all {total} steps: {}", plan.goal),
+            None if !done.last_text.trim().is_empty() => done.last_text,
+            None => format!("Completed all {} steps: {}", plan.steps.len(), plan.goal),
         };
         self.emitter.emit(RunPlanComplete {
             success: true,
             summary: summary.clone(),
-            files_changed: self.files_changed_since(plan_changes_from),
+            files_changed: self.changes.since(PLAN_CHANGES_FROM),
         });
         self.emitter.emit(RunExecutionEnd {
             plan: plan.clone(),
@@ -190,33 +209,28 @@ impl AgentSession {
         arguments: &serde_json::Value,
         result: ToolResult,
         status: ToolStatus,
-        started: std::time::Instant,
+        started: Instant,
     ) {
-        self.conversation
-            .add_tool_result(
-                call_id,
-                result.message.clone(),
-                result.success,
-                &self.retention,
-            )
-            .ok();
-        self.emit_tool_end(
-            call_id.to_owned(),
-            CREATE_PLAN,
+        self.context
+            .add_result(call_id, result.message.clone(), result.success);
+        ToolEnd {
+            call_id: call_id.to_owned(),
+            tool: CREATE_PLAN,
             arguments,
-            &result,
+            result: &result,
             status,
             started,
-            None,
-        );
+            step: None,
+        }
+        .emit(self.emitter);
     }
 
     /// One run of a step's tool loop, classified.
-    async fn run_step(&mut self, turn: &mut Turn, step_id: u32) -> StepRun {
-        turn.last_failure = None;
-        turn.detector.start_step();
-        match self.tool_loop(turn, Some(step_id)).await {
-            LoopEnd::Answered(text) => match turn.last_failure.take() {
+    async fn run_step(&mut self, step_id: u32) -> StepRun {
+        self.state.last_failure = None;
+        self.state.detector.start_step();
+        match self.tool_loop(Some(step_id)).await {
+            LoopEnd::Answered(text) => match self.state.last_failure.take() {
                 Some((tool, error)) if !text.contains("RESOLVED") => StepRun::Failed(StepFailure {
                     trigger: format!("the last tool call of the step (`{tool}`) failed"),
                     error_type: "tool_error".to_owned(),
@@ -242,14 +256,10 @@ impl AgentSession {
     }
 
     /// Up to `max_repairs` self-repair attempts of a failed step.
-    async fn repair(
-        &mut self,
-        turn: &mut Turn,
-        step: &PlanStep,
-        mut failure: StepFailure,
-    ) -> StepRun {
+    async fn repair(&mut self, step: &PlanStep, mut failure: StepFailure) -> StepRun {
         let max = self.config.max_repairs;
         for attempt in 1..=max {
+            tracing::warn!(step = step.index, attempt, max, trigger = %failure.trigger, error = %failure.error, "step failed; repairing");
             let report = |result: RepairResult, failure: &StepFailure| RunRepairAttempt {
                 step_id: Some(step.index),
                 attempt_number: attempt,
@@ -261,11 +271,11 @@ impl AgentSession {
                 result,
             };
             self.emitter.emit(report(RepairResult::Pending, &failure));
-            self.conversation.push_user(format!(
+            self.context.conversation.push_user(format!(
                 "Step {} ({}) failed: {}\nError: {}\nRepair attempt {attempt}/{max}: {} Then reply with a short summary without calling tools.",
                 step.index, step.title, failure.trigger, failure.error, failure.suggestion
             ));
-            match self.run_step(turn, step.index).await {
+            match self.run_step(step.index).await {
                 done @ (StepRun::Done(_) | StepRun::TaskDone(_)) => {
                     self.emitter.emit(report(RepairResult::Success, &failure));
                     return done;
@@ -285,14 +295,29 @@ impl AgentSession {
         StepRun::Failed(failure)
     }
 
-    /// `run.execution.fail` and `run.plan.complete{success: false}`; the turn failed.
-    fn plan_failed(
+    /// `run.step.fail` for a step whose repairs did not help, then the plan fails.
+    fn step_failed(
         &self,
         plan: &Plan,
-        step_id: Option<u32>,
-        error: String,
-        changes_from: usize,
+        step: &PlanStep,
+        progress: Progress,
+        failure: &StepFailure,
     ) -> Ending {
+        self.emitter.emit(RunStepFail {
+            step_id: step.index,
+            title: step.title.clone(),
+            error: failure.error.clone(),
+            progress,
+        });
+        let error = format!(
+            "step {} ({}) failed: {}",
+            step.index, step.title, failure.error
+        );
+        self.plan_failed(plan, Some(step.index), error)
+    }
+
+    /// `run.execution.fail` and `run.plan.complete{success: false}`; the turn failed.
+    fn plan_failed(&self, plan: &Plan, step_id: Option<u32>, error: String) -> Ending {
         self.emitter.emit(RunExecutionFail {
             plan: Some(plan.clone()),
             step_id,
@@ -301,7 +326,7 @@ impl AgentSession {
         self.emitter.emit(RunPlanComplete {
             success: false,
             summary: error.clone(),
-            files_changed: self.files_changed_since(changes_from),
+            files_changed: self.changes.since(PLAN_CHANGES_FROM),
         });
         Ending::new(AgentStatus::Failed, error)
     }
@@ -313,7 +338,6 @@ impl AgentSession {
         step: &PlanStep,
         progress: Progress,
         end: LoopEnd,
-        changes_from: usize,
     ) -> Ending {
         match end {
             LoopEnd::Cancelled => {
@@ -328,13 +352,13 @@ impl AgentSession {
                     "the iteration limit ({}) was reached during step {}",
                     self.config.max_iterations, step.index
                 );
-                let mut ending = self.plan_failed(plan, Some(step.index), error, changes_from);
+                let mut ending = self.plan_failed(plan, Some(step.index), error);
                 ending.status = AgentStatus::MaxIterations;
                 ending
             }
             LoopEnd::Failed(provider_error) => {
                 let error = self.provider_failed(&provider_error);
-                self.plan_failed(plan, Some(step.index), error, changes_from)
+                self.plan_failed(plan, Some(step.index), error)
             }
             LoopEnd::Stopped(message) => {
                 self.emitter.emit(RunStepFail {
@@ -343,13 +367,12 @@ impl AgentSession {
                     error: message.clone(),
                     progress,
                 });
-                self.plan_failed(plan, Some(step.index), message, changes_from)
+                self.plan_failed(plan, Some(step.index), message)
             }
             other => self.plan_failed(
                 plan,
                 Some(step.index),
                 format!("the step ended unexpectedly: {other:?}"),
-                changes_from,
             ),
         }
     }

@@ -3,13 +3,17 @@
 //! mentioned, reported as `prepare.repomap.build`, and shown in the system prompt.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use keel_context::repomap::{MapOptions, MapRequest, RepoMap, RepoMapError};
-use keel_events::{LogLevel, PrepareRepomapBuild, SystemLog};
+use keel_context::FocusedFiles;
+use keel_context::repomap::{
+    BuildStats, MapOptions, MapRequest, RenderedMap, RepoMap, RepoMapError,
+};
+use keel_events::{Emitter, LogLevel, PrepareRepomapBuild, SystemLog};
 
-use super::session::AgentSession;
+use super::config::RepoMapConfig;
+use super::model_context::ModelContext;
 
 /// Longest word taken as a mention.
 const MAX_MENTION_CHARS: usize = 80;
@@ -68,24 +72,71 @@ pub(crate) fn mentions(root: &Path, input: &str) -> Mentions {
     }
 }
 
-impl AgentSession {
-    /// Builds or refreshes the repo map for a turn on `input` and keeps its rendering for the
-    /// system prompt. Emits `prepare.repomap.build`; a failure is logged as a warning and the
-    /// turn goes on without a (new) map.
-    pub(crate) async fn prepare_repo_map(&mut self, input: &str) {
-        if !self.config.repo_map.enabled || self.repo_map_fixed {
+/// The map a session shows: built or refreshed at each turn by an engine kept between turns,
+/// unless one was given as it is.
+#[derive(Default)]
+pub(crate) struct RepoMapBuilder {
+    /// Opened at the first turn that builds a map.
+    engine: Option<RepoMap>,
+    /// A map was given ([`super::AgentSession::with_repo_map`]): no building.
+    fixed: bool,
+}
+
+impl std::fmt::Debug for RepoMapBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RepoMapBuilder")
+            .field("open", &self.engine.is_some())
+            .field("fixed", &self.fixed)
+            .finish()
+    }
+}
+
+/// What one build gives: the engine back, the rendering, its figures, and whether the cache
+/// was saved.
+type Built = (RepoMap, RenderedMap, BuildStats, Result<(), String>);
+
+impl RepoMapBuilder {
+    /// Stops building: the map given is shown as it is.
+    pub(crate) fn fix(&mut self) {
+        self.fixed = true;
+    }
+
+    /// Builds or refreshes the repo map for a turn on `input`, ranked toward `context`'s
+    /// focused files, and keeps its rendering in `context` for the system prompt. Emits
+    /// `prepare.repomap.build`; a failure is logged as a warning and the turn goes on without
+    /// a (new) map.
+    pub(crate) async fn prepare(
+        &mut self,
+        config: &RepoMapConfig,
+        root: &Path,
+        emitter: &Emitter,
+        context: &mut ModelContext,
+        input: &str,
+    ) {
+        if !config.enabled || self.fixed {
             return;
         }
-        let root = self.config.root.clone();
-        let mentioned = mentions(&root, input);
-        let mut focus: Vec<String> = self.focused.iter().map(|f| f.path().to_owned()).collect();
-        focus.extend(mentioned.files);
-        let request = MapRequest {
-            token_budget: self.config.repo_map.token_budget,
-            focus,
-            mentions: mentioned.identifiers,
-        };
-        let engine = self.repo_map_engine.take();
+        let request = map_request(config, root, &context.focused, input);
+        match self.build(root.to_path_buf(), request).await {
+            Ok((map, rendered, stats, saved)) => {
+                self.engine = Some(map);
+                context.repo_map = (!rendered.text.trim().is_empty()).then_some(rendered.text);
+                emitter.emit(PrepareRepomapBuild::from(stats));
+                if let Err(error) = saved {
+                    warn(emitter, format!("repo map cache not saved: {error}"));
+                }
+            }
+            Err(error) => warn(
+                emitter,
+                format!("repo map not built ({error}); this turn goes on without an updated map"),
+            ),
+        }
+    }
+
+    /// Opens (at first) and refreshes the map off the async threads, renders it for `request`
+    /// and saves its cache.
+    async fn build(&mut self, root: PathBuf, request: MapRequest) -> Result<Built, String> {
+        let engine = self.engine.take();
         let task = tokio::task::spawn_blocking(move || {
             let started = Instant::now();
             let mut map = match engine {
@@ -101,30 +152,38 @@ impl AgentSession {
             Ok::<_, RepoMapError>((map, rendered, stats, saved))
         });
         match task.await {
-            Ok(Ok((map, rendered, stats, saved))) => {
-                self.repo_map_engine = Some(map);
-                self.repo_map = (!rendered.text.trim().is_empty()).then_some(rendered.text);
-                self.emitter.emit(PrepareRepomapBuild::from(stats));
-                if let Err(error) = saved {
-                    self.repo_map_warning(format!("repo map cache not saved: {error}"));
-                }
-            }
-            Ok(Err(error)) => self.repo_map_warning(format!(
-                "repo map not built ({error}); this turn goes on without an updated map"
-            )),
-            Err(error) => self.repo_map_warning(format!(
-                "repo map not built (the build task failed: {error}); this turn goes on without an updated map"
-            )),
+            Ok(built) => built.map_err(|error| error.to_string()),
+            Err(error) => Err(format!("the build task failed: {error}")),
         }
     }
+}
 
-    fn repo_map_warning(&self, message: String) {
-        self.emitter.emit(SystemLog {
-            level: LogLevel::Warn,
-            message,
-            metadata: None,
-        });
+/// What the map is ranked toward: the focused files and the files and identifiers `input`
+/// mentions.
+fn map_request(
+    config: &RepoMapConfig,
+    root: &Path,
+    focused: &FocusedFiles,
+    input: &str,
+) -> MapRequest {
+    let mentioned = mentions(root, input);
+    let mut focus: Vec<String> = focused.iter().map(|f| f.path().to_owned()).collect();
+    focus.extend(mentioned.files);
+    MapRequest {
+        token_budget: config.token_budget,
+        focus,
+        mentions: mentioned.identifiers,
     }
+}
+
+/// A `system.log` warning about the map.
+fn warn(emitter: &Emitter, message: String) {
+    tracing::warn!("{message}");
+    emitter.emit(SystemLog {
+        level: LogLevel::Warn,
+        message,
+        metadata: None,
+    });
 }
 
 #[cfg(test)]

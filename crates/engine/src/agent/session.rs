@@ -2,29 +2,29 @@
 
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::Poll;
 
 use futures::Stream;
-use keel_context::repomap::RepoMap;
-use keel_context::{
-    Conversation, ExtractiveSummarizer, FocusedFiles, Memory, PromptCache, RetentionPolicy,
-    Summarizer,
-};
+use keel_context::{Conversation, FocusedFiles, Memory, Summarizer};
 use keel_events::{
-    AgentEnd, AgentStart, AgentStatus, ConversationAction, Emitter, Event, EventHandler, EventKind,
-    PrepareConversationOpen, PrepareHistoryLoad, ResponseMode, RunResponseEnd, RunResponseStart,
-    Usage,
+    AgentEnd, AgentStart, AgentStatus, ConversationAction, Emitter, Event, PrepareConversationOpen,
+    PrepareHistoryLoad, ResponseMode, RunResponseEnd, RunResponseStart, Usage,
 };
-use keel_tools::{Approver, CannotAsk, CheckpointError, CheckpointStore, ToolRegistry};
-use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use keel_tools::{Approver, CheckpointError, CheckpointStore, ToolRegistry};
+use tokio::sync::mpsc::unbounded_channel;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
-use super::anomaly::AnomalyDetector;
 use super::config::{AgentConfig, Mode};
-use super::control_tools::{AskFollowupQuestion, AttemptCompletion, CreatePlan, PlanModeRespond};
-use super::question::{CannotAnswer, QuestionAnswerer};
-use super::turn::{Ending, FunctionsCache, Turn};
+use super::model_call::ModelCaller;
+use super::model_context::ModelContext;
+use super::question::QuestionAnswerer;
+use super::repo_map::RepoMapBuilder;
+use super::tap::ChangeLog;
+use super::tool_call::Toolbox;
+use super::tool_loop::TurnRun;
+use super::turn_state::{Ending, TurnState};
 use crate::provider::Provider;
 
 /// Why a session could not be created.
@@ -60,63 +60,21 @@ pub struct TurnOutcome {
     pub iterations: u32,
 }
 
-/// What the session's bus handler shares with the session.
-#[derive(Debug, Default)]
-pub(crate) struct TapState {
-    /// Where `run()` wants the events.
-    forward: Option<UnboundedSender<Arc<Event>>>,
-    /// Paths of `run.file.change` events since the turn started, in order (with repeats).
-    pub(crate) changes: Vec<String>,
-}
-
-/// Inline bus handler: records file changes and forwards events to a `run()` stream.
-struct Tap(Arc<Mutex<TapState>>);
-
-impl EventHandler for Tap {
-    fn handle(&mut self, event: &Event) {
-        let mut state = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if let EventKind::RunFileChange(change) = &event.kind {
-            if let Some(from) = &change.from_path {
-                state.changes.push(from.clone());
-            }
-            state.changes.push(change.path.clone());
-        }
-        if let Some(tx) = &state.forward {
-            // An error only means the stream was dropped.
-            let _ = tx.send(Arc::new(event.clone()));
-        }
-    }
-}
-
 /// One agent conversation: the model, the tools, the context, and the turn loop (seed 004's
 /// SDK runner). See the [module documentation](super) for what a turn does and emits.
 pub struct AgentSession {
-    pub(crate) config: AgentConfig,
-    pub(crate) provider: Arc<dyn Provider>,
-    pub(crate) tools: ToolRegistry,
-    pub(crate) conversation: Conversation,
-    pub(crate) conversation_id: String,
-    pub(crate) focused: FocusedFiles,
-    pub(crate) memory: Option<Memory>,
-    pub(crate) repo_map: Option<String>,
-    /// The map given by [`AgentSession::with_repo_map`] is used as it is (no building).
-    pub(crate) repo_map_fixed: bool,
-    /// The repo map engine, kept between turns (opened at the first turn).
-    pub(crate) repo_map_engine: Option<RepoMap>,
-    pub(crate) emitter: Emitter,
-    pub(crate) checkpoints: Option<Arc<CheckpointStore>>,
-    pub(crate) approver: Arc<dyn Approver>,
-    pub(crate) answerer: Arc<dyn QuestionAnswerer>,
-    pub(crate) summarizer: Arc<dyn Summarizer>,
-    pub(crate) retention: RetentionPolicy,
-    pub(crate) tap: Arc<Mutex<TapState>>,
-    pub(crate) usage: Usage,
-    /// XML tool calls numbered so far (for their ids).
-    pub(crate) xml_calls: u64,
-    /// History renderings kept between requests.
-    pub(crate) prompt_cache: PromptCache,
-    /// Tool definitions built so far (emptied when the tools change).
-    pub(crate) functions_cache: Vec<FunctionsCache>,
+    config: AgentConfig,
+    emitter: Emitter,
+    /// The line to the model.
+    model: ModelCaller,
+    /// The tools, and who approves and answers for them.
+    tools: Toolbox,
+    /// What the model sees.
+    context: ModelContext,
+    repo_map: RepoMapBuilder,
+    /// The running turn's file changes, and where `run()` streams events.
+    changes: ChangeLog,
+    conversation_id: String,
     cancel: CancellationToken,
     turns: u64,
     resumed: bool,
@@ -129,7 +87,7 @@ impl std::fmt::Debug for AgentSession {
             .field("root", &self.config.root)
             .field("mode", &self.config.mode)
             .field("conversation_id", &self.conversation_id)
-            .field("messages", &self.conversation.len())
+            .field("messages", &self.context.conversation.len())
             .field("turns", &self.turns)
             .finish_non_exhaustive()
     }
@@ -138,7 +96,8 @@ impl std::fmt::Debug for AgentSession {
 impl AgentSession {
     /// A session on `config.root` talking to `provider`, reporting to `emitter`: every built-in
     /// tool plus the control tools, a new conversation, checkpoints under the root, and a
-    /// front end that can neither approve ([`CannotAsk`]) nor answer ([`CannotAnswer`]).
+    /// front end that can neither approve ([`keel_tools::CannotAsk`]) nor answer
+    /// ([`super::CannotAnswer`]).
     pub fn new(
         mut config: AgentConfig,
         provider: Arc<dyn Provider>,
@@ -156,30 +115,16 @@ impl AgentSession {
             keel_context::Encoding::for_model(model).preload();
         }
         let checkpoints = Arc::new(CheckpointStore::open(&config.root)?);
-        let tap = Arc::new(Mutex::new(TapState::default()));
-        emitter.bus().add_handler(Tap(Arc::clone(&tap)));
+        let changes = ChangeLog::attach(emitter.bus());
         Ok(Self {
             config,
-            provider,
-            tools: with_control_tools(ToolRegistry::builtin()),
-            conversation: Conversation::new(),
-            conversation_id: format!("conv_{}", uuid::Uuid::now_v7().simple()),
-            focused: FocusedFiles::new(),
-            memory: None,
-            repo_map: None,
-            repo_map_fixed: false,
-            repo_map_engine: None,
+            model: ModelCaller::new(provider),
+            tools: Toolbox::new(ToolRegistry::builtin(), Some(checkpoints)),
+            context: ModelContext::default(),
+            repo_map: RepoMapBuilder::default(),
             emitter,
-            checkpoints: Some(checkpoints),
-            approver: Arc::new(CannotAsk),
-            answerer: Arc::new(CannotAnswer),
-            summarizer: Arc::new(ExtractiveSummarizer),
-            retention: RetentionPolicy::default(),
-            tap,
-            usage: Usage::default(),
-            xml_calls: 0,
-            prompt_cache: PromptCache::new(),
-            functions_cache: Vec::new(),
+            changes,
+            conversation_id: format!("conv_{}", uuid::Uuid::now_v7().simple()),
             cancel: CancellationToken::new(),
             turns: 0,
             resumed: false,
@@ -189,8 +134,7 @@ impl AgentSession {
 
     /// Uses these tools (the control tools are added to them).
     pub fn with_tools(mut self, tools: ToolRegistry) -> Self {
-        self.tools = with_control_tools(tools);
-        self.functions_cache.clear();
+        self.tools.set_tools(tools);
         self
     }
 
@@ -198,7 +142,7 @@ impl AgentSession {
     /// `resume`, and `prepare.history.load` follows when it has messages).
     pub fn with_conversation(mut self, id: impl Into<String>, conversation: Conversation) -> Self {
         self.conversation_id = id.into();
-        self.conversation = conversation;
+        self.context.conversation = conversation;
         self.turns = 0;
         self.resumed = true;
         self
@@ -206,45 +150,45 @@ impl AgentSession {
 
     /// Starts with these focused files (e.g. restored with the conversation).
     pub fn with_focused_files(mut self, focused: FocusedFiles) -> Self {
-        self.focused = focused;
+        self.context.focused = focused;
         self
     }
 
     /// Shows this project memory to the model.
     pub fn with_memory(mut self, memory: Memory) -> Self {
-        self.memory = Some(memory);
+        self.context.memory = Some(memory);
         self
     }
 
     /// Shows this rendered repository map to the model, instead of the map the session
     /// would build at each turn (see [`AgentConfig::repo_map`]).
     pub fn with_repo_map(mut self, repo_map: impl Into<String>) -> Self {
-        self.repo_map = Some(repo_map.into());
-        self.repo_map_fixed = true;
+        self.context.repo_map = Some(repo_map.into());
+        self.repo_map.fix();
         self
     }
 
     /// Asks `approver` when a command or plan needs approval.
     pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Self {
-        self.approver = approver;
+        self.tools.approver = approver;
         self
     }
 
     /// Asks `answerer` the model's questions.
     pub fn with_answerer(mut self, answerer: Arc<dyn QuestionAnswerer>) -> Self {
-        self.answerer = answerer;
+        self.tools.answerer = answerer;
         self
     }
 
     /// Summarises old turns with `summarizer` when the prompt is over budget.
     pub fn with_summarizer(mut self, summarizer: Arc<dyn Summarizer>) -> Self {
-        self.summarizer = summarizer;
+        self.context.summarizer = summarizer;
         self
     }
 
     /// Records file changes in `store` (`None`: not recorded, no rollback).
     pub fn with_checkpoints(mut self, store: Option<Arc<CheckpointStore>>) -> Self {
-        self.checkpoints = store;
+        self.tools.checkpoints = store;
         self
     }
 
@@ -255,7 +199,7 @@ impl AgentSession {
 
     /// The conversation so far.
     pub fn conversation(&self) -> &Conversation {
-        &self.conversation
+        &self.context.conversation
     }
 
     /// The conversation's id.
@@ -265,12 +209,12 @@ impl AgentSession {
 
     /// The focused files.
     pub fn focused_files(&self) -> &FocusedFiles {
-        &self.focused
+        &self.context.focused
     }
 
     /// The tools offered to the model.
     pub fn tools(&self) -> &ToolRegistry {
-        &self.tools
+        self.tools.registry()
     }
 
     /// Where events go.
@@ -280,12 +224,12 @@ impl AgentSession {
 
     /// The checkpoint store, if changes are recorded.
     pub fn checkpoints(&self) -> Option<&Arc<CheckpointStore>> {
-        self.checkpoints.as_ref()
+        self.tools.checkpoints.as_ref()
     }
 
     /// Tokens used by the session so far.
     pub fn usage(&self) -> Usage {
-        self.usage
+        self.model.usage()
     }
 
     /// How the latest turn ended.
@@ -312,89 +256,14 @@ impl AgentSession {
         turn_id: impl Into<String>,
         input: impl Into<String>,
     ) -> TurnOutcome {
-        let input = input.into();
-        let cancel = self.cancel.clone();
-        self.turns += 1;
-        self.emitter.set_turn(Some(turn_id.into()));
-        self.tap_state().changes.clear();
-
-        self.emitter.emit(AgentStart {
-            agent_name: self.config.agent_name.clone(),
-            task_input: input.clone(),
-            mode_hint: Some(self.config.mode.hint()),
-        });
-        if self.turns == 1 {
-            let resume = self.resumed;
-            self.emitter.emit(PrepareConversationOpen {
-                conversation_id: self.conversation_id.clone(),
-                action: if resume {
-                    ConversationAction::Resume
-                } else {
-                    ConversationAction::New
-                },
-            });
-            if resume && !self.conversation.is_empty() {
-                let users = self
-                    .conversation
-                    .messages()
-                    .iter()
-                    .filter(|m| m.is_user())
-                    .count() as u64;
-                self.emitter.emit(PrepareHistoryLoad {
-                    start_turn: users + 1,
-                    action_history_len: self.conversation.len() as u64,
-                    pending_tool_count: self.conversation.pending_calls().len() as u64,
-                });
-            }
-        }
-        self.config.models.announce(&self.emitter);
-        self.prepare_repo_map(&input).await;
-        self.conversation.push_user(input);
-
-        let mode = match self.config.mode {
-            Mode::Plan => ResponseMode::Plan,
-            Mode::Auto | Mode::Direct => ResponseMode::Direct,
-        };
-        self.emitter.emit(RunResponseStart { mode });
-        let mut turn = Turn {
-            cancel: cancel.clone(),
-            response: mode,
-            usage: Usage::default(),
-            iterations: 0,
-            detector: AnomalyDetector::new(self.config.anomalies),
-            plan: None,
-            hints: Vec::new(),
-            last_failure: None,
-            nudged: false,
-        };
-        let ending: Ending = self.drive(&mut turn).await;
-
-        self.conversation.close_pending();
-        self.focused.release_all();
-        self.emitter.emit(RunResponseEnd {
-            mode: turn.response,
-        });
-        let files_changed = self.files_changed_since(0);
-        let outcome = TurnOutcome {
-            status: ending.status,
-            result: ending.result,
-            files_changed,
-            usage: turn.usage,
-            mode: turn.response,
-            iterations: turn.iterations,
-        };
-        self.emitter.emit(AgentEnd {
-            status: outcome.status,
-            result: outcome.result.clone(),
-            files_changed: outcome.files_changed.clone(),
-            usage: outcome.usage,
-        });
-        self.emitter.set_turn(None);
-        if cancel.is_cancelled() {
-            self.cancel = CancellationToken::new();
-        }
-        self.last_outcome = Some(outcome.clone());
-        outcome
+        let turn_id = turn_id.into();
+        let span = tracing::info_span!(
+            "turn",
+            session = %self.emitter.sequencer().session_id(),
+            conversation = %self.conversation_id,
+            turn = %turn_id,
+        );
+        self.turn(turn_id, input.into()).instrument(span).await
     }
 
     /// Runs one turn for `input` and yields every event it emits, in order, none lost; the
@@ -414,12 +283,12 @@ impl AgentSession {
         let turn_id = turn_id.into();
         let input = input.into();
         let (tx, mut rx) = unbounded_channel();
-        self.tap_state().forward = Some(tx);
-        let tap = Arc::clone(&self.tap);
+        self.changes.forward(Some(tx));
+        let changes = self.changes.clone();
         let mut turn: Option<Pin<Box<dyn Future<Output = ()> + Send + '_>>> =
             Some(Box::pin(async move {
                 self.run_turn_with_id(turn_id, input).await;
-                tap.lock().unwrap_or_else(|p| p.into_inner()).forward = None;
+                changes.forward(None);
             }));
         futures::stream::poll_fn(move |cx| {
             loop {
@@ -437,25 +306,118 @@ impl AgentSession {
         })
     }
 
-    pub(crate) fn tap_state(&self) -> std::sync::MutexGuard<'_, TapState> {
-        self.tap.lock().unwrap_or_else(|p| p.into_inner())
-    }
+    /// A turn: opened, prepared (model, repo map, input), driven, closed.
+    async fn turn(&mut self, turn_id: String, input: String) -> TurnOutcome {
+        let cancel = self.cancel.clone();
+        self.open_turn(turn_id, &input);
+        self.config.models.announce(&self.emitter);
+        self.repo_map
+            .prepare(
+                &self.config.repo_map,
+                &self.config.root,
+                &self.emitter,
+                &mut self.context,
+                &input,
+            )
+            .await;
+        self.context.conversation.push_user(input);
 
-    /// Number of file-change paths recorded so far in the turn.
-    pub(crate) fn change_count(&self) -> usize {
-        self.tap_state().changes.len()
-    }
-
-    /// Distinct paths changed since change number `from`, in first-change order.
-    pub(crate) fn files_changed_since(&self, from: usize) -> Vec<String> {
-        let state = self.tap_state();
-        let mut out: Vec<String> = Vec::new();
-        for path in state.changes.iter().skip(from) {
-            if !out.contains(path) {
-                out.push(path.clone());
-            }
+        let mode = match self.config.mode {
+            Mode::Plan => ResponseMode::Plan,
+            Mode::Auto | Mode::Direct => ResponseMode::Direct,
+        };
+        self.emitter.emit(RunResponseStart { mode });
+        let state = TurnState::new(cancel.clone(), mode, self.config.anomalies);
+        let mut run = TurnRun {
+            config: &mut self.config,
+            emitter: &self.emitter,
+            model: &mut self.model,
+            tools: &mut self.tools,
+            context: &mut self.context,
+            changes: &self.changes,
+            state,
+        };
+        let ending = run.drive().await;
+        let state = run.state;
+        let outcome = self.close_turn(ending, &state);
+        if cancel.is_cancelled() {
+            self.cancel = CancellationToken::new();
         }
-        out
+        outcome
+    }
+
+    /// Starts turn `turn_id`: `agent.start`, and on the session's first turn
+    /// `prepare.conversation.open` (+ `prepare.history.load`).
+    fn open_turn(&mut self, turn_id: String, input: &str) {
+        self.turns += 1;
+        self.emitter.set_turn(Some(turn_id));
+        self.changes.clear();
+        self.emitter.emit(AgentStart {
+            agent_name: self.config.agent_name.clone(),
+            task_input: input.to_owned(),
+            mode_hint: Some(self.config.mode.hint()),
+        });
+        if self.turns == 1 {
+            self.open_conversation();
+        }
+    }
+
+    /// `prepare.conversation.open`, and `prepare.history.load` when resuming a non-empty one.
+    fn open_conversation(&self) {
+        let resume = self.resumed;
+        self.emitter.emit(PrepareConversationOpen {
+            conversation_id: self.conversation_id.clone(),
+            action: if resume {
+                ConversationAction::Resume
+            } else {
+                ConversationAction::New
+            },
+        });
+        let conversation = &self.context.conversation;
+        if resume && !conversation.is_empty() {
+            let users = conversation
+                .messages()
+                .iter()
+                .filter(|m| m.is_user())
+                .count() as u64;
+            self.emitter.emit(PrepareHistoryLoad {
+                start_turn: users + 1,
+                action_history_len: conversation.len() as u64,
+                pending_tool_count: conversation.pending_calls().len() as u64,
+            });
+        }
+    }
+
+    /// Ends the turn: closes what is pending, emits `run.response.end` and `agent.end`, and
+    /// keeps the outcome.
+    fn close_turn(&mut self, ending: Ending, state: &TurnState) -> TurnOutcome {
+        let unanswered = self.context.conversation.pending_calls().len();
+        if unanswered > 0 {
+            tracing::debug!(unanswered, "closing tool calls left without a result");
+        }
+        self.context.conversation.close_pending();
+        self.context.focused.release_all();
+        self.emitter.emit(RunResponseEnd {
+            mode: state.response,
+        });
+        let outcome = TurnOutcome {
+            status: ending.status,
+            result: ending.result,
+            files_changed: self.changes.since(0),
+            usage: state.usage,
+            mode: state.response,
+            iterations: state.iterations,
+        };
+        tracing::info!(status = ?outcome.status, iterations = outcome.iterations, "turn ended");
+        self.emitter.emit(AgentEnd {
+            status: outcome.status,
+            result: outcome.result.clone(),
+            files_changed: outcome.files_changed.clone(),
+            usage: outcome.usage,
+        });
+        self.emitter.set_turn(None);
+        self.last_outcome = Some(outcome.clone());
+        outcome
     }
 }
 
@@ -464,18 +426,11 @@ pub fn new_turn_id() -> String {
     format!("turn_{}", uuid::Uuid::now_v7().simple())
 }
 
-fn with_control_tools(mut tools: ToolRegistry) -> ToolRegistry {
-    tools
-        .register(AttemptCompletion)
-        .register(CreatePlan)
-        .register(AskFollowupQuestion)
-        .register(PlanModeRespond);
-    tools
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+
+    use std::sync::Mutex;
 
     use futures::StreamExt;
     use keel_events::{Bus, Emitter, EventHandler, EventKind, Sequencer};
@@ -538,5 +493,72 @@ mod tests {
         assert_eq!(agent.emitter().turn_id(), None);
         assert!(new_turn_id().starts_with("turn_"));
         assert_ne!(new_turn_id(), new_turn_id());
+    }
+
+    /// Records the names and fields of the spans opened (a minimal `tracing` subscriber).
+    #[derive(Clone, Default)]
+    struct Spans(Arc<Mutex<Vec<String>>>);
+
+    impl tracing::Subscriber for Spans {
+        fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+            true
+        }
+
+        fn new_span(&self, span: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            struct Fields<'a>(&'a mut String);
+            impl tracing::field::Visit for Fields<'_> {
+                fn record_debug(
+                    &mut self,
+                    field: &tracing::field::Field,
+                    value: &dyn std::fmt::Debug,
+                ) {
+                    self.0.push_str(&format!(" {}={value:?}", field.name()));
+                }
+            }
+            let mut line = span.metadata().name().to_owned();
+            span.record(&mut Fields(&mut line));
+            let mut spans = self.0.lock().unwrap();
+            spans.push(line);
+            tracing::span::Id::from_u64(spans.len() as u64)
+        }
+
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+
+        fn event(&self, _: &tracing::Event<'_>) {}
+
+        fn enter(&self, _: &tracing::span::Id) {}
+
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn turns_model_calls_and_tool_calls_open_spans() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut agent = session(dir.path());
+        let spans = Spans::default();
+        let _guard = tracing::subscriber::set_default(spans.clone());
+
+        agent.run_turn_with_id("turn_traced", "finish").await;
+        let spans = spans.0.lock().unwrap().clone();
+        let find = |name: &str| {
+            spans
+                .iter()
+                .find(|s| s.split(' ').next() == Some(name))
+                .cloned()
+                .unwrap_or_default()
+        };
+        let turn = find("turn");
+        assert!(turn.contains("session=s"), "{spans:?}");
+        assert!(turn.contains("turn=turn_traced"), "{spans:?}");
+        assert!(
+            find("model_call").contains("model=scripted-model"),
+            "{spans:?}"
+        );
+        assert!(find("attempt").contains("attempt=1"), "{spans:?}");
+        let tool = find("tool_call");
+        assert!(tool.contains("tool=attempt_completion"), "{spans:?}");
+        assert!(tool.contains("call_id=c1"), "{spans:?}");
     }
 }

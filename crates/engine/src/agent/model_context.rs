@@ -1,0 +1,128 @@
+//! What the model sees: the conversation, the focused files, the project memory and the
+//! rendered repo map, with what keeps them in step with the tool calls (results, focus).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use keel_context::{
+    Conversation, ExtractiveSummarizer, FocusedFiles, Memory, PromptCache, RetentionPolicy,
+    Summarizer,
+};
+use keel_tools::Workspace;
+
+/// Files over this many lines are not focused after a whole read (the model reads ranges).
+const MAX_FOCUS_LINES: usize = 2_000;
+
+/// The session's context: everything a prompt is built from, and the cache of its renderings.
+pub(crate) struct ModelContext {
+    pub(crate) conversation: Conversation,
+    pub(crate) focused: FocusedFiles,
+    pub(crate) memory: Option<Memory>,
+    /// The rendered repo map shown in the system prompt.
+    pub(crate) repo_map: Option<String>,
+    pub(crate) summarizer: Arc<dyn Summarizer>,
+    pub(crate) retention: RetentionPolicy,
+    /// History renderings kept between requests.
+    pub(crate) prompt_cache: PromptCache,
+}
+
+impl std::fmt::Debug for ModelContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelContext")
+            .field("messages", &self.conversation.len())
+            .field("focused", &self.focused.len())
+            .field("repo_map", &self.repo_map.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ModelContext {
+    fn default() -> Self {
+        Self {
+            conversation: Conversation::new(),
+            focused: FocusedFiles::new(),
+            memory: None,
+            repo_map: None,
+            summarizer: Arc::new(ExtractiveSummarizer),
+            retention: RetentionPolicy::default(),
+            prompt_cache: PromptCache::new(),
+        }
+    }
+}
+
+impl ModelContext {
+    /// Records `text` as the result of call `call_id`. A call that is not pending (already
+    /// answered or unknown) keeps its first result.
+    pub(crate) fn add_result(&mut self, call_id: &str, text: String, success: bool) {
+        if let Err(error) =
+            self.conversation
+                .add_tool_result(call_id, text, success, &self.retention)
+        {
+            tracing::debug!(call_id, %error, "tool result not recorded");
+        }
+    }
+
+    /// Gives every pending call of the latest response but `keep` a "not run" result saying
+    /// `reason`.
+    pub(crate) fn close_unrun(&mut self, reason: &str, keep: Option<&str>) {
+        let unrun: Vec<String> = self
+            .conversation
+            .pending_calls()
+            .into_iter()
+            .filter(|c| Some(c.id.as_str()) != keep)
+            .map(|c| c.id.clone())
+            .collect();
+        for id in unrun {
+            self.add_result(&id, format!("[not run: {reason}]"), false);
+        }
+    }
+
+    /// Keeps the focused files in step with a successful call: whole reads and writes focus
+    /// the file's current content (writes pin it while the turn edits it), deletes and moves
+    /// follow the file.
+    pub(crate) fn follow_call(&mut self, root: &Path, tool: &str, arguments: &serde_json::Value) {
+        let text = |key: &str| {
+            arguments
+                .get(key)
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+        };
+        match tool {
+            "read_file" => {
+                let ranged = arguments.get("start_line").is_some_and(|v| !v.is_null())
+                    || arguments.get("end_line").is_some_and(|v| !v.is_null());
+                if let (false, Some(path)) = (ranged, text("path"))
+                    && let Some(content) = current_content(root, &path)
+                    && content.lines().count() <= MAX_FOCUS_LINES
+                {
+                    self.focused.upsert(path, content, false);
+                }
+            }
+            "write_file" | "write_to_file" | "replace_in_file" => {
+                if let Some(path) = text("path")
+                    && let Some(content) = current_content(root, &path)
+                {
+                    self.focused.upsert(path, content, true);
+                }
+            }
+            "delete_file" => {
+                if let Some(path) = text("path") {
+                    self.focused.remove(&path);
+                }
+            }
+            "move_file" => {
+                if let (Some(from), Some(to)) = (text("fromPath"), text("toPath")) {
+                    self.focused.rename(&from, &to);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The current text of a workspace file, if it is inside `root` and readable as UTF-8.
+fn current_content(root: &Path, path: &str) -> Option<String> {
+    let workspace = Workspace::new(root).ok()?;
+    let resolved = workspace.resolve(path).ok()?;
+    std::fs::read_to_string(resolved).ok()
+}

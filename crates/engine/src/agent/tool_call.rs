@@ -1,0 +1,534 @@
+//! The tool-call part of a turn: the tools offered to the model, and running one call of a
+//! response — `run.tool.start`, the tool (or the session's own handling of a control tool),
+//! its result into the context, `run.tool.end`.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use keel_context::TokenCounter;
+use keel_events::{
+    Emitter, RunCompletionAttempt, RunPlanRespond, RunQuestionAnswer, RunQuestionAsk, RunToolEnd,
+    RunToolStart, ToolStatus,
+};
+use keel_tools::{
+    ApprovalPolicy, Approver, CheckpointStore, ToolContext, ToolRegistry, ToolResult,
+};
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use super::config::{AgentConfig, Mode, ToolFormat};
+use super::control_tools::{
+    ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION, AskFollowupQuestionArgs, AttemptCompletionArgs,
+    CREATE_PLAN, CreatePlanArgs, PLAN_MODE_RESPOND, PlanModeRespondArgs, is_control_tool,
+    parse_args,
+};
+use super::model_context::ModelContext;
+use super::question::{Question, QuestionAnswerer, QuestionKind};
+use super::summary::{args_summary, result_summary, result_text};
+use super::turn_state::{LoopEnd, PendingPlan};
+use crate::assemble::{ArgumentsStatus, AssembledToolCall};
+
+/// How long a cancelled tool gets to stop on its own before it is abandoned.
+const CANCEL_GRACE: Duration = Duration::from_secs(5);
+
+/// The tool definitions offered to the model, and their tokens as a request sends them.
+#[derive(Debug)]
+pub(crate) struct Functions {
+    /// OpenAI function definitions.
+    pub(crate) definitions: Vec<serde_json::Value>,
+    pub(crate) tokens: usize,
+}
+
+/// Which planning tools are offered besides the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Offer {
+    /// `create_plan`.
+    pub(crate) planning: bool,
+    /// `plan_mode_respond`.
+    pub(crate) respond: bool,
+}
+
+/// The session's tools and the people they may ask: the registry, the checkpoint store, the
+/// approver and the answerer.
+pub(crate) struct Toolbox {
+    tools: ToolRegistry,
+    /// Definitions built so far, by what was offered and the encoding counted in (emptied
+    /// when the tools change).
+    functions: Vec<((Offer, keel_context::Encoding), Functions)>,
+    pub(crate) checkpoints: Option<Arc<CheckpointStore>>,
+    pub(crate) approver: Arc<dyn Approver>,
+    pub(crate) answerer: Arc<dyn QuestionAnswerer>,
+}
+
+impl std::fmt::Debug for Toolbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Toolbox")
+            .field("approver", &self.approver)
+            .field("answerer", &self.answerer)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where the tools of a turn run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ToolEnv<'a> {
+    /// The workspace root.
+    pub(crate) root: &'a Path,
+    pub(crate) approval: ApprovalPolicy,
+    pub(crate) emitter: &'a Emitter,
+    pub(crate) cancel: &'a CancellationToken,
+}
+
+impl<'a> ToolEnv<'a> {
+    /// The tools' environment under `config`, reporting to `emitter`, cancelled by `cancel`.
+    pub(crate) fn new(
+        config: &'a AgentConfig,
+        emitter: &'a Emitter,
+        cancel: &'a CancellationToken,
+    ) -> Self {
+        Self {
+            root: &config.root,
+            approval: config.approval,
+            emitter,
+            cancel,
+        }
+    }
+}
+
+/// What one call of a response runs under.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallScope<'a> {
+    pub(crate) env: ToolEnv<'a>,
+    pub(crate) mode: Mode,
+    pub(crate) tool_format: ToolFormat,
+    /// The plan step the call belongs to.
+    pub(crate) step: Option<u32>,
+    /// Whether a plan is being executed.
+    pub(crate) plan_running: bool,
+}
+
+/// How running one call went.
+#[derive(Debug)]
+pub(crate) enum Ran {
+    /// The call ran (or was refused); its result is recorded and `run.tool.end` emitted.
+    Finished(FinishedCall),
+    /// `create_plan` made a plan; its result waits until the plan is approved or rejected.
+    Plan(PendingPlan),
+}
+
+/// A call whose result is recorded.
+#[derive(Debug)]
+pub(crate) struct FinishedCall {
+    /// The arguments as run.
+    pub(crate) arguments: serde_json::Value,
+    pub(crate) result: ToolResult,
+    pub(crate) status: ToolStatus,
+    /// Why the loop ends after this call, if it does.
+    pub(crate) end: Option<LoopEnd>,
+}
+
+/// What handling a call gave, before its result is recorded.
+enum Handled {
+    Result(ToolResult, ToolStatus, Option<LoopEnd>),
+    Plan(PendingPlan),
+}
+
+impl From<(ToolResult, ToolStatus)> for Handled {
+    fn from((result, status): (ToolResult, ToolStatus)) -> Self {
+        Self::Result(result, status, None)
+    }
+}
+
+impl Toolbox {
+    /// `tools` plus the control tools, asking nobody ([`keel_tools::CannotAsk`],
+    /// [`super::question::CannotAnswer`]) and recording changes in `checkpoints`.
+    pub(crate) fn new(tools: ToolRegistry, checkpoints: Option<Arc<CheckpointStore>>) -> Self {
+        Self {
+            tools: with_control_tools(tools),
+            functions: Vec::new(),
+            checkpoints,
+            approver: Arc::new(keel_tools::CannotAsk),
+            answerer: Arc::new(super::question::CannotAnswer),
+        }
+    }
+
+    /// The tools offered to the model.
+    pub(crate) fn registry(&self) -> &ToolRegistry {
+        &self.tools
+    }
+
+    /// Offers `tools` (the control tools are added to them) instead.
+    pub(crate) fn set_tools(&mut self, tools: ToolRegistry) {
+        self.tools = with_control_tools(tools);
+        self.functions.clear();
+    }
+
+    /// The function definitions offered with `offer`, counted with `counter` (built once per
+    /// offer and encoding).
+    pub(crate) fn functions(&mut self, offer: Offer, counter: TokenCounter) -> &Functions {
+        let key = (offer, counter.encoding());
+        let index = match self.functions.iter().position(|(k, _)| *k == key) {
+            Some(index) => index,
+            None => {
+                let definitions = self.definitions(offer);
+                let tokens =
+                    counter.count(&serde_json::Value::Array(definitions.clone()).to_string());
+                self.functions.push((
+                    key,
+                    Functions {
+                        definitions,
+                        tokens,
+                    },
+                ));
+                self.functions.len() - 1
+            }
+        };
+        &self.functions[index].1
+    }
+
+    fn definitions(&self, offer: Offer) -> Vec<serde_json::Value> {
+        self.tools
+            .openai_functions()
+            .into_iter()
+            .filter(|f| match f["function"]["name"].as_str() {
+                Some(CREATE_PLAN) => offer.planning,
+                Some(PLAN_MODE_RESPOND) => offer.respond,
+                _ => true,
+            })
+            .collect()
+    }
+
+    /// A context for call `call_id` (of plan step `step`) in `env`.
+    pub(crate) fn tool_context(
+        &self,
+        env: ToolEnv<'_>,
+        call_id: &str,
+        step: Option<u32>,
+    ) -> ToolContext {
+        let mut ctx = ToolContext::new(env.root.to_path_buf(), env.emitter.clone())
+            .with_approval(env.approval, self.approver.clone());
+        if let Some(store) = &self.checkpoints {
+            ctx = ctx.with_checkpoints(store.clone());
+        }
+        ctx.call_id = call_id.to_owned();
+        ctx.step_id = step;
+        ctx.cancel = env.cancel.clone();
+        ctx
+    }
+
+    /// Runs one call of a response: `run.tool.start`, the tool (or the session's own handling
+    /// of a control tool), the result into `context` (conversation and focused files),
+    /// `run.tool.end`.
+    pub(crate) async fn run_call(
+        &self,
+        scope: CallScope<'_>,
+        context: &mut ModelContext,
+        call: &AssembledToolCall,
+    ) -> Ran {
+        let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
+        async move {
+            let arguments = call.to_event().arguments;
+            scope.env.emitter.emit(RunToolStart {
+                call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                arguments: arguments.clone(),
+                step_id: scope.step,
+            });
+            let started = Instant::now();
+            let (result, status, mut end) =
+                match self.handle(scope, call, &arguments, started).await {
+                    Handled::Result(result, status, end) => (result, status, end),
+                    Handled::Plan(pending) => return Ran::Plan(pending),
+                };
+            if status == ToolStatus::Cancelled {
+                end = Some(LoopEnd::Cancelled);
+            }
+            context.add_result(&call.id, result_text(&result), result.success);
+            if status == ToolStatus::Success {
+                context.follow_call(scope.env.root, &call.name, &arguments);
+            }
+            ToolEnd {
+                call_id: call.id.clone(),
+                tool: &call.name,
+                arguments: &arguments,
+                result: &result,
+                status,
+                started,
+                step: scope.step,
+            }
+            .emit(scope.env.emitter);
+            Ran::Finished(FinishedCall {
+                arguments,
+                result,
+                status,
+                end,
+            })
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// Runs the call: a refusal when its arguments cannot be used, the session's handling of
+    /// a control tool, or the workspace tool.
+    async fn handle(
+        &self,
+        scope: CallScope<'_>,
+        call: &AssembledToolCall,
+        arguments: &serde_json::Value,
+        started: Instant,
+    ) -> Handled {
+        if !call.is_complete() {
+            tracing::debug!(status = ?call.status, "tool call not run: its arguments are unusable");
+            let message = incomplete_message(call, scope.tool_format);
+            return (ToolResult::error(message), ToolStatus::Error).into();
+        }
+        match call.name.as_str() {
+            ATTEMPT_COMPLETION => attempt_completion(scope.env.emitter, call, arguments),
+            CREATE_PLAN => create_plan(scope, call, arguments, started),
+            ASK_FOLLOWUP_QUESTION => {
+                match parse_args::<AskFollowupQuestionArgs>(&call.name, arguments) {
+                    Ok(args) => {
+                        let question = Question {
+                            id: call.id.clone(),
+                            kind: QuestionKind::FollowUp,
+                            text: args.question,
+                            options: args.options,
+                        };
+                        scope.env.emitter.emit(RunQuestionAsk {
+                            question_id: question.id.clone(),
+                            question: question.text.clone(),
+                            options: question.options.clone(),
+                        });
+                        self.wait_for_answer(scope.env, &question).await.into()
+                    }
+                    Err(e) => (ToolResult::error(e), ToolStatus::Error).into(),
+                }
+            }
+            PLAN_MODE_RESPOND => match parse_args::<PlanModeRespondArgs>(&call.name, arguments) {
+                Ok(args) => {
+                    let question = Question {
+                        id: call.id.clone(),
+                        kind: QuestionKind::PlanResponse,
+                        text: args.response,
+                        options: args.options,
+                    };
+                    scope.env.emitter.emit(RunPlanRespond {
+                        response: question.text.clone(),
+                        options: question.options.clone(),
+                    });
+                    self.wait_for_answer(scope.env, &question).await.into()
+                }
+                Err(e) => (ToolResult::error(e), ToolStatus::Error).into(),
+            },
+            _ => self.run_tool(scope, call, arguments).await.into(),
+        }
+    }
+
+    /// Asks the answerer, unless the turn is cancelled first.
+    async fn wait_for_answer(
+        &self,
+        env: ToolEnv<'_>,
+        question: &Question,
+    ) -> (ToolResult, ToolStatus) {
+        let answer = tokio::select! {
+            biased;
+            () = env.cancel.cancelled() => None,
+            answer = self.answerer.answer(question) => Some(answer),
+        };
+        match answer {
+            Some(answer) => {
+                env.emitter.emit(RunQuestionAnswer {
+                    question_id: question.id.clone(),
+                    answer: answer.clone(),
+                });
+                (
+                    ToolResult::ok(format!("The user answered: {answer}")),
+                    ToolStatus::Success,
+                )
+            }
+            None => (
+                ToolResult::error("The turn was cancelled while waiting for the user's answer."),
+                ToolStatus::Cancelled,
+            ),
+        }
+    }
+
+    /// Runs a workspace tool with the turn's cancellation.
+    async fn run_tool(
+        &self,
+        scope: CallScope<'_>,
+        call: &AssembledToolCall,
+        arguments: &serde_json::Value,
+    ) -> (ToolResult, ToolStatus) {
+        debug_assert!(!is_control_tool(&call.name));
+        let cancel = scope.env.cancel;
+        let ctx = self.tool_context(scope.env, &call.id, scope.step);
+        let future = self.tools.call(&ctx, &call.name, arguments.clone());
+        tokio::pin!(future);
+        let finished = tokio::select! {
+            biased;
+            result = &mut future => Some(result),
+            () = cancel.cancelled() => None,
+        };
+        let result = match finished {
+            Some(result) => result,
+            // The tool sees the same token (commands are killed); give it a moment to stop
+            // and report, then abandon it.
+            None => match tokio::time::timeout(CANCEL_GRACE, &mut future).await {
+                Ok(result) => result,
+                Err(_) => {
+                    tracing::warn!(
+                        "cancelled tool did not stop within the grace period; abandoned"
+                    );
+                    ToolResult::error(
+                        "The turn was cancelled; the tool did not stop in time and was abandoned.",
+                    )
+                }
+            },
+        };
+        let status = if cancel.is_cancelled() {
+            ToolStatus::Cancelled
+        } else if result.success {
+            ToolStatus::Success
+        } else if is_denial(&result) {
+            ToolStatus::Denied
+        } else {
+            ToolStatus::Error
+        };
+        (result, status)
+    }
+}
+
+/// `attempt_completion`: reports the attempt; the loop ends with its result.
+fn attempt_completion(
+    emitter: &Emitter,
+    call: &AssembledToolCall,
+    arguments: &serde_json::Value,
+) -> Handled {
+    match parse_args::<AttemptCompletionArgs>(&call.name, arguments) {
+        Ok(args) => {
+            emitter.emit(RunCompletionAttempt {
+                result: args.result.clone(),
+                command: args.command.clone(),
+            });
+            Handled::Result(
+                ToolResult::ok("Completion recorded: the turn ends."),
+                ToolStatus::Success,
+                Some(LoopEnd::Completed(args.result)),
+            )
+        }
+        Err(e) => (ToolResult::error(e), ToolStatus::Error).into(),
+    }
+}
+
+/// `create_plan`: a plan to run next, or a refusal where no plan can run.
+fn create_plan(
+    scope: CallScope<'_>,
+    call: &AssembledToolCall,
+    arguments: &serde_json::Value,
+    started: Instant,
+) -> Handled {
+    if scope.mode == Mode::Direct || scope.plan_running || scope.step.is_some() {
+        let why = if scope.mode == Mode::Direct {
+            "create_plan is not available in direct mode: work directly with the tools."
+        } else {
+            "A plan is already being executed: carry out the current step instead of planning again."
+        };
+        return (ToolResult::error(why), ToolStatus::Error).into();
+    }
+    match parse_args::<CreatePlanArgs>(&call.name, arguments).and_then(CreatePlanArgs::into_plan) {
+        Ok(plan) => Handled::Plan(PendingPlan {
+            call_id: call.id.clone(),
+            arguments: arguments.clone(),
+            started,
+            plan,
+        }),
+        Err(e) => (ToolResult::error(e), ToolStatus::Error).into(),
+    }
+}
+
+/// `run.tool.end` for a finished call.
+#[derive(Debug)]
+pub(crate) struct ToolEnd<'a> {
+    pub(crate) call_id: String,
+    pub(crate) tool: &'a str,
+    pub(crate) arguments: &'a serde_json::Value,
+    pub(crate) result: &'a ToolResult,
+    pub(crate) status: ToolStatus,
+    pub(crate) started: Instant,
+    pub(crate) step: Option<u32>,
+}
+
+impl ToolEnd<'_> {
+    /// Emits the event.
+    pub(crate) fn emit(self, emitter: &Emitter) {
+        let (from_path, to_path) = if self.tool == "move_file" {
+            let get = |key: &str| {
+                self.arguments
+                    .get(key)
+                    .and_then(|v| v.as_str())
+                    .map(str::to_owned)
+            };
+            (get("fromPath"), get("toPath"))
+        } else {
+            (None, None)
+        };
+        emitter.emit(RunToolEnd {
+            call_id: self.call_id,
+            tool_name: self.tool.to_owned(),
+            status: self.status,
+            result: result_text(self.result),
+            duration_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            args_summary: args_summary(self.tool, self.arguments),
+            result_summary: result_summary(self.result),
+            step_id: self.step,
+            from_path,
+            to_path,
+        });
+    }
+}
+
+fn with_control_tools(mut tools: ToolRegistry) -> ToolRegistry {
+    use super::control_tools::{
+        AskFollowupQuestion, AttemptCompletion, CreatePlan, PlanModeRespond,
+    };
+    tools
+        .register(AttemptCompletion)
+        .register(CreatePlan)
+        .register(AskFollowupQuestion)
+        .register(PlanModeRespond);
+    tools
+}
+
+/// The result for a call whose arguments cannot be used.
+fn incomplete_message(call: &AssembledToolCall, format: ToolFormat) -> String {
+    match &call.status {
+        ArgumentsStatus::Truncated if format == ToolFormat::Xml => format!(
+            "Your call to `{name}` was not run: its <{name}> block was not closed before your answer ended. Write the call again, complete, ending with </{name}> (and close every parameter tag); if a parameter is long (e.g. a whole file), split the work into smaller calls.",
+            name = call.name
+        ),
+        ArgumentsStatus::Invalid(error) if format == ToolFormat::Xml => format!(
+            "Your call to `{}` was not run: its parameters could not be read ({error}). Write each parameter as its own tag inside the tool's tag.",
+            call.name
+        ),
+        ArgumentsStatus::Truncated => format!(
+            "Your call to `{}` was not run: its arguments were cut off ({} characters arrived before the response ended). Send the call again, complete; if the arguments are long (e.g. a whole file), split the work into smaller calls.",
+            call.name,
+            call.arguments.chars().count()
+        ),
+        ArgumentsStatus::Invalid(error) => format!(
+            "Your call to `{}` was not run: its arguments are not valid JSON ({error}). Send them again as one JSON object.",
+            call.name
+        ),
+        ArgumentsStatus::MissingName => {
+            "This tool call was not run: it has no tool name. Call a tool by its name.".to_owned()
+        }
+        ArgumentsStatus::Complete => "This tool call was not run.".to_owned(),
+    }
+}
+
+/// Whether a failed result means the call was refused (by policy or by the user).
+fn is_denial(result: &ToolResult) -> bool {
+    result.message.starts_with("The user denied") || result.message.starts_with("Refused to run")
+}

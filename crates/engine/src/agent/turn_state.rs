@@ -1,0 +1,130 @@
+//! The running turn's own state, and the vocabulary its parts answer in: why a loop stopped
+//! ([`LoopEnd`]), a plan waiting to run ([`PendingPlan`]), how the turn ended ([`Ending`]).
+
+use std::time::Instant;
+
+use keel_events::{
+    AgentStatus, Emitter, Plan, ResponseMode, RunAnomalyDetect, RunPlanReplan, Usage,
+};
+use tokio_util::sync::CancellationToken;
+
+use super::anomaly::{Anomaly, AnomalyDetector, AnomalyLimits};
+use crate::error::ProviderError;
+
+/// State of the running turn.
+#[derive(Debug)]
+pub(crate) struct TurnState {
+    pub(crate) cancel: CancellationToken,
+    pub(crate) response: ResponseMode,
+    pub(crate) usage: Usage,
+    pub(crate) iterations: u32,
+    pub(crate) detector: AnomalyDetector,
+    /// The plan being executed.
+    pub(crate) plan: Option<Plan>,
+    /// Messages for the model to add once the current round of tool results is complete.
+    pub(crate) hints: Vec<String>,
+    /// The latest tool call of the current step, when it failed: (tool, result).
+    pub(crate) last_failure: Option<(String, String)>,
+    /// Plan mode: the model was reminded to call `create_plan`.
+    pub(crate) nudged: bool,
+}
+
+impl TurnState {
+    /// A turn answering in `response` mode, cancelled by `cancel`.
+    pub(crate) fn new(
+        cancel: CancellationToken,
+        response: ResponseMode,
+        anomalies: AnomalyLimits,
+    ) -> Self {
+        Self {
+            cancel,
+            response,
+            usage: Usage::default(),
+            iterations: 0,
+            detector: AnomalyDetector::new(anomalies),
+            plan: None,
+            hints: Vec::new(),
+            last_failure: None,
+            nudged: false,
+        }
+    }
+
+    /// Reports an anomaly: `run.anomaly.detect`, then a stop message when it came after a
+    /// warning, else a hint for the model (and `run.plan.replan` while a plan runs).
+    pub(crate) fn report_anomaly(
+        &mut self,
+        emitter: &Emitter,
+        anomaly: Anomaly,
+        step: Option<u32>,
+    ) -> Option<String> {
+        tracing::warn!(kind = ?anomaly.kind, stop = anomaly.stop, "{}", anomaly.message);
+        emitter.emit(RunAnomalyDetect {
+            step_id: step,
+            anomaly: anomaly.kind,
+            message: anomaly.message.clone(),
+        });
+        if anomaly.stop {
+            return Some(format!(
+                "stopped: {} (after an earlier warning in this turn)",
+                anomaly.message
+            ));
+        }
+        if self.plan.is_some() {
+            emitter.emit(RunPlanReplan {
+                message: "The execution looks stuck; the model was told to change its approach for the rest of the plan.".to_owned(),
+                reason: anomaly.message.clone(),
+            });
+        }
+        self.hints.push(format!(
+            "Warning: {}. You seem to be stuck. Do not repeat what did not work: change your approach (read the error, look at the files again, try another tool), or finish and explain what blocks you. If this happens again the turn will be stopped.",
+            anomaly.message
+        ));
+        None
+    }
+}
+
+/// How a turn ends (`agent.end`'s status and result).
+#[derive(Debug, Clone)]
+pub(crate) struct Ending {
+    pub(crate) status: AgentStatus,
+    pub(crate) result: String,
+}
+
+impl Ending {
+    pub(crate) fn new(status: AgentStatus, result: impl Into<String>) -> Self {
+        Self {
+            status,
+            result: result.into(),
+        }
+    }
+}
+
+/// Why a tool loop stopped.
+#[derive(Debug)]
+pub(crate) enum LoopEnd {
+    /// The model answered without calling tools.
+    Answered(String),
+    /// The model called `attempt_completion`.
+    Completed(String),
+    /// The model called `create_plan`; the call (whose result is still pending) and the plan.
+    PlanRequested(PendingPlan),
+    /// The step's iteration cap was reached.
+    StepCap,
+    /// The turn's iteration limit was reached.
+    TurnCap,
+    /// The anomaly detector stopped the turn.
+    Stopped(String),
+    /// The turn was cancelled.
+    Cancelled,
+    /// The model could not be reached (after retries and fallbacks).
+    Failed(ProviderError),
+}
+
+/// A `create_plan` call waiting for its result.
+#[derive(Debug)]
+pub(crate) struct PendingPlan {
+    pub(crate) call_id: String,
+    pub(crate) arguments: serde_json::Value,
+    pub(crate) started: Instant,
+    pub(crate) plan: Plan,
+}
