@@ -226,9 +226,27 @@ fn run_step(root: &Path, step: &Step) -> anyhow::Result<bool> {
         step.args.join(" ")
     );
     let started = Instant::now();
-    let status = Command::new(step.program)
-        .args(step.args)
-        .current_dir(root.join(step.dir))
+    let mut command = Command::new(step.program);
+    command.args(step.args).current_dir(root.join(step.dir));
+    // `cargo xtask` runs this under `cargo run`, which describes the xtask package in the
+    // environment; a step is about the workspace, and cargo-machete reads CARGO_PKG_NAME as
+    // "invoked as a cargo subcommand" and fails.
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("CARGO_PKG_")
+            || [
+                "CARGO_MANIFEST_DIR",
+                "CARGO_MANIFEST_PATH",
+                "CARGO_CRATE_NAME",
+                "CARGO_BIN_NAME",
+                "CARGO_PRIMARY_PACKAGE",
+            ]
+            .contains(&name.as_ref())
+        {
+            command.env_remove(name.as_ref());
+        }
+    }
+    let status = command
         .status()
         .with_context(|| format!("could not start `{}` (is it installed?)", step.program))?;
     println!(

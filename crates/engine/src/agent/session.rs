@@ -539,6 +539,11 @@ mod tests {
         let mut agent = session(dir.path());
         let spans = Spans::default();
         let _guard = tracing::subscriber::set_default(spans.clone());
+        // Another test's thread may have been working out a callsite's interest while the
+        // subscriber was being registered, and stored "never" after set_default rebuilt the
+        // cache (tracing's interest cache is global): rebuild it again once that has settled.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        tracing::callsite::rebuild_interest_cache();
 
         agent.run_turn_with_id("turn_traced", "finish").await;
         let spans = spans.0.lock().unwrap().clone();
