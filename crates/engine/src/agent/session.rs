@@ -538,12 +538,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut agent = session(dir.path());
         let spans = Spans::default();
+        // While one dispatcher is registered, tracing-core judges a callsite first reached on
+        // another thread (another test running a turn) by that thread's default — none — and
+        // caches "never" for every thread. A second live dispatcher turns that shortcut off.
+        let _second = tracing::Dispatch::new(tracing::subscriber::NoSubscriber::default());
         let _guard = tracing::subscriber::set_default(spans.clone());
-        // Another test's thread may have been working out a callsite's interest while the
-        // subscriber was being registered, and stored "never" after set_default rebuilt the
-        // cache (tracing's interest cache is global): rebuild it again once that has settled.
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        tracing::callsite::rebuild_interest_cache();
 
         agent.run_turn_with_id("turn_traced", "finish").await;
         let spans = spans.0.lock().unwrap().clone();
