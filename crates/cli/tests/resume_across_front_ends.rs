@@ -4,7 +4,7 @@
 //! loopback, a recording OpenAI-compatible mock as the model.
 
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use keel_test_support::mock_openai::{MockServer, Reply, content, finish, role, usage};
@@ -88,30 +88,16 @@ impl Served {
     }
 
     async fn post(&self, path: &str, body: Value) -> Value {
-        let response = self
-            .client
-            .post(self.url(path))
-            .bearer_auth(TOKEN)
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        assert!(
-            response.status().is_success(),
-            "{path}: {}",
-            response.status()
-        );
-        response.json().await.unwrap()
+        Self::json_of(path, self.client.post(self.url(path)).json(&body)).await
     }
 
     async fn get(&self, path: &str) -> Value {
-        let response = self
-            .client
-            .get(self.url(path))
-            .bearer_auth(TOKEN)
-            .send()
-            .await
-            .unwrap();
+        Self::json_of(path, self.client.get(self.url(path))).await
+    }
+
+    /// Sends `request` with the token; the answer must be a success with a JSON body.
+    async fn json_of(path: &str, request: reqwest::RequestBuilder) -> Value {
+        let response = request.bearer_auth(TOKEN).send().await.unwrap();
         assert!(
             response.status().is_success(),
             "{path}: {}",
@@ -186,6 +172,32 @@ fn assert_history(prompt: &[String], expected: &[&str]) {
     }
 }
 
+/// Runs `keel ARGS… --root ROOT` against the mock `model`; it must succeed.
+async fn keel_against(config_dir: &Path, root: &Path, model: &MockServer, args: &[&str]) -> Output {
+    let mut command = keel(config_dir);
+    command
+        .args(args)
+        .arg("--root")
+        .arg(root)
+        .args([
+            "--provider",
+            "openai",
+            "--base-url",
+            &model.base_url,
+            "--json",
+        ])
+        .env("OPENAI_API_KEY", "test-key");
+    let output = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "keel {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_session_resumes_in_the_cli_with_its_whole_history() {
     let project = sample_project();
@@ -204,27 +216,13 @@ async fn a_server_session_resumes_in_the_cli_with_its_whole_history() {
         .await;
     served.stop();
 
-    let mut resume = keel(dir);
-    resume
-        .args(["sessions", "resume", &session, "second task, from the CLI"])
-        .arg("--root")
-        .arg(&root)
-        .args([
-            "--provider",
-            "openai",
-            "--base-url",
-            &model.base_url,
-            "--json",
-        ])
-        .env("OPENAI_API_KEY", "test-key");
-    let output = tokio::task::spawn_blocking(move || resume.output().unwrap())
-        .await
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    keel_against(
+        dir,
+        &root,
+        &model,
+        &["sessions", "resume", &session, "second task, from the CLI"],
+    )
+    .await;
     assert_eq!(model.requests().len(), 2);
     assert_history(
         &last_prompt(&model),
@@ -241,20 +239,7 @@ async fn a_cli_session_continues_on_the_server_with_its_whole_history() {
     let project = sample_project();
     let (dir, root) = (project.scratch(), project.path().to_path_buf());
     let model = MockServer::start(|n, _| answer(n)).await;
-    let mut run = keel(dir);
-    run.args(["run", "first task, from the CLI", "--json"])
-        .arg("--root")
-        .arg(&root)
-        .args(["--provider", "openai", "--base-url", &model.base_url])
-        .env("OPENAI_API_KEY", "test-key");
-    let output = tokio::task::spawn_blocking(move || run.output().unwrap())
-        .await
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = keel_against(dir, &root, &model, &["run", "first task, from the CLI"]).await;
     let first: Value = serde_json::from_str(
         String::from_utf8_lossy(&output.stdout)
             .lines()
