@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use keel_test_support::mock_openai::{MockServer, Reply, content, finish, role, usage};
+use keel_test_support::mock_openai::{MockServer, Reply, text_answer};
 use serde_json::{Value, json};
 
 use keel_test_support::sample_project;
@@ -18,12 +18,7 @@ const TOKEN: &str = "resume-test-token";
 
 /// A text answer naming the request it answers.
 fn answer(n: usize) -> Reply {
-    Reply::Sse(vec![
-        role(),
-        content(&format!("answer number {n}")),
-        finish("stop"),
-        usage(10, 3),
-    ])
+    text_answer(&[&format!("answer number {n}")])
 }
 
 /// `keel serve` on the project's own store (`<root>/.keel/keel.db`), talking to `model`.

@@ -198,17 +198,19 @@ async fn handle(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -
 
 // ---- chunk builders ----------------------------------------------------------------------
 
+/// A `chat.completion.chunk` object with `choices`.
+fn envelope(choices: Value) -> Value {
+    json!({
+        "id": "chatcmpl-mock",
+        "object": "chat.completion.chunk",
+        "created": 1_723_024_757,
+        "model": "mock-model",
+        "choices": choices,
+    })
+}
+
 fn chunk(choices: Value) -> Frame {
-    Frame::Data(
-        json!({
-            "id": "chatcmpl-mock",
-            "object": "chat.completion.chunk",
-            "created": 1_723_024_757,
-            "model": "mock-model",
-            "choices": choices,
-        })
-        .to_string(),
-    )
+    Frame::Data(envelope(choices).to_string())
 }
 
 /// The opening `{"role": "assistant"}` delta.
@@ -249,18 +251,10 @@ pub fn finish(reason: &str) -> Frame {
 
 /// The usage chunk (`choices: []`).
 pub fn usage(prompt: u64, completion: u64) -> Frame {
-    Frame::Data(
-        json!({
-            "id": "chatcmpl-mock",
-            "object": "chat.completion.chunk",
-            "created": 1_723_024_757,
-            "model": "mock-model",
-            "choices": [],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                      "total_tokens": prompt + completion},
-        })
-        .to_string(),
-    )
+    let mut chunk = envelope(json!([]));
+    chunk["usage"] = json!({"prompt_tokens": prompt, "completion_tokens": completion,
+                            "total_tokens": prompt + completion});
+    Frame::Data(chunk.to_string())
 }
 
 /// `data: [DONE]`.
