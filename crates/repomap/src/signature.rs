@@ -9,12 +9,29 @@ const MAX_DOC_CHARS: usize = 120;
 
 /// The declaration text up to the body, whitespace collapsed so multi-line signatures join.
 pub fn signature_text(range: Node, def: Node, name: &str, source: &[u8]) -> String {
-    let start = range.start_byte();
     let body_start = body_start(range).or_else(|| body_start(def));
+    signature_of(
+        source,
+        range.start_byte(),
+        body_start,
+        range.end_byte(),
+        name,
+    )
+}
+
+/// The signature of the definition `name` spanning `start..end` of `source`, whose body (if
+/// it has one) starts at `body_start`.
+pub fn signature_of(
+    source: &[u8],
+    start: usize,
+    body_start: Option<usize>,
+    end: usize,
+    name: &str,
+) -> String {
     let raw = match body_start {
         Some(cut) if cut > start => slice(source, start, cut).to_owned(),
         _ => {
-            let text = slice(source, start, range.end_byte());
+            let text = slice(source, start, end);
             let mut lines = text.lines();
             let first = lines.next().unwrap_or("");
             if lines.next().is_none() {
@@ -159,8 +176,17 @@ pub fn doc_from_comments(range: Node, source: &[u8]) -> Option<String> {
         sibling = node.prev_sibling();
     }
     comments.reverse();
-    for comment in comments {
-        let text = slice(source, comment.start_byte(), comment.end_byte());
+    doc_from_comment_texts(
+        comments
+            .into_iter()
+            .map(|comment| slice(source, comment.start_byte(), comment.end_byte())),
+    )
+}
+
+/// First meaningful line of a run of comments (their text, markers included), skipping inner
+/// doc comments (`//!`, `/*!`).
+pub fn doc_from_comment_texts<'a>(comments: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    for text in comments {
         if text.starts_with("//!") || text.starts_with("/*!") {
             continue;
         }
@@ -197,8 +223,12 @@ pub fn docstring_first_line(def: Node, source: &[u8]) -> Option<String> {
     if string.kind() != "string" {
         return None;
     }
-    let text = slice(source, string.start_byte(), string.end_byte());
-    let text = text.trim_start_matches(['r', 'R', 'u', 'U', 'b', 'B', 'f', 'F']);
+    docstring_line(slice(source, string.start_byte(), string.end_byte()))
+}
+
+/// First non-empty line of a Python string literal's text (prefix and quotes included).
+pub fn docstring_line(literal: &str) -> Option<String> {
+    let text = literal.trim_start_matches(['r', 'R', 'u', 'U', 'b', 'B', 'f', 'F']);
     let text = text.trim_matches(['"', '\'']);
     text.lines()
         .map(str::trim)

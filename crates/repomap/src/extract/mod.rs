@@ -1,6 +1,8 @@
 //! Extracting definitions and references from one file: tags found by the language's tags
 //! query (or, for Python, by an equivalent walk of the tree, checked against the query), then
-//! collected into definitions with signatures, docs and nesting, and reference counts.
+//! collected into definitions with signatures, docs and nesting, and reference counts. A Python
+//! file is first scanned without parsing (`python_scan`), which finds the same tags or gives
+//! the file back to the parser.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -14,6 +16,7 @@ use crate::signature::{doc_from_comments, docstring_first_line, signature_text};
 use crate::symbol::{FileTags, Symbol, SymbolKind};
 
 mod python;
+mod python_scan;
 
 thread_local! {
     static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
@@ -31,8 +34,13 @@ struct RawDef {
     end_line: u32,
 }
 
-/// Parses `source` as `language` and returns its definitions and references.
+/// Reads `source` as `language` and returns its definitions and references.
 pub fn extract(language: Language, source: &[u8]) -> Result<FileTags, RepoMapError> {
+    if language == Language::Python
+        && let Some((defs, references)) = python_scan::scan(source)
+    {
+        return Ok(file_tags(language, defs, references));
+    }
     let finder = if language == Language::Python {
         TagFinder::PythonWalk
     } else {
@@ -206,20 +214,22 @@ impl<'source> TagCollector<'source> {
     }
 
     fn finish(self) -> FileTags {
-        let language = self.language;
-        let defs = self.defs;
-        let references = self.references;
-        let symbols = nest(language, defs);
-        let mut references: Vec<(String, u32)> = references
-            .into_iter()
-            .map(|(name, count)| (name.to_owned(), count))
-            .collect();
-        references.sort_unstable();
-        FileTags {
-            language,
-            symbols,
-            references,
-        }
+        file_tags(self.language, self.defs, self.references)
+    }
+}
+
+/// A file's tags from its definitions and reference counts.
+fn file_tags(language: Language, defs: Vec<RawDef>, references: HashMap<&str, u32>) -> FileTags {
+    let symbols = nest(language, defs);
+    let mut references: Vec<(String, u32)> = references
+        .into_iter()
+        .map(|(name, count)| (name.to_owned(), count))
+        .collect();
+    references.sort_unstable();
+    FileTags {
+        language,
+        symbols,
+        references,
     }
 }
 
