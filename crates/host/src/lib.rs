@@ -11,6 +11,7 @@
 mod agent;
 mod error;
 mod event_log;
+mod file_settings;
 mod lease;
 mod saved;
 mod session;
@@ -19,6 +20,7 @@ mod turn;
 pub use agent::{AgentSettings, saved_conversation};
 pub use error::HostError;
 pub use event_log::EventLog;
+pub use file_settings::{PriceConfig, instruction_files, pricing_with};
 pub use lease::{
     AppendToStore, InterruptRecorder, LeaseRenewal, interrupted_error, recover_lapsed_turns,
     renew_every, renew_lease,

@@ -1,7 +1,7 @@
 //! Request and response bodies of the HTTP contract.
 
 use chrono::{DateTime, Utc};
-use keel_store::{Session, Turn};
+use keel_store::{Session, SessionUsage, Turn};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -83,6 +83,42 @@ pub struct SessionView {
     pub updated_at: DateTime<Utc>,
     /// Highest stored event seq (0: none).
     pub last_seq: u64,
+    /// Tokens and cost so far.
+    pub usage: UsageView,
+}
+
+/// A session's tokens and cost: the sum of its `run.usage.report` events.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct UsageView {
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    pub completion_tokens: u64,
+    /// Prompt tokens served from the provider's cache.
+    pub cached_tokens: u64,
+    /// All tokens.
+    pub total_tokens: u64,
+    /// Model calls reported.
+    pub model_calls: u64,
+    /// Model calls whose model had no price: when not 0, `cost_usd` covers only the others.
+    pub unpriced_calls: u64,
+    /// What the priced calls cost, in US dollars; absent while no call had a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+impl From<SessionUsage> for UsageView {
+    fn from(usage: SessionUsage) -> Self {
+        Self {
+            prompt_tokens: usage.prompt_tokens,
+            completion_tokens: usage.completion_tokens,
+            cached_tokens: usage.cached_tokens,
+            total_tokens: usage.total_tokens,
+            model_calls: usage.model_calls,
+            unpriced_calls: usage.unpriced_calls,
+            cost_usd: usage.cost_usd,
+        }
+    }
 }
 
 impl SessionView {
@@ -99,6 +135,7 @@ impl SessionView {
             created_at: session.created_at,
             updated_at: session.updated_at,
             last_seq,
+            usage: session.usage.into(),
         }
     }
 }

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use keel_host::PriceConfig;
 use keel_tools::ApprovalPolicy;
 use serde::Deserialize;
 
@@ -141,6 +142,10 @@ pub struct ServerArgs {
     /// one model call (default true).
     #[arg(long, env = "KEEL_MEMORY_DISTILL")]
     pub memory_distill: Option<bool>,
+    /// The model's context window in tokens; beats the window the model server reports and
+    /// the built-in table.
+    #[arg(long, env = "KEEL_CONTEXT_WINDOW", value_name = "TOKENS")]
+    pub context_window: Option<u64>,
     /// This instance's name among those sharing the database; keep it across restarts so a
     /// restarted instance fails the turns it left running at once (default: HOST:PORT).
     #[arg(long, env = "KEEL_SERVER_INSTANCE_ID", value_name = "ID")]
@@ -180,7 +185,7 @@ pub struct ProjectConfig {
 }
 
 /// Model settings, as the CLI takes them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ProviderSettings {
     /// `openai` or `scripted:FILE`.
     pub provider: String,
@@ -200,6 +205,12 @@ pub struct ProviderSettings {
     pub include_system_prompt: bool,
     /// Distil each turn that changed files into project memory.
     pub memory_distill: bool,
+    /// The model's context window (`None`: what the model server reports, else the table).
+    pub context_window: Option<u64>,
+    /// Instruction files read besides `AGENTS.md` in each session's root and folders.
+    pub instructions_files: Vec<String>,
+    /// `[pricing.MODEL]`: prices over the built-in table.
+    pub pricing: BTreeMap<String, PriceConfig>,
 }
 
 impl Default for ProviderSettings {
@@ -214,6 +225,9 @@ impl Default for ProviderSettings {
             repo_map: true,
             include_system_prompt: false,
             memory_distill: true,
+            context_window: None,
+            instructions_files: Vec::new(),
+            pricing: BTreeMap::new(),
         }
     }
 }
@@ -241,6 +255,8 @@ struct FileConfig {
     projects: BTreeMap<String, ProjectConfig>,
     #[serde(default)]
     provider: FileProvider,
+    #[serde(default)]
+    pricing: BTreeMap<String, PriceConfig>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -255,6 +271,9 @@ struct FileProvider {
     repo_map: Option<bool>,
     include_system_prompt: Option<bool>,
     memory_distill: Option<bool>,
+    context_window: Option<u64>,
+    #[serde(default, deserialize_with = "keel_host::instruction_files")]
+    instructions_files: Option<Vec<String>>,
 }
 
 /// Everything the server runs with.
@@ -358,7 +377,7 @@ impl ServerConfig {
                 .max(1),
             default_roots,
             projects: file.projects,
-            provider: provider_settings(args, file.provider)?,
+            provider: provider_settings(args, file.provider, file.pricing)?,
             body_limit: args
                 .body_limit
                 .or(file.body_limit)
@@ -416,10 +435,12 @@ fn tokens(flags: &[String], file: Vec<TokenConfig>) -> Result<Vec<TokenConfig>, 
     Ok(tokens)
 }
 
-/// The model settings: flags over the file's `[provider]` table over defaults.
+/// The model settings: flags over the file's `[provider]` table over defaults, and the file's
+/// `[pricing.MODEL]` tables.
 fn provider_settings(
     args: &ServerArgs,
     file: FileProvider,
+    pricing: BTreeMap<String, PriceConfig>,
 ) -> Result<ProviderSettings, ConfigError> {
     let approval = match args.approval.clone().or(file.approval) {
         Some(text) => text
@@ -430,6 +451,13 @@ fn provider_settings(
             })?,
         None => ApprovalPolicy::default(),
     };
+    let context_window = args.context_window.or(file.context_window);
+    if context_window == Some(0) {
+        return Err(ConfigError::Invalid {
+            what: "context window",
+            message: "must be at least 1 token".to_owned(),
+        });
+    }
     let max_iterations = args.max_iterations.or(file.max_iterations).unwrap_or(25);
     if max_iterations == 0 {
         return Err(ConfigError::Invalid {
@@ -454,6 +482,9 @@ fn provider_settings(
             .or(file.include_system_prompt)
             .unwrap_or(false),
         memory_distill: args.memory_distill.or(file.memory_distill).unwrap_or(true),
+        context_window,
+        instructions_files: file.instructions_files.unwrap_or_default(),
+        pricing,
     })
 }
 
@@ -546,6 +577,11 @@ roots = ["/srv/p1"]
 model = "a, b"
 approval = "always"
 include_system_prompt = true
+context_window = 32768
+instructions_files = ["CLAUDE.md"]
+[pricing."local-model"]
+input = 0.5
+output = 1.5
 "#,
         )
         .unwrap();
@@ -562,6 +598,9 @@ include_system_prompt = true
         assert_eq!(config.provider.models, vec!["a", "b"]);
         assert_eq!(config.provider.approval, ApprovalPolicy::Always);
         assert!(config.provider.include_system_prompt);
+        assert_eq!(config.provider.context_window, Some(32768));
+        assert_eq!(config.provider.instructions_files, vec!["CLAUDE.md"]);
+        assert_eq!(config.provider.pricing["local-model"].output, 1.5);
         assert_eq!(config.roots_for("p1"), &[PathBuf::from("/srv/p1")]);
         assert_eq!(config.roots_for("other"), &[PathBuf::from("/srv")]);
         assert_eq!(config.instance_id.as_deref(), Some("keel-a"));
@@ -609,6 +648,10 @@ include_system_prompt = true
                 stream_coalesce_ms: Some(MAX_STREAM_COALESCE_MS + 1),
                 ..ServerArgs::default()
             },
+            ServerArgs {
+                context_window: Some(0),
+                ..ServerArgs::default()
+            },
         ] {
             assert!(matches!(
                 ServerConfig::resolve(&args),
@@ -617,14 +660,22 @@ include_system_prompt = true
         }
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad.toml");
-        std::fs::write(&path, "unknown_key = 1").unwrap();
-        let args = ServerArgs {
-            config: Some(path),
-            ..ServerArgs::default()
-        };
-        assert!(matches!(
-            ServerConfig::resolve(&args),
-            Err(ConfigError::Parse { .. })
-        ));
+        for (text, names) in [
+            ("unknown_key = 1", "unknown_key"),
+            (
+                "[provider]\ninstructions_files = [\"../CLAUDE.md\"]",
+                "../CLAUDE.md",
+            ),
+            ("[pricing.m]\ninput = -1\noutput = 1", "US dollars"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let args = ServerArgs {
+                config: Some(path.clone()),
+                ..ServerArgs::default()
+            };
+            let err = ServerConfig::resolve(&args).unwrap_err();
+            assert!(matches!(err, ConfigError::Parse { .. }), "{err}");
+            assert!(err.to_string().contains(names), "{err}");
+        }
     }
 }

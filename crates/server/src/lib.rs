@@ -45,6 +45,13 @@
 //! include_system_prompt = false     # the system prompt in every run.llm.start event
 //! memory_distill = true             # after each turn that changed files: one call that
 //!                                    # distils its decisions into .keel/memory.json
+//! context_window = 32768             # beats what the model server reports and the table
+//! instructions_files = ["CLAUDE.md"] # read besides AGENTS.md in each session's root and folders
+//!
+//! [pricing."gpt-4.1"]                # US dollars per million tokens, over the built-in table
+//! input = 2.0
+//! cached_input = 0.5
+//! output = 8.0
 //! ```
 
 pub mod api;

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use keel_context::InstructionSources;
 use keel_engine::{AgentSession, Mode};
 use keel_events::{Emitter, SystemError};
 use keel_host::{
@@ -428,6 +429,12 @@ impl LiveSession {
             repo_map: settings.repo_map,
             include_system_prompt: settings.include_system_prompt,
             distill_memory: settings.memory_distill,
+            context_window: settings.context_window,
+            instructions: InstructionSources {
+                extra_files: settings.instructions_files.clone(),
+                ..InstructionSources::default()
+            },
+            pricing: keel_host::pricing_with([&settings.pricing]),
             ..AgentSettings::new(&session.root, models)
         };
         Ok(agent

@@ -4,6 +4,7 @@
 use crate::common;
 
 use common::{ALL, Options, TestServer, scenarios};
+use reqwest::StatusCode;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_and_openapi() {
@@ -177,4 +178,55 @@ async fn turns_that_change_files_are_distilled_into_memory() {
         .filter(|e| e["type"] == "run.memory.update")
         .count();
     assert_eq!(memory_events, 1);
+}
+
+/// The server's `[provider]` settings reach its sessions as the CLI's reach its own: the
+/// context window, extra instruction files and prices; a session's tokens and cost are in
+/// its view.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn provider_settings_reach_the_session_and_usage_is_reported() {
+    let mut options = Options::new("simple.json");
+    options.provider = |provider| {
+        provider.context_window = Some(12_345);
+        provider.instructions_files = vec!["CLAUDE.md".to_owned()];
+        provider.pricing.insert(
+            "scripted".to_owned(),
+            keel_host::PriceConfig {
+                input: 2.0,
+                cached_input: None,
+                output: 4.0,
+            },
+        );
+    };
+    let s = TestServer::start(options).await;
+    std::fs::write(s.workspace.join("CLAUDE.md"), "Answer in one line.\n").unwrap();
+    let session = s.create_session("p1", ALL).await;
+    let turn = s.start_turn(&session, "hello").await;
+    let ended = s.wait_turn(&session, turn["id"].as_str().unwrap()).await;
+    assert_eq!(ended["status"], "completed", "{ended}");
+    let events = s.events(&session).await;
+    let of_type = |kind: &str| {
+        events
+            .iter()
+            .find(|e| e["type"] == kind)
+            .unwrap_or_else(|| panic!("no {kind} in {events:#?}"))
+    };
+    assert_eq!(of_type("run.context.window")["payload"]["limit"], 12_345);
+    let loaded = &of_type("prepare.instructions.load")["payload"];
+    assert!(loaded.to_string().contains("CLAUDE.md"), "{loaded}");
+    let report = &of_type("run.usage.report")["payload"];
+    assert!(
+        report["cost_usd"].as_f64().is_some_and(|c| c > 0.0),
+        "{report}"
+    );
+
+    let (status, view) = s.get(&format!("/v1/sessions/{session}"), ALL).await;
+    assert_eq!(status, StatusCode::OK);
+    let usage = &view["usage"];
+    assert_eq!(usage["model_calls"], 1, "{view}");
+    assert!(
+        usage["total_tokens"].as_u64().is_some_and(|t| t > 0),
+        "{view}"
+    );
+    assert_eq!(usage["cost_usd"], report["cost_usd"], "{view}");
 }

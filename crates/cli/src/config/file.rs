@@ -7,6 +7,7 @@ use std::str::FromStr;
 
 use keel_engine::Mode;
 use keel_engine::agent::ToolFormat;
+use keel_host::PriceConfig;
 use keel_tools::ApprovalPolicy;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
@@ -61,7 +62,7 @@ pub struct FileConfig {
     /// Instruction files read besides `AGENTS.md` (e.g. `["CLAUDE.md"]`), looked up in the
     /// user's config folder, the project root and the folders of the files a turn touches:
     /// relative paths that stay inside the folder they are looked up in.
-    #[serde(default, deserialize_with = "instruction_files")]
+    #[serde(default, deserialize_with = "keel_host::instruction_files")]
     pub instructions_files: Option<Vec<String>>,
     /// `[memory]`: project memory settings.
     pub memory: Option<MemoryConfig>,
@@ -78,54 +79,6 @@ pub struct MemoryConfig {
     /// Make the end-of-session call that distils decisions into `.keel/memory.json` (default
     /// true).
     pub distill: Option<bool>,
-}
-
-/// `[pricing.MODEL]` in `keel.toml`: US dollars per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PriceConfig {
-    /// Prompt tokens.
-    #[serde(deserialize_with = "dollars")]
-    pub input: f64,
-    /// Prompt tokens served from the provider's cache (default: the input price).
-    #[serde(default, deserialize_with = "some_dollars")]
-    pub cached_input: Option<f64>,
-    /// Completion tokens.
-    #[serde(deserialize_with = "dollars")]
-    pub output: f64,
-}
-
-impl PriceConfig {
-    /// The engine's price.
-    pub fn price(&self) -> keel_engine::ModelPrice {
-        keel_engine::ModelPrice {
-            input: self.input,
-            cached_input: self.cached_input,
-            output: self.output,
-        }
-    }
-}
-
-/// A price: a finite number, not negative.
-fn dollars<'de, D>(deserializer: D) -> Result<f64, D::Error>
-where
-    D: Deserializer<'de>,
-{
-    let value = f64::deserialize(deserializer)?;
-    if value.is_finite() && value >= 0.0 {
-        Ok(value)
-    } else {
-        Err(de::Error::custom(
-            "must be a price in US dollars per million tokens (0 or more)",
-        ))
-    }
-}
-
-fn some_dollars<'de, D>(deserializer: D) -> Result<Option<f64>, D::Error>
-where
-    D: Deserializer<'de>,
-{
-    dollars(deserializer).map(Some)
 }
 
 /// A `keel.toml` that cannot be used.
@@ -291,29 +244,6 @@ where
         return Err(de::Error::custom("names no model"));
     }
     Ok(Some(models))
-}
-
-/// `instructions_files = ["CLAUDE.md", "docs/RULES.md"]`: relative paths without `..`.
-fn instruction_files<'de, D>(deserializer: D) -> Result<Option<Vec<String>>, D::Error>
-where
-    D: Deserializer<'de>,
-{
-    let names = Vec::<String>::deserialize(deserializer)?;
-    for name in &names {
-        let path = Path::new(name.trim());
-        let escapes = path.components().any(|c| {
-            !matches!(
-                c,
-                std::path::Component::Normal(_) | std::path::Component::CurDir
-            )
-        });
-        if name.trim().is_empty() || escapes {
-            return Err(de::Error::custom(format!(
-                "`{name}` is not a file name: give a path relative to the folder it is looked up in, without `..`"
-            )));
-        }
-    }
-    Ok(Some(names))
 }
 
 /// The models of a comma-separated chain, trimmed, empty names dropped.

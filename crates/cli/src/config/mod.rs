@@ -209,13 +209,7 @@ impl Settings {
 
 /// The built-in prices with the files' overrides, the user's first so the project's win.
 fn pricing(files: &[&Layer]) -> Pricing {
-    files
-        .iter()
-        .rev()
-        .flat_map(|l| l.config.pricing.iter())
-        .fold(Pricing::builtin(), |pricing, (model, price)| {
-            pricing.with_override(model, price.price())
-        })
+    keel_host::pricing_with(files.iter().rev().map(|l| &l.config.pricing))
 }
 
 /// A layer's provider, with a relative `scripted:` path taken from the file's folder.

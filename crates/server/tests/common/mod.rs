@@ -113,6 +113,8 @@ pub struct Options {
     pub workspace: Option<PathBuf>,
     /// Lease on running turns (default: the server's).
     pub turn_lease: Option<Duration>,
+    /// Changes to the model settings the tests share.
+    pub provider: fn(&mut keel_server::config::ProviderSettings),
 }
 
 impl Options {
@@ -126,6 +128,7 @@ impl Options {
             keep_alive: Duration::from_secs(15),
             workspace: None,
             turn_lease: None,
+            provider: |_| {},
         }
     }
 }
@@ -186,6 +189,7 @@ impl TestServer {
         config.provider.repo_map = false;
         config.provider.approval = options.approval;
         config.provider.max_iterations = 10;
+        (options.provider)(&mut config.provider);
         config.stream_buffer = options.stream_buffer;
         config.body_limit = options.body_limit;
         config.keep_alive = options.keep_alive;

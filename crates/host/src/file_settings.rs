@@ -1,0 +1,90 @@
+//! Settings both front ends read from their TOML files in the same shape: model prices
+//! (`[pricing.MODEL]`) and the names of extra instruction files (`instructions_files`).
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path};
+
+use keel_engine::{ModelPrice, Pricing};
+use serde::Deserialize;
+use serde::de::{self, Deserializer};
+
+/// `[pricing.MODEL]`: US dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceConfig {
+    /// Prompt tokens.
+    #[serde(deserialize_with = "dollars")]
+    pub input: f64,
+    /// Prompt tokens served from the provider's cache (default: the input price).
+    #[serde(default, deserialize_with = "some_dollars")]
+    pub cached_input: Option<f64>,
+    /// Completion tokens.
+    #[serde(deserialize_with = "dollars")]
+    pub output: f64,
+}
+
+impl PriceConfig {
+    /// The engine's price.
+    pub fn price(&self) -> ModelPrice {
+        ModelPrice {
+            input: self.input,
+            cached_input: self.cached_input,
+            output: self.output,
+        }
+    }
+}
+
+/// The built-in prices with `overrides` applied in order (a later one for the same model wins).
+pub fn pricing_with<'a>(
+    overrides: impl IntoIterator<Item = &'a BTreeMap<String, PriceConfig>>,
+) -> Pricing {
+    overrides
+        .into_iter()
+        .flat_map(|table| table.iter())
+        .fold(Pricing::builtin(), |pricing, (model, price)| {
+            pricing.with_override(model, price.price())
+        })
+}
+
+/// A price: a finite number, not negative.
+fn dollars<'de, D>(deserializer: D) -> Result<f64, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let value = f64::deserialize(deserializer)?;
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(de::Error::custom(
+            "must be a price in US dollars per million tokens (0 or more)",
+        ))
+    }
+}
+
+fn some_dollars<'de, D>(deserializer: D) -> Result<Option<f64>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    dollars(deserializer).map(Some)
+}
+
+/// `instructions_files = ["CLAUDE.md", "docs/RULES.md"]`: relative paths without `..`, for
+/// `#[serde(deserialize_with = "keel_host::instruction_files")]`.
+pub fn instruction_files<'de, D>(deserializer: D) -> Result<Option<Vec<String>>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let names = Vec::<String>::deserialize(deserializer)?;
+    for name in &names {
+        let path = Path::new(name.trim());
+        let escapes = path
+            .components()
+            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir));
+        if name.trim().is_empty() || escapes {
+            return Err(de::Error::custom(format!(
+                "`{name}` is not a file name: give a path relative to the folder it is looked up in, without `..`"
+            )));
+        }
+    }
+    Ok(Some(names))
+}
