@@ -421,7 +421,9 @@ output = 8.0
     fn bad_sandbox_values_name_the_key() {
         let err = parse("sandbox = \"strict\"").unwrap_err().to_string();
         assert!(err.contains("unknown sandbox mode `strict`"), "{err}");
-        let err = parse("sandbox_fallback = \"maybe\"").unwrap_err().to_string();
+        let err = parse("sandbox_fallback = \"maybe\"")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("expected refuse or warn"), "{err}");
         let err = parse("network = \"yes\"").unwrap_err().to_string();
         assert!(err.contains("network"), "{err}");
