@@ -34,8 +34,7 @@ pub struct ExecuteCommandArgs {
     /// Seconds before the command is killed (default 120, at most 3600).
     #[serde(default)]
     pub timeout_secs: Option<u64>,
-    /// Set to true only to rerun a command the sandbox blocked, outside the sandbox; the user is
-    /// always asked first (and it is refused when nobody can be asked).
+    /// True to rerun a command the sandbox blocked outside it (the user is asked).
     #[serde(default)]
     pub requires_escalation: bool,
 }
@@ -117,10 +116,8 @@ impl TypedTool for ExecuteCommand {
          outside the workspace. Dangerous commands (recursive deletes of / or ~, disk writes, \
          force pushes, git reset --hard, shutdowns, curl | sh, …) need the user's approval or \
          are refused. The command is killed after timeout_secs (default 120), together with \
-         any background processes it started. Commands run in an OS sandbox (by default: writes \
-         only inside the workspace, .git read-only, no network); when the result says \
-         \"blocked by the sandbox\", call again with requires_escalation set to true to ask the \
-         user to run it outside."
+         any background processes it started. If a result says it was blocked by the sandbox, \
+         retry with requires_escalation."
     }
 
     async fn run(&self, ctx: &ToolContext, args: ExecuteCommandArgs) -> ToolResult {
