@@ -9,9 +9,11 @@
 //!   matches the crates.
 //! - `cargo xtask bench-repomap DIR…` measures the repo map against Aider's.
 //! - `cargo xtask bench-startup` measures `keel run` from spawn to its first model request.
+//! - `cargo xtask bench-sandbox` measures what the command sandbox adds to a tool call.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench_repomap;
+mod bench_sandbox;
 mod bench_server;
 mod bench_startup;
 mod ci;
@@ -27,6 +29,7 @@ fn main() -> ExitCode {
         Some("ci") => ci::run(&args[1..]),
         Some("tidy") => tidy::run(&args[1..]),
         Some("bench-repomap") => bench_repomap::run(&args[1..]).map(|()| ExitCode::SUCCESS),
+        Some("bench-sandbox") => bench_sandbox::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-server") => bench_server::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-startup") => bench_startup::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some(other) => Err(anyhow::anyhow!("unknown task `{other}`\n\n{USAGE}")),
@@ -52,4 +55,6 @@ tasks:
                            when KEEL_BENCH_AIDER points at an aider executable
   bench-startup [--runs N] [--keel PATH]
                            keel run start-up: spawn to first model request (mock server)
+  bench-sandbox [--runs N] [--keel PATH]
+                           execute_command `true` sandboxed vs not: p50 of the tool call
   bench-server [OPTIONS]   keel-server: 1,000-subscriber SSE fan-out, events/s stored, idle RSS";

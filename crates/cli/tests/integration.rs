@@ -22,6 +22,7 @@ mod repomap;
 mod resume_across_front_ends;
 mod run_command;
 mod safety_command;
+mod sandbox_command;
 mod sessions;
 mod stream_faults;
 mod tool_command;

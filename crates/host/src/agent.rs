@@ -27,6 +27,8 @@ pub struct AgentSettings {
     pub max_iterations: u32,
     /// Command approval policy.
     pub approval: ApprovalPolicy,
+    /// The OS sandbox for commands (mode, network, writable roots, fallback).
+    pub sandbox: keel_tools::sandbox::SandboxPolicy,
     /// Execute plans without asking.
     pub approve_plans: bool,
     /// Native or XML tool calls.
@@ -57,6 +59,7 @@ impl AgentSettings {
             mode: Mode::Auto,
             max_iterations: 25,
             approval: ApprovalPolicy::default(),
+            sandbox: keel_tools::sandbox::SandboxPolicy::off(),
             approve_plans: false,
             tool_format: ToolFormat::default(),
             max_retries: None,
@@ -80,6 +83,8 @@ impl AgentSettings {
         config.mode = self.mode;
         config.max_iterations = self.max_iterations;
         config.approval = self.approval;
+        config.sandbox =
+            keel_tools::process::CommandSandbox::resolve(self.sandbox.clone(), &config.root);
         config.approve_plans = self.approve_plans;
         config.tool_format = self.tool_format;
         config.include_system_prompt = self.include_system_prompt;

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use keel_host::PriceConfig;
 use keel_tools::ApprovalPolicy;
+use keel_tools::sandbox::{Fallback, SandboxMode, SandboxPolicy};
 use serde::Deserialize;
 
 use crate::logging::LogFormat;
@@ -121,6 +122,9 @@ pub struct ServerArgs {
     /// Ask (over HTTP) before executing a plan.
     #[arg(long, env = "KEEL_APPROVE_PLANS")]
     pub approve_plans: bool,
+    /// The OS sandbox for commands: read-only, workspace-write (default) or off.
+    #[arg(long, env = "KEEL_SANDBOX", value_name = "MODE")]
+    pub sandbox: Option<String>,
     /// Largest request body in bytes (default 1 MiB).
     #[arg(long, env = "KEEL_SERVER_BODY_LIMIT", value_name = "BYTES")]
     pub body_limit: Option<usize>,
@@ -199,6 +203,9 @@ pub struct ProviderSettings {
     pub approval: ApprovalPolicy,
     /// Ask before executing plans.
     pub approve_plans: bool,
+    /// The OS sandbox for commands (`--sandbox`; `sandbox`, `network`, `writable_roots`,
+    /// `sandbox_fallback` in `[provider]`).
+    pub sandbox: SandboxPolicy,
     /// Repo map in the system prompt.
     pub repo_map: bool,
     /// The system prompt in every `run.llm.start`.
@@ -222,6 +229,7 @@ impl Default for ProviderSettings {
             max_iterations: 25,
             approval: ApprovalPolicy::default(),
             approve_plans: false,
+            sandbox: SandboxPolicy::default(),
             repo_map: true,
             include_system_prompt: false,
             memory_distill: true,
@@ -268,6 +276,10 @@ struct FileProvider {
     max_iterations: Option<u32>,
     approval: Option<String>,
     approve_plans: Option<bool>,
+    sandbox: Option<String>,
+    network: Option<bool>,
+    writable_roots: Option<Vec<PathBuf>>,
+    sandbox_fallback: Option<String>,
     repo_map: Option<bool>,
     include_system_prompt: Option<bool>,
     memory_distill: Option<bool>,
@@ -458,6 +470,26 @@ fn provider_settings(
             message: "must be at least 1 token".to_owned(),
         });
     }
+    let sandbox = SandboxPolicy {
+        mode: match args.sandbox.clone().or(file.sandbox) {
+            Some(text) => text
+                .parse::<SandboxMode>()
+                .map_err(|e| ConfigError::Invalid {
+                    what: "sandbox mode",
+                    message: e.to_string(),
+                })?,
+            None => SandboxMode::default(),
+        },
+        network: file.network.unwrap_or(false),
+        writable_roots: file.writable_roots.unwrap_or_default(),
+        fallback: match file.sandbox_fallback {
+            Some(text) => text.parse::<Fallback>().map_err(|e| ConfigError::Invalid {
+                what: "sandbox_fallback",
+                message: e.to_string(),
+            })?,
+            None => Fallback::default(),
+        },
+    };
     let max_iterations = args.max_iterations.or(file.max_iterations).unwrap_or(25);
     if max_iterations == 0 {
         return Err(ConfigError::Invalid {
@@ -476,6 +508,7 @@ fn provider_settings(
         max_iterations,
         approval,
         approve_plans: args.approve_plans || file.approve_plans.unwrap_or(false),
+        sandbox,
         repo_map: args.repo_map.or(file.repo_map).unwrap_or(true),
         include_system_prompt: args
             .include_system_prompt
@@ -577,6 +610,9 @@ roots = ["/srv/p1"]
 model = "a, b"
 approval = "always"
 include_system_prompt = true
+sandbox = "read-only"
+network = true
+sandbox_fallback = "warn"
 context_window = 32768
 instructions_files = ["CLAUDE.md"]
 [pricing."local-model"]
@@ -601,6 +637,22 @@ output = 1.5
         assert_eq!(config.provider.context_window, Some(32768));
         assert_eq!(config.provider.instructions_files, vec!["CLAUDE.md"]);
         assert_eq!(config.provider.pricing["local-model"].output, 1.5);
+        assert_eq!(config.provider.sandbox.mode, SandboxMode::ReadOnly);
+        assert!(config.provider.sandbox.network);
+        assert_eq!(config.provider.sandbox.fallback, Fallback::Warn);
+        let flagged = ServerConfig::resolve(&ServerArgs {
+            sandbox: Some("off".to_owned()),
+            ..ServerArgs::default()
+        })
+        .unwrap();
+        assert_eq!(flagged.provider.sandbox.mode, SandboxMode::Off);
+        let bad = ServerConfig::resolve(&ServerArgs {
+            sandbox: Some("strict".to_owned()),
+            ..ServerArgs::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(bad.contains("unknown sandbox mode `strict`"), "{bad}");
         assert_eq!(config.roots_for("p1"), &[PathBuf::from("/srv/p1")]);
         assert_eq!(config.roots_for("other"), &[PathBuf::from("/srv")]);
         assert_eq!(config.instance_id.as_deref(), Some("keel-a"));

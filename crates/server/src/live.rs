@@ -425,6 +425,7 @@ impl LiveSession {
                 .unwrap_or(Mode::Auto),
             max_iterations: settings.max_iterations,
             approval: settings.approval,
+            sandbox: settings.sandbox.clone(),
             approve_plans: settings.approve_plans,
             repo_map: settings.repo_map,
             include_system_prompt: settings.include_system_prompt,

@@ -94,6 +94,8 @@ pub struct FileRun {
     /// Arguments passed to the script after its path, each as one argv entry (never through a
     /// shell, so nothing in them is expanded or interpreted).
     pub args: Vec<String>,
+    /// The sandbox the script runs in; `None` runs it unconfined.
+    pub sandbox: Option<std::sync::Arc<keel_sandbox::Sandbox>>,
 }
 
 impl FileRun {
@@ -106,7 +108,14 @@ impl FileRun {
             grace: process::DEFAULT_GRACE,
             run_id: format!("run_{}", uuid::Uuid::now_v7().simple()),
             args: Vec::new(),
+            sandbox: None,
         }
+    }
+
+    /// The same run confined by `sandbox` (`None`: unconfined).
+    pub fn with_sandbox(mut self, sandbox: Option<std::sync::Arc<keel_sandbox::Sandbox>>) -> Self {
+        self.sandbox = sandbox;
+        self
     }
 
     /// The same run with `args` passed to the script (see [`FileRun::args`]).
@@ -293,7 +302,8 @@ pub async fn run_file(
 
     let spec = ProcessSpec::new(&command[0], &command[1..], workspace.root())
         .with_timeout(request.timeout)
-        .with_grace(request.grace);
+        .with_grace(request.grace)
+        .with_sandbox(request.sandbox.clone());
     emitter.emit(ExecFileStart {
         run_id: request.run_id.clone(),
         file: file.clone(),

@@ -23,6 +23,9 @@ pub mod workspace;
 pub use approval::{
     ApprovalPolicy, ApprovalReply, ApprovalRequest, ApproveAll, Approver, CannotAsk, UnknownPolicy,
 };
+/// The OS sandbox commands run in (keel-sandbox), for the crates that configure it.
+pub use keel_sandbox as sandbox;
+
 pub use checkpoint::{Checkpoint, CheckpointError, CheckpointStore, FileSnapshot, RollbackReport};
 pub use registry::ToolRegistry;
 pub use safety::{Category, Classification, classify};

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalPolicy, Approver};
 use crate::checkpoint::CheckpointStore;
+use crate::process::CommandSandbox;
 
 /// What a tool call returns to the model (and to `keel tool call`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,11 +74,13 @@ pub struct ToolContext {
     pub approver: Arc<dyn Approver>,
     /// Where file changes are recorded so a turn can be rolled back (`None`: not recorded).
     pub checkpoints: Option<Arc<CheckpointStore>>,
+    /// The OS sandbox commands run in.
+    pub sandbox: CommandSandbox,
 }
 
 impl ToolContext {
     /// A context for `root` reporting to `emitter`: a fresh call id, no step, default approval
-    /// policy, an approver that cannot ask, no checkpoints.
+    /// policy, an approver that cannot ask, no checkpoints, no sandbox.
     pub fn new(root: impl Into<PathBuf>, emitter: Emitter) -> Self {
         Self {
             root: root.into(),
@@ -88,7 +91,14 @@ impl ToolContext {
             approval: ApprovalPolicy::default(),
             approver: Arc::new(crate::approval::CannotAsk),
             checkpoints: None,
+            sandbox: CommandSandbox::Off,
         }
+    }
+
+    /// The same context running commands in `sandbox`.
+    pub fn with_sandbox(mut self, sandbox: CommandSandbox) -> Self {
+        self.sandbox = sandbox;
+        self
     }
 
     /// The same context recording file changes in `store`.

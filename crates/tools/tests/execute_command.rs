@@ -7,6 +7,8 @@ use keel_events::{
     ApprovalDecision, ApprovalKind, Bus, Delivery, Emitter, EventKind, OutputStream, Sequencer,
 };
 use keel_tools::builtin::ExecuteCommand;
+use keel_tools::process::CommandSandbox;
+use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
 use keel_tools::{
     ApprovalPolicy, ApprovalReply, ApprovalRequest, Approver, CannotAsk, Tool, ToolContext,
 };
@@ -407,4 +409,81 @@ fn schema_shows_the_arguments() {
         .filter_map(|v| v.as_str())
         .collect();
     assert!(required.contains(&"command") && required.contains(&"requires_approval"));
+}
+
+/// A sandbox mode that cannot be enforced refuses every command with a `system.error`.
+#[tokio::test]
+async fn an_unenforceable_sandbox_refuses_with_a_system_error() {
+    let mut f = fixture(ApprovalPolicy::Never, Arc::new(CannotAsk));
+    let marker = f.ctx.root.join("ran.txt");
+    f.ctx = f.ctx.clone().with_sandbox(CommandSandbox::Refused(
+        "the sandbox mode `workspace-write` cannot be enforced here: the kernel has no Landlock"
+            .into(),
+    ));
+    let result = ExecuteCommand::default()
+        .call(
+            &f.ctx,
+            json!({"command": "touch ran.txt", "requires_approval": false}),
+        )
+        .await;
+    assert!(!result.success);
+    assert!(
+        result.message.contains("cannot be enforced here"),
+        "{}",
+        result.message
+    );
+    assert!(!marker.exists());
+    let errors: Vec<_> = events(&mut f.sub)
+        .into_iter()
+        .filter_map(|kind| match kind {
+            EventKind::SystemError(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].error_type, "sandbox");
+}
+
+/// `requires_escalation` asks a person even under `--approval never`, and an approval runs the
+/// command outside the sandbox.
+#[tokio::test]
+async fn escalation_asks_and_runs_outside_the_sandbox() {
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("escalated.txt");
+    let approver = Scripted::new(vec![ApprovalReply::approve()]);
+    let mut f = fixture(ApprovalPolicy::Never, approver.clone());
+    f.ctx = f.ctx.clone().with_sandbox(CommandSandbox::resolve(
+        SandboxPolicy::new(SandboxMode::WorkspaceWrite),
+        &f.ctx.root,
+    ));
+    let command = format!("echo x > {}", target.display());
+    let result = ExecuteCommand::default()
+        .call(
+            &f.ctx,
+            json!({"command": command, "requires_approval": false}),
+        )
+        .await;
+    assert!(!result.success);
+    assert!(
+        result.message.contains("blocked by the sandbox"),
+        "{}",
+        result.message
+    );
+    assert!(approver.asked().is_empty());
+
+    let result = ExecuteCommand::default()
+        .call(
+            &f.ctx,
+            json!({"command": command, "requires_approval": false, "requires_escalation": true}),
+        )
+        .await;
+    assert!(result.success, "{}", result.message);
+    assert!(target.exists());
+    let asked = approver.asked();
+    assert_eq!(asked.len(), 1);
+    assert!(
+        asked[0].reason.contains("outside the sandbox"),
+        "{}",
+        asked[0].reason
+    );
 }

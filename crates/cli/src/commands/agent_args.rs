@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use keel_engine::Mode;
 use keel_engine::agent::ToolFormat;
 use keel_tools::ApprovalPolicy;
+use keel_tools::sandbox::SandboxMode;
 
 use crate::render::ColorWhen;
 
@@ -56,6 +57,10 @@ pub struct AgentArgs {
     /// [default: on-dangerous].
     #[arg(long, value_parser = parse_policy, value_name = "POLICY")]
     pub approval: Option<ApprovalPolicy>,
+    /// The OS sandbox for commands: read-only, workspace-write or off
+    /// [default: workspace-write].
+    #[arg(long, value_parser = parse_sandbox, value_name = "MODE")]
+    pub sandbox: Option<SandboxMode>,
     /// auto (the model decides), direct (never plan) or plan (plan first) [default: auto].
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
@@ -93,6 +98,11 @@ pub struct AgentArgs {
 
 fn parse_policy(s: &str) -> Result<ApprovalPolicy, String> {
     s.parse::<ApprovalPolicy>().map_err(|e| e.to_string())
+}
+
+/// A `--sandbox` value.
+pub fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {
+    s.parse::<SandboxMode>().map_err(|e| e.to_string())
 }
 
 fn parse_tool_format(s: &str) -> Result<ToolFormat, String> {

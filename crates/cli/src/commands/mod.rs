@@ -14,6 +14,7 @@ pub mod replay;
 pub mod repomap;
 pub mod run;
 pub mod safety;
+pub mod sandbox;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod sessions;
@@ -37,6 +38,9 @@ pub enum Command {
     /// Check whether a command line is dangerous (the check `execute_command` applies).
     #[command(subcommand)]
     Safety(safety::SafetyCommand),
+    /// What the OS sandbox for commands can enforce on this system.
+    #[command(subcommand)]
+    Sandbox(sandbox::SandboxCommand),
     /// Run one script file of a workspace, streaming its output (or its events as JSON lines).
     ExecFile(exec_file::ExecFileArgs),
     /// Run one task with the agent: the model works on the project with the tools until done.
@@ -95,6 +99,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Repomap(args) => repomap::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Safety(command) => safety::run(command),
+        Command::Sandbox(command) => sandbox::run(command),
         Command::ExecFile(args) => exec_file::run(args),
         Command::Run(args) => run::run(args),
         Command::Checkpoints(command) => checkpoints::list(command),

@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use clap::Subcommand;
 use keel_events::{Bus, Emitter, Sequencer};
+use keel_tools::process::CommandSandbox;
+use keel_tools::sandbox::SandboxMode;
 use keel_tools::{ApprovalPolicy, CannotAsk, CheckpointStore, ToolContext, ToolRegistry};
 
 use super::EXIT_USAGE;
@@ -30,6 +32,10 @@ pub enum ToolCommand {
         /// Approval policy for commands: never, on-dangerous, always, deny-dangerous.
         #[arg(long, default_value = "on-dangerous")]
         approval: String,
+        /// The OS sandbox for commands: read-only, workspace-write or off [default: the root's
+        /// keel.toml `sandbox`, else workspace-write].
+        #[arg(long, value_parser = super::agent_args::parse_sandbox, value_name = "MODE")]
+        sandbox: Option<SandboxMode>,
     },
 }
 
@@ -50,7 +56,8 @@ pub fn run(command: ToolCommand) -> ExitCode {
             arguments,
             root,
             approval,
-        } => match call(&name, arguments.as_deref(), root, &approval) {
+            sandbox,
+        } => match call(&name, arguments.as_deref(), root, &approval, sandbox) {
             Ok(code) => code,
             Err(message) => {
                 eprintln!("keel tool call: {message}");
@@ -66,6 +73,7 @@ fn call(
     arguments: Option<&str>,
     root: PathBuf,
     approval: &str,
+    sandbox: Option<SandboxMode>,
 ) -> Result<ExitCode, String> {
     let registry = ToolRegistry::builtin();
     if registry.get(name).is_none() {
@@ -100,13 +108,16 @@ fn call(
         .canonicalize()
         .map_err(|e| format!("--root `{}`: {e}", root.display()))?;
     let checkpoints = CheckpointStore::open(&root).map_err(|e| format!("--root: {e}"))?;
+    let sandbox = crate::config::load_sandbox(&root, sandbox).map_err(|e| e.to_string())?;
     let emitter = Emitter::new(
         Sequencer::new(format!("cli-{}", std::process::id()), "cli"),
         Bus::default(),
     );
+    let root_for_sandbox = root.clone();
     let ctx = ToolContext::new(root, emitter)
         .with_approval(policy, Arc::new(CannotAsk))
-        .with_checkpoints(Arc::new(checkpoints));
+        .with_checkpoints(Arc::new(checkpoints))
+        .with_sandbox(CommandSandbox::resolve(sandbox, &root_for_sandbox));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -9,6 +9,7 @@ use keel_engine::Mode;
 use keel_engine::agent::ToolFormat;
 use keel_host::PriceConfig;
 use keel_tools::ApprovalPolicy;
+use keel_tools::sandbox::{Fallback, SandboxMode};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
@@ -70,6 +71,16 @@ pub struct FileConfig {
     /// name with a dot).
     #[serde(default)]
     pub pricing: BTreeMap<String, PriceConfig>,
+    /// The OS sandbox for commands: read-only, workspace-write (default) or off.
+    #[serde(default, deserialize_with = "from_name")]
+    pub sandbox: Option<SandboxMode>,
+    /// Whether sandboxed commands may use the network (default false).
+    pub network: Option<bool>,
+    /// Extra paths sandboxed commands may write under (relative ones: to the project root).
+    pub writable_roots: Option<Vec<PathBuf>>,
+    /// When the sandbox mode cannot be enforced here: refuse (default) or warn.
+    #[serde(default, deserialize_with = "from_name")]
+    pub sandbox_fallback: Option<Fallback>,
 }
 
 /// `[memory]` in `keel.toml`.
@@ -283,6 +294,10 @@ color = "never"
 verbose = true
 include_system_prompt = true
 instructions_files = ["CLAUDE.md", "docs/RULES.md"]
+sandbox = "read-only"
+network = true
+writable_roots = ["../shared", "/var/cache/build"]
+sandbox_fallback = "warn"
 
 [memory]
 distill = false
@@ -324,8 +339,24 @@ output = 8.0
                     }
                 )]
                 .into(),
+                sandbox: Some(SandboxMode::ReadOnly),
+                network: Some(true),
+                writable_roots: Some(vec!["../shared".into(), "/var/cache/build".into()]),
+                sandbox_fallback: Some(Fallback::Warn),
             }
         );
+    }
+
+    #[test]
+    fn bad_sandbox_values_name_the_key() {
+        let err = parse("sandbox = \"strict\"").unwrap_err().to_string();
+        assert!(err.contains("unknown sandbox mode `strict`"), "{err}");
+        let err = parse("sandbox_fallback = \"maybe\"")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("expected refuse or warn"), "{err}");
+        let err = parse("network = \"yes\"").unwrap_err().to_string();
+        assert!(err.contains("network"), "{err}");
     }
 
     #[test]

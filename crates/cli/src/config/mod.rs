@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use keel_engine::agent::ToolFormat;
 use keel_engine::{Mode, Pricing};
 use keel_tools::ApprovalPolicy;
+use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
 
 pub use file::{CONFIG_FILE, ConfigError, FileConfig, split_models};
 
@@ -121,6 +122,9 @@ pub struct Settings {
     /// Model prices: the built-in table with the `[pricing.MODEL]` overrides of both files
     /// (the project's win).
     pub pricing: Pricing,
+    /// The OS sandbox for commands: `--sandbox` over `sandbox`, `network`, `writable_roots` and
+    /// `sandbox_fallback` of the files.
+    pub sandbox: SandboxPolicy,
 }
 
 impl Settings {
@@ -203,7 +207,39 @@ impl Settings {
                 .find_map(|l| l.config.memory.as_ref().and_then(|m| m.distill))
                 .unwrap_or(true),
             pricing: pricing(&files),
+            sandbox: sandbox_policy(args.sandbox, &files),
         }
+    }
+}
+
+/// The sandbox settings of `root`'s and the user's `keel.toml` under the `--sandbox` flag, for
+/// commands that run tools without an agent (`keel tool call`, `keel exec-file`).
+pub fn load_sandbox(root: &Path, flag: Option<SandboxMode>) -> Result<SandboxPolicy, ConfigError> {
+    let env = Environment::from_process();
+    let project = Layer::load(&root.join(CONFIG_FILE))?;
+    let user = match env.user_config_file() {
+        Some(path) => Layer::load(&path)?,
+        None => Layer::default(),
+    };
+    Ok(sandbox_policy(flag, &[&project, &user]))
+}
+
+/// `--sandbox` over the files' `sandbox` (default `workspace-write`), and the files' `network`,
+/// `writable_roots` (both files' together) and `sandbox_fallback`, the project's first.
+fn sandbox_policy(flag: Option<SandboxMode>, files: &[&Layer]) -> SandboxPolicy {
+    SandboxPolicy {
+        mode: flag
+            .or_else(|| files.iter().find_map(|l| l.config.sandbox))
+            .unwrap_or_default(),
+        network: files.iter().find_map(|l| l.config.network).unwrap_or(false),
+        writable_roots: files
+            .iter()
+            .flat_map(|l| l.config.writable_roots.iter().flatten().cloned())
+            .collect(),
+        fallback: files
+            .iter()
+            .find_map(|l| l.config.sandbox_fallback)
+            .unwrap_or_default(),
     }
 }
 

@@ -344,6 +344,7 @@ fn agent_settings(
         mode: settings.mode,
         max_iterations: settings.max_iterations,
         approval: settings.approval,
+        sandbox: settings.sandbox.clone(),
         approve_plans: settings.approve_plans,
         tool_format: settings.tool_format,
         max_retries: settings.max_retries,

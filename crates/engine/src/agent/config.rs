@@ -158,6 +158,8 @@ pub struct AgentConfig {
     pub retry: RetryPolicy,
     /// When commands need approval.
     pub approval: ApprovalPolicy,
+    /// The OS sandbox commands run in (default: off; front ends resolve the configured mode).
+    pub sandbox: keel_tools::process::CommandSandbox,
     /// Ask the approver before executing a plan.
     pub approve_plans: bool,
     /// Anomaly thresholds.
@@ -202,6 +204,7 @@ impl AgentConfig {
             max_repairs: 3,
             retry: RetryPolicy::default(),
             approval: ApprovalPolicy::default(),
+            sandbox: keel_tools::process::CommandSandbox::Off,
             approve_plans: false,
             anomalies: AnomalyLimits::default(),
             agent_name: "keel".to_owned(),

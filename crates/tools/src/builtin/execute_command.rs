@@ -4,12 +4,14 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use keel_events::{ApprovalDecision, ApprovalKind, RunToolOutput};
+use keel_events::{
+    ApprovalDecision, ApprovalKind, LogLevel, RunToolOutput, SystemError, SystemLog,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::approval::ApprovalPolicy;
-use crate::process::{self, ProcessSpec};
+use crate::process::{self, CommandSandbox, ProcessSpec};
 use crate::safety::{Classification, classify};
 use crate::tool::{ToolContext, ToolResult, TypedTool};
 
@@ -32,6 +34,9 @@ pub struct ExecuteCommandArgs {
     /// Seconds before the command is killed (default 120, at most 3600).
     #[serde(default)]
     pub timeout_secs: Option<u64>,
+    /// True to rerun a command the sandbox blocked outside it (the user is asked).
+    #[serde(default)]
+    pub requires_escalation: bool,
 }
 
 /// The `execute_command` tool.
@@ -111,7 +116,8 @@ impl TypedTool for ExecuteCommand {
          outside the workspace. Dangerous commands (recursive deletes of / or ~, disk writes, \
          force pushes, git reset --hard, shutdowns, curl | sh, …) need the user's approval or \
          are refused. The command is killed after timeout_secs (default 120), together with \
-         any background processes it started."
+         any background processes it started. If a result says it was blocked by the sandbox, \
+         retry with requires_escalation."
     }
 
     async fn run(&self, ctx: &ToolContext, args: ExecuteCommandArgs) -> ToolResult {
@@ -205,10 +211,15 @@ impl TypedTool for ExecuteCommand {
             }
         }
 
+        let sandbox = match sandbox_for(ctx, &command, args.requires_escalation).await {
+            Ok(sandbox) => sandbox,
+            Err(refusal) => return refusal,
+        };
         let spec = ProcessSpec::shell(&command, &ctx.root)
             .with_timeout(timeout)
             .with_grace(self.grace)
-            .with_output_cap(self.output_cap);
+            .with_output_cap(self.output_cap)
+            .with_sandbox(sandbox);
         let emitter = ctx.emitter.clone();
         let call_id = ctx.call_id.clone();
         let mut on_output = |stream, text: &str| {
@@ -237,6 +248,13 @@ impl TypedTool for ExecuteCommand {
             )
         } else if outcome.cancelled {
             format!("{modified}Command was cancelled and killed.")
+        } else if let Some(blocked) = &outcome.blocked {
+            format!(
+                "{modified}Command finished: {ending}; {blocked} (sandbox: {}). If it must run \
+                 outside the sandbox, call execute_command again with requires_escalation: \
+                 true; the user will be asked.",
+                ctx.sandbox.describe()
+            )
         } else {
             format!("{modified}Command finished: {ending}.")
         };
@@ -254,6 +272,64 @@ impl TypedTool for ExecuteCommand {
             success: outcome.exit_code == Some(0) && !outcome.timed_out && !outcome.cancelled,
             message,
             content: Some(content),
+        }
+    }
+}
+
+/// The sandbox to run `command` in: the context's, or none when a person allowed the model's
+/// `requires_escalation` request. `Err` is the result when it must not run: the sandbox mode
+/// cannot be enforced here (`system.error`), or escalation was not allowed.
+async fn sandbox_for(
+    ctx: &ToolContext,
+    command: &str,
+    requires_escalation: bool,
+) -> Result<Option<std::sync::Arc<keel_sandbox::Sandbox>>, ToolResult> {
+    if requires_escalation && ctx.sandbox.is_on() {
+        let reason = format!(
+            "the model asks to run this command outside the sandbox ({})",
+            ctx.sandbox.describe()
+        );
+        let reply = ctx
+            .request_approval(ApprovalKind::Command, command, reason)
+            .await;
+        return match reply.decision {
+            ApprovalDecision::Approve => Ok(None),
+            ApprovalDecision::Reject | ApprovalDecision::Modify => {
+                let why = reply
+                    .reason
+                    .filter(|r| !r.trim().is_empty())
+                    .map_or_else(String::new, |r| format!(" ({r})"));
+                Err(ToolResult::error(format!(
+                    "Running `{command}` outside the sandbox was not allowed{why}; it was not \
+                     run. Find a way that works inside the sandbox, or ask the user to run it \
+                     themselves."
+                )))
+            }
+        };
+    }
+    match &ctx.sandbox {
+        CommandSandbox::Off => Ok(None),
+        CommandSandbox::Confined(sandbox) => {
+            if let Some(warning) = sandbox.warning() {
+                ctx.emitter.emit(SystemLog {
+                    level: LogLevel::Warn,
+                    message: format!("`{command}`: {warning}"),
+                    metadata: None,
+                });
+            }
+            Ok(Some(std::sync::Arc::clone(sandbox)))
+        }
+        CommandSandbox::Refused(why) => {
+            ctx.emitter.emit(SystemError {
+                error: why.to_string(),
+                error_type: "sandbox".to_owned(),
+                recoverable: true,
+                stack: None,
+                error_display: None,
+            });
+            Err(ToolResult::error(format!(
+                "Refused to run `{command}`: {why}."
+            )))
         }
     }
 }

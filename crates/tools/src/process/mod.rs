@@ -5,24 +5,31 @@
 //!
 //! Background processes a command starts do not outlive it: once the command itself exits,
 //! anything left in its group is killed (after a short wait for its output).
+//!
+//! A spec may carry a [`Sandbox`]: the child is then confined between fork and exec, and a
+//! failed run says what the sandbox blocked ([`ProcessOutcome::blocked`]).
 
 mod capture;
 mod env;
 mod group;
+mod sandbox;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use keel_events::OutputStream;
+use keel_sandbox::{Sandbox, SandboxError};
 use nix::sys::signal::Signal;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 
 pub use env::{is_secret_name, scrubbed_env};
+pub use sandbox::CommandSandbox;
 
 use capture::{Capture, Chunker};
 use group::GroupGuard;
@@ -56,6 +63,8 @@ pub struct ProcessSpec {
     pub output_cap: usize,
     /// Environment before scrubbing; `None` means this process's own.
     pub env: Option<Vec<(OsString, OsString)>>,
+    /// The sandbox the child runs in; `None` runs it unconfined.
+    pub sandbox: Option<Arc<Sandbox>>,
 }
 
 impl ProcessSpec {
@@ -73,6 +82,7 @@ impl ProcessSpec {
             grace: DEFAULT_GRACE,
             output_cap: DEFAULT_OUTPUT_CAP,
             env: None,
+            sandbox: None,
         }
     }
 
@@ -105,6 +115,12 @@ impl ProcessSpec {
         self.env = Some(env);
         self
     }
+
+    /// The same spec confined by `sandbox` (`None`: unconfined).
+    pub fn with_sandbox(mut self, sandbox: Option<Arc<Sandbox>>) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
 }
 
 /// How a run ended.
@@ -127,6 +143,9 @@ pub struct ProcessOutcome {
     pub output_bytes: u64,
     /// Bytes of output cut from the capture.
     pub output_cut: u64,
+    /// What the sandbox stopped, when the run failed and its output shows a sandbox denial
+    /// ("blocked by the sandbox: write to /etc/hosts").
+    pub blocked: Option<String>,
 }
 
 impl ProcessOutcome {
@@ -161,6 +180,14 @@ pub enum ProcessError {
         program: String,
         /// Why.
         source: std::io::Error,
+    },
+    /// The sandbox could not be set up for it.
+    #[error("cannot sandbox `{program}`: {source}")]
+    Sandbox {
+        /// The program.
+        program: String,
+        /// Why.
+        source: SandboxError,
     },
     /// Waiting for it failed.
     #[error("lost track of `{program}`: {source}")]
@@ -217,6 +244,19 @@ pub async fn run(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
+    let confinement = match &spec.sandbox {
+        Some(sandbox) => {
+            Some(
+                sandbox
+                    .confine(&mut command)
+                    .map_err(|source| ProcessError::Sandbox {
+                        program: program.clone(),
+                        source,
+                    })?,
+            )
+        }
+        None => None,
+    };
     let started = Instant::now();
     let mut child = command.spawn().map_err(|source| ProcessError::Spawn {
         program: program.clone(),
@@ -346,13 +386,20 @@ pub async fn run(
         elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         "process ended"
     );
+    let output = capture.text();
+    let failed = exit_code != Some(0) || timed_out || cancelled;
+    let blocked = confinement
+        .filter(|_| failed)
+        .and_then(|c| c.explain(&output))
+        .map(|blocked| blocked.to_string());
     Ok(ProcessOutcome {
         exit_code,
         signal,
         timed_out,
         cancelled,
         duration: started.elapsed(),
-        output: capture.text(),
+        output,
+        blocked,
         output_bytes: capture.total(),
         output_cut: capture.cut(),
     })
