@@ -7,6 +7,7 @@
 //! so a turn can be rolled back.
 
 mod approval;
+pub mod approval_rules;
 pub mod builtin;
 pub mod checkpoint;
 pub mod file_change;
@@ -22,6 +23,9 @@ pub mod workspace;
 
 pub use approval::{
     ApprovalPolicy, ApprovalReply, ApprovalRequest, ApproveAll, Approver, CannotAsk, UnknownPolicy,
+};
+pub use approval_rules::{
+    Rule, RuleDecision, RuleScope, RuleSet, RuleSpec, RuleTarget, RuleVerdict, RulesError,
 };
 pub use checkpoint::{Checkpoint, CheckpointError, CheckpointStore, FileSnapshot, RollbackReport};
 pub use registry::ToolRegistry;

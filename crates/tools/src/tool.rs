@@ -73,6 +73,8 @@ pub struct ToolContext {
     pub approver: Arc<dyn Approver>,
     /// Where file changes are recorded so a turn can be rolled back (`None`: not recorded).
     pub checkpoints: Option<Arc<CheckpointStore>>,
+    /// Approval rules (`.keel/rules.toml`, the user's `rules.toml`), checked before the policy.
+    pub rules: Arc<crate::approval_rules::RuleSet>,
 }
 
 impl ToolContext {
@@ -88,7 +90,14 @@ impl ToolContext {
             approval: ApprovalPolicy::default(),
             approver: Arc::new(crate::approval::CannotAsk),
             checkpoints: None,
+            rules: Arc::default(),
         }
+    }
+
+    /// The same context checking `rules` before the approval policy.
+    pub fn with_rules(mut self, rules: Arc<crate::approval_rules::RuleSet>) -> Self {
+        self.rules = rules;
+        self
     }
 
     /// The same context recording file changes in `store`.

@@ -8,6 +8,7 @@
 
 mod common;
 
+mod approval_rules;
 mod checkpoints;
 mod execute_command;
 mod file_run;

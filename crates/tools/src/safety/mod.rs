@@ -64,9 +64,25 @@ pub fn classify(command: &str) -> Classification {
     }
 }
 
+/// Every simple command a command line runs, found the way [`classify`] finds them: each
+/// command of a chain, pipeline, subshell, substitution, `find -exec`, and of the strings given
+/// to `sh -c`, `eval` or `su -c` (which themselves are not listed). Each entry has the words
+/// as written and, after them, the words with wrappers (`sudo`, `env`, `timeout`, …) removed.
+pub fn commands(command: &str) -> Vec<(Vec<String>, Vec<String>)> {
+    let mut analyzer = Analyzer {
+        collected: Some(Vec::new()),
+        ..Analyzer::default()
+    };
+    analyzer.script(command, 0);
+    analyzer.collected.unwrap_or_default()
+}
+
 #[derive(Default)]
 struct Analyzer {
     hit: Option<Hit>,
+    /// When listing commands (see [`commands`]): every command found, and the walk does not
+    /// stop at the first hit.
+    collected: Option<Vec<(Vec<String>, Vec<String>)>>,
     /// Set once a `cd` moved to the root, a system folder or home (`cd / && rm -rf *`).
     cwd_root_like: Option<&'static str>,
     /// Variables assigned a literal earlier in the line (`x='rm -rf /'; $x`).
@@ -88,7 +104,7 @@ impl Analyzer {
     }
 
     fn done(&self) -> bool {
-        self.hit.is_some()
+        self.hit.is_some() && self.collected.is_none()
     }
 
     /// Checks a whole script (a command line, or the text of `sh -c`).
@@ -152,10 +168,18 @@ impl Analyzer {
             Unwrapped::Nothing => return,
         };
         let name = base_name(&cmd[0]);
+        let mut transparent = matches!(name, "eval");
         if rules::is_shell(name)
             && let Some(script) = shell_c_script(cmd)
         {
+            transparent = true;
             self.script(script, depth + 1);
+        }
+        if matches!(name, "su" | "runuser") && su_script(cmd).is_some() {
+            transparent = true;
+        }
+        if let (Some(list), false) = (self.collected.as_mut(), transparent) {
+            list.push((argv.to_vec(), cmd.to_vec()));
         }
         match name {
             "eval" => self.script(&cmd[1..].join(" "), depth + 1),
