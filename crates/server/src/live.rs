@@ -428,6 +428,7 @@ impl LiveSession {
             repo_map: settings.repo_map,
             include_system_prompt: settings.include_system_prompt,
             distill_memory: settings.memory_distill,
+            rules_dir: crate::routes::rules::user_rules_dir(),
             ..AgentSettings::new(&session.root, models)
         };
         Ok(agent

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::Subcommand;
 use keel_events::{Bus, Emitter, Sequencer};
-use keel_tools::{ApprovalPolicy, CannotAsk, CheckpointStore, ToolContext, ToolRegistry};
+use keel_tools::{ApprovalPolicy, CannotAsk, CheckpointStore, RuleSet, ToolContext, ToolRegistry};
 
 use super::EXIT_USAGE;
 
@@ -104,9 +104,13 @@ fn call(
         Sequencer::new(format!("cli-{}", std::process::id()), "cli"),
         Bus::default(),
     );
+    let user_dir = crate::config::Environment::from_process().user_config_dir();
+    let rules = RuleSet::load(Some(&root), user_dir.as_deref())
+        .map_err(|e| format!("approval rules: {e}"))?;
     let ctx = ToolContext::new(root, emitter)
         .with_approval(policy, Arc::new(CannotAsk))
-        .with_checkpoints(Arc::new(checkpoints));
+        .with_checkpoints(Arc::new(checkpoints))
+        .with_rules(Arc::new(rules));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

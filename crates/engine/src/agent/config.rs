@@ -158,6 +158,9 @@ pub struct AgentConfig {
     pub retry: RetryPolicy,
     /// When commands need approval.
     pub approval: ApprovalPolicy,
+    /// Approval rules (`.keel/rules.toml`, the user's `rules.toml`), checked before
+    /// `approval` (default: none).
+    pub rules: std::sync::Arc<keel_tools::RuleSet>,
     /// Ask the approver before executing a plan.
     pub approve_plans: bool,
     /// Anomaly thresholds.
@@ -202,6 +205,7 @@ impl AgentConfig {
             max_repairs: 3,
             retry: RetryPolicy::default(),
             approval: ApprovalPolicy::default(),
+            rules: std::sync::Arc::default(),
             approve_plans: false,
             anomalies: AnomalyLimits::default(),
             agent_name: "keel".to_owned(),

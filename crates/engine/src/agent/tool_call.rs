@@ -81,6 +81,7 @@ pub(crate) struct ToolEnv<'a> {
     /// The workspace root.
     pub(crate) root: &'a Path,
     pub(crate) approval: ApprovalPolicy,
+    pub(crate) rules: &'a Arc<keel_tools::RuleSet>,
     pub(crate) emitter: &'a Emitter,
     pub(crate) cancel: &'a CancellationToken,
 }
@@ -95,6 +96,7 @@ impl<'a> ToolEnv<'a> {
         Self {
             root: &config.root,
             approval: config.approval,
+            rules: &config.rules,
             emitter,
             cancel,
         }
@@ -212,7 +214,8 @@ impl Toolbox {
         step: Option<u32>,
     ) -> ToolContext {
         let mut ctx = ToolContext::new(env.root.to_path_buf(), env.emitter.clone())
-            .with_approval(env.approval, self.approver.clone());
+            .with_approval(env.approval, self.approver.clone())
+            .with_rules(env.rules.clone());
         if let Some(store) = &self.checkpoints {
             ctx = ctx.with_checkpoints(store.clone());
         }
