@@ -8,7 +8,7 @@ use keel_engine::{
     AgentConfig, AgentSession, Mode, ModelChain, Pricing, Provider, RepoMapConfig, ToolFormat,
 };
 use keel_events::Emitter;
-use keel_tools::{ApprovalPolicy, RuleSet};
+use keel_tools::{ApprovalPolicy, EditApproval, RuleSet};
 
 use crate::error::HostError;
 use crate::saved::SavedConversation;
@@ -49,6 +49,8 @@ pub struct AgentSettings {
     /// The user's config folder whose `rules.toml` holds user-wide approval rules (the
     /// project's `.keel/rules.toml` is always read).
     pub rules_dir: Option<PathBuf>,
+    /// Whether file edits are asked about, with their diff, before they apply.
+    pub approval_edits: EditApproval,
 }
 
 impl AgentSettings {
@@ -70,6 +72,7 @@ impl AgentSettings {
             distill_memory: true,
             pricing: Pricing::builtin(),
             rules_dir: None,
+            approval_edits: EditApproval::Never,
         }
     }
 
@@ -102,6 +105,7 @@ impl AgentSettings {
         let rules = RuleSet::load(Some(&config.root), self.rules_dir.as_deref())
             .map_err(|e| HostError::Settings(format!("approval rules: {e}")))?;
         config.rules = Arc::new(rules);
+        config.approval_edits = self.approval_edits;
         Ok(config)
     }
 

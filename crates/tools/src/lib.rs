@@ -22,7 +22,8 @@ pub mod walk;
 pub mod workspace;
 
 pub use approval::{
-    ApprovalPolicy, ApprovalReply, ApprovalRequest, ApproveAll, Approver, CannotAsk, UnknownPolicy,
+    ApprovalPolicy, ApprovalReply, ApprovalRequest, ApproveAll, Approver, CannotAsk, EditApproval,
+    UnknownPolicy,
 };
 pub use approval_rules::{
     Rule, RuleDecision, RuleScope, RuleSet, RuleSpec, RuleTarget, RuleVerdict, RulesError,

@@ -158,8 +158,8 @@ fn call_paths(arguments: &serde_json::Value) -> Vec<String> {
         "destination",
         "from",
         "to",
-        "from_path",
-        "to_path",
+        "fromPath",
+        "toPath",
     ];
     let mut out = Vec::new();
     for key in KEYS {

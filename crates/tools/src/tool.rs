@@ -75,6 +75,8 @@ pub struct ToolContext {
     pub checkpoints: Option<Arc<CheckpointStore>>,
     /// Approval rules (`.keel/rules.toml`, the user's `rules.toml`), checked before the policy.
     pub rules: Arc<crate::approval_rules::RuleSet>,
+    /// Whether file edits are asked about, with their diff, before they apply.
+    pub approval_edits: crate::approval::EditApproval,
 }
 
 impl ToolContext {
@@ -91,7 +93,14 @@ impl ToolContext {
             approver: Arc::new(crate::approval::CannotAsk),
             checkpoints: None,
             rules: Arc::default(),
+            approval_edits: crate::approval::EditApproval::Never,
         }
+    }
+
+    /// The same context asking (or not) before file edits apply.
+    pub fn with_edit_approval(mut self, approval_edits: crate::approval::EditApproval) -> Self {
+        self.approval_edits = approval_edits;
+        self
     }
 
     /// The same context checking `rules` before the approval policy.

@@ -10,6 +10,7 @@ mod common;
 
 mod approval_rules;
 mod checkpoints;
+mod edit_approval;
 mod execute_command;
 mod file_run;
 mod file_tools;

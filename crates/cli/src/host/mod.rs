@@ -361,6 +361,7 @@ fn agent_settings(
         distill_memory: settings.distill_memory,
         pricing: settings.pricing.clone(),
         rules_dir: settings.user_config_dir.clone(),
+        approval_edits: settings.approval_edits,
         ..AgentSettings::new(root, models)
     }
 }

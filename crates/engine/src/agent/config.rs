@@ -161,6 +161,9 @@ pub struct AgentConfig {
     /// Approval rules (`.keel/rules.toml`, the user's `rules.toml`), checked before
     /// `approval` (default: none).
     pub rules: std::sync::Arc<keel_tools::RuleSet>,
+    /// Whether file edits are put up for approval with their diff before they apply
+    /// (`approval_edits = "ask"`; default: never).
+    pub approval_edits: keel_tools::EditApproval,
     /// Ask the approver before executing a plan.
     pub approve_plans: bool,
     /// Anomaly thresholds.
@@ -206,6 +209,7 @@ impl AgentConfig {
             retry: RetryPolicy::default(),
             approval: ApprovalPolicy::default(),
             rules: std::sync::Arc::default(),
+            approval_edits: keel_tools::EditApproval::Never,
             approve_plans: false,
             anomalies: AnomalyLimits::default(),
             agent_name: "keel".to_owned(),
