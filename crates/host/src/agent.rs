@@ -8,7 +8,7 @@ use keel_engine::{
     AgentConfig, AgentSession, Mode, ModelChain, Pricing, Provider, RepoMapConfig, ToolFormat,
 };
 use keel_events::Emitter;
-use keel_tools::ApprovalPolicy;
+use keel_tools::{ApprovalPolicy, EditApproval, RuleSet};
 
 use crate::error::HostError;
 use crate::saved::SavedConversation;
@@ -48,6 +48,11 @@ pub struct AgentSettings {
     pub distill_memory: bool,
     /// Model prices, for the cost of each call.
     pub pricing: Pricing,
+    /// The user's config folder whose `rules.toml` holds user-wide approval rules (the
+    /// project's `.keel/rules.toml` is always read).
+    pub rules_dir: Option<PathBuf>,
+    /// Whether file edits are asked about, with their diff, before they apply.
+    pub approval_edits: EditApproval,
 }
 
 impl AgentSettings {
@@ -69,6 +74,8 @@ impl AgentSettings {
             instructions: InstructionSources::default(),
             distill_memory: true,
             pricing: Pricing::builtin(),
+            rules_dir: None,
+            approval_edits: EditApproval::Never,
         }
     }
 
@@ -98,6 +105,12 @@ impl AgentSettings {
         }
         config.distill_memory = self.distill_memory;
         config.pricing = self.pricing.clone();
+        // A rules file that does not parse stops the session before anything runs, naming
+        // the file and line.
+        let rules = RuleSet::load(Some(&config.root), self.rules_dir.as_deref())
+            .map_err(|e| HostError::Settings(format!("approval rules: {e}")))?;
+        config.rules = Arc::new(rules);
+        config.approval_edits = self.approval_edits;
         Ok(config)
     }
 

@@ -381,3 +381,64 @@ pub struct FileList {
     /// More files exist than were listed.
     pub truncated: bool,
 }
+
+/// One approval rule (`GET /v1/sessions/{id}/rules`, `DELETE …/rules/{scope}/{index}`).
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct RuleView {
+    /// `project` or `user`.
+    pub scope: String,
+    /// The rules file it is in.
+    pub file: String,
+    /// Its number in that file, from 1 (what revoking takes).
+    pub index: usize,
+    /// The line of its `[[rule]]` header, from 1.
+    pub line: usize,
+    /// `allow`, `ask` or `deny`.
+    pub decision: String,
+    /// The command prefix (`match`), for command rules.
+    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<Vec<String>>,
+    /// The tool, for tool rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The tool rule's path globs (empty: every call).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
+    /// Whether it may allow what the dangerous-command check flags.
+    pub override_safety: bool,
+    /// One line: `ask git push`, `deny tool write_file migrations/**`.
+    pub summary: String,
+}
+
+impl RuleView {
+    /// The view of a loaded rule.
+    pub fn new(rule: &keel_tools::Rule) -> Self {
+        let (prefix, tool, paths) = match &rule.spec.target {
+            keel_tools::RuleTarget::Command { prefix } => (Some(prefix.clone()), None, Vec::new()),
+            keel_tools::RuleTarget::Tool { tool, paths } => {
+                (None, Some(tool.clone()), paths.clone())
+            }
+        };
+        Self {
+            scope: rule.scope.as_str().to_owned(),
+            file: rule.file.display().to_string(),
+            index: rule.index,
+            line: rule.line,
+            decision: rule.spec.decision.as_str().to_owned(),
+            prefix,
+            tool,
+            paths,
+            override_safety: rule.spec.override_safety,
+            summary: rule.describe(),
+        }
+    }
+}
+
+/// `GET /v1/sessions/{id}/rules` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct RuleList {
+    /// The rules, the project's first.
+    pub rules: Vec<RuleView>,
+    /// The files read (the project's, then the user's when the server has one).
+    pub files: Vec<String>,
+}

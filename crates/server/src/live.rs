@@ -436,6 +436,7 @@ impl LiveSession {
                 ..InstructionSources::default()
             },
             pricing: keel_host::pricing_with([&settings.pricing]),
+            rules_dir: crate::routes::rules::user_rules_dir(),
             ..AgentSettings::new(&session.root, models)
         };
         Ok(agent

@@ -5,6 +5,7 @@ use crate::common;
 
 use common::{ALL, Options, TestServer, scenarios};
 use reqwest::StatusCode;
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_and_openapi() {
@@ -229,4 +230,89 @@ async fn provider_settings_reach_the_session_and_usage_is_reported() {
         "{view}"
     );
     assert_eq!(usage["cost_usd"], report["cost_usd"], "{view}");
+}
+
+/// Approval rules over real HTTP: listed for the session's root, revoked one at a time with
+/// the file's comments kept; a broken file is named with its line and left alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rules_are_listed_and_revoked() {
+    use reqwest::{Method, StatusCode};
+    let s = TestServer::start(Options::new("simple.json")).await;
+    let session = s.create_session("p1", ALL).await;
+    let file = s.workspace.join(".keel/rules.toml");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &file,
+        "# team rules\n[[rule]]\nmatch = [\"git\", \"push\"]\ndecision = \"ask\"\n\n\
+         [[rule]]  # no migrations by hand\ntool = \"write_file\"\npaths = [\"migrations/**\"]\n\
+         decision = \"deny\"\n",
+    )
+    .unwrap();
+    let path = format!("/v1/sessions/{session}/rules");
+    let (status, body) = s.get(&path, ALL).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let rules = body["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), 2, "{body}");
+    assert_eq!(rules[0]["match"], json!(["git", "push"]));
+    assert_eq!(rules[0]["decision"], "ask");
+    assert_eq!(rules[0]["scope"], "project");
+    assert_eq!(rules[1]["tool"], "write_file");
+    assert_eq!(rules[1]["paths"], json!(["migrations/**"]));
+    assert_eq!(rules[1]["line"], 6);
+    assert_eq!(rules[1]["summary"], "deny tool write_file migrations/**");
+
+    let (status, _) = s.request(Method::GET, &path, None, None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+
+    let (status, body) = s
+        .request(
+            Method::DELETE,
+            &format!("{path}/project/1"),
+            Some(ALL),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["summary"], "ask git push");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("# no migrations by hand"), "{text}");
+    assert!(!text.contains("push"), "{text}");
+    let (_, body) = s.get(&path, ALL).await;
+    assert_eq!(body["rules"].as_array().unwrap().len(), 1, "{body}");
+    assert_eq!(body["rules"][0]["index"], 1);
+
+    let (status, body) = s
+        .request(
+            Method::DELETE,
+            &format!("{path}/project/9"),
+            Some(ALL),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, body) = s
+        .request(
+            Method::DELETE,
+            &format!("{path}/elsewhere/1"),
+            Some(ALL),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+
+    let broken = "[[rule]]\nmatch = [\"ls\"]\ndecision = 7\n";
+    std::fs::write(&file, broken).unwrap();
+    let (status, body) = s.get(&path, ALL).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(body.to_string().contains("rules.toml:3"), "{body}");
+    let (status, _) = s
+        .request(
+            Method::DELETE,
+            &format!("{path}/project/1"),
+            Some(ALL),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), broken);
 }

@@ -63,6 +63,31 @@ impl FromStr for ApprovalPolicy {
     }
 }
 
+/// Whether file edits are put up for approval, with their diff, before they apply
+/// (`approval_edits` in `keel.toml`; seed 004's preview-and-confirm).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EditApproval {
+    /// Edits apply without asking (the default).
+    #[default]
+    Never,
+    /// Every write, replace, delete and move is shown as a diff and asked about first.
+    Ask,
+}
+
+impl std::str::FromStr for EditApproval {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "never" => Ok(Self::Never),
+            "ask" => Ok(Self::Ask),
+            other => Err(format!(
+                "unknown approval_edits `{other}` (expected ask or never)"
+            )),
+        }
+    }
+}
+
 /// What a front end is asked to approve.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApprovalRequest {

@@ -30,6 +30,46 @@ pub fn checkpoint_before(ctx: &ToolContext, path: &Path) -> Result<(), String> {
     }
 }
 
+/// With `approval_edits = "ask"`, shows the change (`what` and its unified diff) to a person
+/// and waits: `Ok` to go ahead, `Err(message for the model)` when it was rejected (nothing is
+/// then changed). Without it, always `Ok`.
+pub async fn approve_edit(
+    ctx: &ToolContext,
+    what: &str,
+    rel: &str,
+    before: Option<&str>,
+    after: Option<&str>,
+) -> Result<(), String> {
+    if ctx.approval_edits != crate::approval::EditApproval::Ask {
+        return Ok(());
+    }
+    let change = text_change(rel, before, after);
+    let diff = change.diff.unwrap_or_else(|| {
+        format!(
+            "(diff too large to show: +{} -{} lines)",
+            change.added, change.removed
+        )
+    });
+    let subject = format!("{what}\n{diff}");
+    let reply = ctx
+        .request_approval(
+            keel_events::ApprovalKind::Tool,
+            subject,
+            "approval_edits = \"ask\": the change is shown before it is applied",
+        )
+        .await;
+    match reply.decision {
+        keel_events::ApprovalDecision::Approve => Ok(()),
+        _ => Err(format!(
+            "The user rejected this change{}; `{rel}` was not changed. Ask how they want it done.",
+            reply
+                .reason
+                .filter(|r| !r.trim().is_empty())
+                .map_or_else(String::new, |r| format!(" ({r})"))
+        )),
+    }
+}
+
 /// Line counts and diff between two texts.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TextChange {

@@ -7,6 +7,7 @@
 //! so a turn can be rolled back.
 
 mod approval;
+pub mod approval_rules;
 pub mod builtin;
 pub mod checkpoint;
 pub mod file_change;
@@ -21,7 +22,11 @@ pub mod walk;
 pub mod workspace;
 
 pub use approval::{
-    ApprovalPolicy, ApprovalReply, ApprovalRequest, ApproveAll, Approver, CannotAsk, UnknownPolicy,
+    ApprovalPolicy, ApprovalReply, ApprovalRequest, ApproveAll, Approver, CannotAsk, EditApproval,
+    UnknownPolicy,
+};
+pub use approval_rules::{
+    Rule, RuleDecision, RuleScope, RuleSet, RuleSpec, RuleTarget, RuleVerdict, RulesError,
 };
 /// The OS sandbox commands run in (keel-sandbox), for the crates that configure it.
 pub use keel_sandbox as sandbox;

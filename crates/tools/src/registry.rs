@@ -7,6 +7,9 @@ use std::time::Instant;
 
 use tracing::Instrument as _;
 
+use keel_events::{ApprovalDecision, ApprovalKind};
+
+use crate::approval_rules::RuleDecision;
 use crate::builtin;
 use crate::tool::{Tool, ToolContext, ToolResult};
 
@@ -126,7 +129,10 @@ impl ToolRegistry {
         async {
             let started = Instant::now();
             let result = match self.get(name) {
-                Some(tool) => tool.call(ctx, arguments).await,
+                Some(tool) => match check_tool_rules(ctx, tool.name(), &arguments).await {
+                    Some(refusal) => refusal,
+                    None => tool.call(ctx, arguments).await,
+                },
                 None => ToolResult::error(format!(
                     "Unknown tool `{name}`. Available tools: {}.",
                     self.names().join(", ")
@@ -138,6 +144,68 @@ impl ToolRegistry {
         }
         .instrument(span)
         .await
+    }
+}
+
+/// The path arguments of a tool call (`path`, `paths`, `source`, `destination`, …), as given.
+fn call_paths(arguments: &serde_json::Value) -> Vec<String> {
+    const KEYS: &[&str] = &[
+        "path",
+        "paths",
+        "file",
+        "files",
+        "source",
+        "destination",
+        "from",
+        "to",
+        "fromPath",
+        "toPath",
+    ];
+    let mut out = Vec::new();
+    for key in KEYS {
+        match arguments.get(key) {
+            Some(serde_json::Value::String(s)) => out.push(s.clone()),
+            Some(serde_json::Value::Array(items)) => {
+                out.extend(items.iter().filter_map(|v| v.as_str().map(str::to_owned)))
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Applies the approval rules about tool `name` to a call: `Some(error)` when a rule denies
+/// it or the person asked rejects it.
+async fn check_tool_rules(
+    ctx: &ToolContext,
+    name: &str,
+    arguments: &serde_json::Value,
+) -> Option<ToolResult> {
+    let paths = call_paths(arguments);
+    let verdict = ctx.rules.check_tool(name, &paths)?;
+    match verdict.decision {
+        RuleDecision::Allow => None,
+        RuleDecision::Deny => Some(ToolResult::error(format!(
+            "Refused: {}. Nothing was changed; do not retry it. Ask the user to change the \
+             rule (`keel rules list`) if it is needed.",
+            verdict.reason
+        ))),
+        RuleDecision::Ask => {
+            let subject = format!("{name}({})", paths.join(", "));
+            let reply = ctx
+                .request_approval(ApprovalKind::Tool, subject, verdict.reason)
+                .await;
+            match reply.decision {
+                ApprovalDecision::Reject => Some(ToolResult::error(format!(
+                    "The user denied the `{name}` call{}. Nothing was changed.",
+                    reply
+                        .reason
+                        .filter(|r| !r.trim().is_empty())
+                        .map_or_else(String::new, |r| format!(": {r}"))
+                ))),
+                _ => None,
+            }
+        }
     }
 }
 

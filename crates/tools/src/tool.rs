@@ -76,6 +76,10 @@ pub struct ToolContext {
     pub checkpoints: Option<Arc<CheckpointStore>>,
     /// The OS sandbox commands run in.
     pub sandbox: CommandSandbox,
+    /// Approval rules (`.keel/rules.toml`, the user's `rules.toml`), checked before the policy.
+    pub rules: Arc<crate::approval_rules::RuleSet>,
+    /// Whether file edits are asked about, with their diff, before they apply.
+    pub approval_edits: crate::approval::EditApproval,
 }
 
 impl ToolContext {
@@ -92,12 +96,26 @@ impl ToolContext {
             approver: Arc::new(crate::approval::CannotAsk),
             checkpoints: None,
             sandbox: CommandSandbox::Off,
+            rules: Arc::default(),
+            approval_edits: crate::approval::EditApproval::Never,
         }
     }
 
     /// The same context running commands in `sandbox`.
     pub fn with_sandbox(mut self, sandbox: CommandSandbox) -> Self {
         self.sandbox = sandbox;
+        self
+    }
+
+    /// The same context asking (or not) before file edits apply.
+    pub fn with_edit_approval(mut self, approval_edits: crate::approval::EditApproval) -> Self {
+        self.approval_edits = approval_edits;
+        self
+    }
+
+    /// The same context checking `rules` before the approval policy.
+    pub fn with_rules(mut self, rules: Arc<crate::approval_rules::RuleSet>) -> Self {
+        self.rules = rules;
         self
     }
 

@@ -8,7 +8,9 @@
 
 mod common;
 
+mod approval_rules;
 mod checkpoints;
+mod edit_approval;
 mod execute_command;
 mod file_run;
 mod file_tools;

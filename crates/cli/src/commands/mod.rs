@@ -12,6 +12,7 @@ pub mod exec_file;
 pub mod memory;
 pub mod replay;
 pub mod repomap;
+pub mod rules;
 pub mod run;
 pub mod safety;
 pub mod sandbox;
@@ -60,6 +61,9 @@ pub enum Command {
     /// List or forget what the project remembers (`.keel/memory.json`).
     #[command(subcommand)]
     Memory(memory::MemoryCommand),
+    /// List, add or remove approval rules (`.keel/rules.toml`, `$KEEL_CONFIG_DIR/rules.toml`).
+    #[command(subcommand)]
+    Rules(rules::RulesCommand),
     /// Run the HTTP server (sessions, live event streams, the Activity Timeline page).
     #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
@@ -108,6 +112,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Sessions(command) => sessions::run(command),
         Command::Doctor(args) => doctor::run(args),
         Command::Memory(command) => memory::run(command),
+        Command::Rules(command) => rules::run(command),
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(args),
     }

@@ -9,7 +9,7 @@ use clap::Subcommand;
 use keel_events::{Bus, Emitter, Sequencer};
 use keel_tools::process::CommandSandbox;
 use keel_tools::sandbox::SandboxMode;
-use keel_tools::{ApprovalPolicy, CannotAsk, CheckpointStore, ToolContext, ToolRegistry};
+use keel_tools::{ApprovalPolicy, CannotAsk, CheckpointStore, RuleSet, ToolContext, ToolRegistry};
 
 use super::EXIT_USAGE;
 
@@ -114,10 +114,14 @@ fn call(
         Bus::default(),
     );
     let root_for_sandbox = root.clone();
+    let user_dir = crate::config::Environment::from_process().user_config_dir();
+    let rules = RuleSet::load(Some(&root), user_dir.as_deref())
+        .map_err(|e| format!("approval rules: {e}"))?;
     let ctx = ToolContext::new(root, emitter)
         .with_approval(policy, Arc::new(CannotAsk))
         .with_checkpoints(Arc::new(checkpoints))
-        .with_sandbox(CommandSandbox::resolve(sandbox, &root_for_sandbox));
+        .with_sandbox(CommandSandbox::resolve(sandbox, &root_for_sandbox))
+        .with_rules(Arc::new(rules));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

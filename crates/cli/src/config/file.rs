@@ -46,6 +46,9 @@ pub struct FileConfig {
     pub idle_timeout: Option<u64>,
     /// Ask before executing a plan.
     pub approve_plans: Option<bool>,
+    /// `ask`: show every file edit's diff for approval before it applies; `never` (default).
+    #[serde(default, deserialize_with = "from_name")]
+    pub approval_edits: Option<keel_tools::EditApproval>,
     /// native or xml.
     #[serde(default, deserialize_with = "from_name")]
     pub tool_format: Option<ToolFormat>,
@@ -321,6 +324,7 @@ output = 8.0
                 max_retries: Some(1),
                 idle_timeout: Some(30),
                 approve_plans: Some(true),
+                approval_edits: None,
                 tool_format: Some(ToolFormat::Xml),
                 context_window: Some(32768),
                 color: Some(ColorWhen::Never),
@@ -400,6 +404,21 @@ output = 8.0
         let err = parse("max_iterations = \"ten\"").unwrap_err().to_string();
         assert!(err.contains("/p/keel.toml, line 1"), "{err}");
         assert!(err.contains("max_iterations = \"ten\""), "{err}");
+    }
+
+    #[test]
+    fn approval_edits_takes_ask_or_never() {
+        assert_eq!(
+            parse("approval_edits = \"ask\"").unwrap().approval_edits,
+            Some(keel_tools::EditApproval::Ask)
+        );
+        assert_eq!(
+            parse("approval_edits = \"never\"").unwrap().approval_edits,
+            Some(keel_tools::EditApproval::Never)
+        );
+        let err = parse("approval_edits = \"maybe\"").unwrap_err().to_string();
+        assert!(err.contains("/p/keel.toml, line 1"), "{err}");
+        assert!(err.contains("ask or never"), "{err}");
     }
 
     #[test]

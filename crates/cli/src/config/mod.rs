@@ -101,6 +101,8 @@ pub struct Settings {
     pub idle_timeout: Option<u64>,
     /// Ask before executing a plan.
     pub approve_plans: bool,
+    /// Whether file edits are asked about, with their diff, before they apply.
+    pub approval_edits: keel_tools::EditApproval,
     /// How tools are offered to the model.
     pub tool_format: ToolFormat,
     /// The model's context window, when set (else the server's, else the built-in table).
@@ -185,6 +187,10 @@ impl Settings {
                 .idle_timeout
                 .or_else(|| files.iter().find_map(|l| l.config.idle_timeout)),
             approve_plans: pick!(args.approve_plans.then_some(true), approve_plans, false),
+            approval_edits: files
+                .iter()
+                .find_map(|l| l.config.approval_edits)
+                .unwrap_or_default(),
             tool_format: pick!(args.tool_format, tool_format, ToolFormat::Native),
             context_window: args
                 .context_window

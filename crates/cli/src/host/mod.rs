@@ -201,7 +201,11 @@ impl Host {
         let input = LineReader::stdin();
         let session = if std::io::stdin().is_terminal() {
             session
-                .with_approver(Arc::new(TerminalApprover::new(input.clone())))
+                .with_approver(Arc::new(
+                    TerminalApprover::new(input.clone()).with_rules_file(
+                        keel_tools::approval_rules::project_rules_path(&agent_settings.root),
+                    ),
+                ))
                 .with_answerer(Arc::new(TerminalAnswerer::new(input.clone())))
         } else {
             session
@@ -357,6 +361,8 @@ fn agent_settings(
         },
         distill_memory: settings.distill_memory,
         pricing: settings.pricing.clone(),
+        rules_dir: settings.user_config_dir.clone(),
+        approval_edits: settings.approval_edits,
         ..AgentSettings::new(root, models)
     }
 }

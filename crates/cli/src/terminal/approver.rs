@@ -1,13 +1,17 @@
 //! Approvals on the terminal: `[y]es / [n]o (reason) / [a]lways / [e]dit`.
 //!
 //! "Always" approves the same subject for the rest of the session without asking again: the
-//! exact command line, the same plan goal, or the same tool. The engine still emits its
+//! exact command line, the same plan goal, or the same tool; for commands and tools it also
+//! appends allow rules to the project's `.keel/rules.toml`, and says so (file and rule number)
+//! in the approval's reason. The engine still emits its
 //! request and resolve events for every approval.
 
 use std::collections::HashSet;
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use keel_events::{ApprovalDecision, ApprovalKind};
+use keel_tools::approval_rules::{RuleDecision, RuleScope, RuleSpec, RuleTarget, append_rule};
 use keel_tools::{ApprovalReply, ApprovalRequest, Approver};
 
 use super::BoxFuture;
@@ -78,6 +82,9 @@ pub struct TerminalApprover {
     lock: tokio::sync::Mutex<()>,
     /// Subjects approved for the rest of the session.
     always: Mutex<HashSet<(&'static str, String)>>,
+    /// Where "always" answers are written as allow rules (the project's `.keel/rules.toml`);
+    /// `None`: only remembered for the session.
+    rules_file: Option<PathBuf>,
 }
 
 impl TerminalApprover {
@@ -87,7 +94,46 @@ impl TerminalApprover {
             input,
             lock: tokio::sync::Mutex::new(()),
             always: Mutex::new(HashSet::new()),
+            rules_file: None,
         }
+    }
+
+    /// The same approver writing "always" answers to `file` as allow rules.
+    pub fn with_rules_file(mut self, file: PathBuf) -> Self {
+        self.rules_file = Some(file);
+        self
+    }
+
+    /// Writes the allow rule(s) an "always" to `request` stands for: one per command of the
+    /// line (its words as a prefix) or one for the tool. Never `override_safety`: a command
+    /// the safety check flags is still asked about next time. Returns what was written, or
+    /// why nothing was.
+    fn persist(&self, request: &ApprovalRequest) -> Option<String> {
+        let file = self.rules_file.as_ref()?;
+        let targets: Vec<RuleTarget> = match request.kind {
+            ApprovalKind::Plan => return None,
+            ApprovalKind::Command => keel_tools::safety::commands(&request.subject)
+                .into_iter()
+                .map(|(_, words)| RuleTarget::Command { prefix: words })
+                .collect(),
+            ApprovalKind::Tool => vec![RuleTarget::Tool {
+                tool: subject_key(request).1,
+                paths: Vec::new(),
+            }],
+        };
+        let mut written = Vec::new();
+        for target in targets {
+            let spec = RuleSpec {
+                target,
+                decision: RuleDecision::Allow,
+                override_safety: false,
+            };
+            match append_rule(file, RuleScope::Project, &spec) {
+                Ok(rule) => written.push(format!("rule {} `{}`", rule.index, rule.describe())),
+                Err(e) => return Some(format!("no rule written: {e}")),
+            }
+        }
+        (!written.is_empty()).then(|| format!("wrote {} to {}", written.join(", "), file.display()))
     }
 
     /// True when an earlier "always" covers `request`.
@@ -110,9 +156,13 @@ impl TerminalApprover {
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .insert(subject_key(request));
+                let reason = match self.persist(request) {
+                    Some(written) => format!("{ALWAYS_REASON}; {written}"),
+                    None => ALWAYS_REASON.to_owned(),
+                };
                 ApprovalReply {
                     decision: ApprovalDecision::Approve,
-                    reason: Some(ALWAYS_REASON.to_owned()),
+                    reason: Some(reason),
                     modified: None,
                 }
             }
@@ -183,6 +233,51 @@ mod tests {
             subject: subject.to_owned(),
             reason: "dangerous".to_owned(),
         }
+    }
+
+    #[test]
+    fn always_writes_allow_rules_and_says_where() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(".keel/rules.toml");
+        let approver = TerminalApprover::new(LineReader::spawn(std::io::empty()))
+            .with_rules_file(file.clone());
+        let reply = approver.reply(
+            &request(
+                ApprovalKind::Command,
+                "cargo build && sudo git push origin main",
+            ),
+            Answer::Always,
+        );
+        let reason = reply.reason.unwrap();
+        assert!(reason.contains(&file.display().to_string()), "{reason}");
+        assert!(
+            reason.contains("rule 2 `allow git push origin main`"),
+            "{reason}"
+        );
+        let rules = keel_tools::RuleSet::load(Some(dir.path()), None).unwrap();
+        assert_eq!(
+            rules
+                .check_command("git push origin main")
+                .map(|v| v.decision),
+            Some(RuleDecision::Allow)
+        );
+        // The safety check still wins: no override was written.
+        assert_eq!(rules.check_command("git push origin main --force"), None);
+        approver.reply(
+            &request(ApprovalKind::Tool, "write_file(a.txt)"),
+            Answer::Always,
+        );
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains("tool = \"write_file\""), "{text}");
+        // Plans are remembered for the session only.
+        approver.reply(&request(ApprovalKind::Plan, "ship it"), Answer::Always);
+        assert_eq!(
+            keel_tools::RuleSet::load(Some(dir.path()), None)
+                .unwrap()
+                .rules()
+                .len(),
+            3
+        );
     }
 
     #[test]

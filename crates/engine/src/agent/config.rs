@@ -160,6 +160,12 @@ pub struct AgentConfig {
     pub approval: ApprovalPolicy,
     /// The OS sandbox commands run in (default: off; front ends resolve the configured mode).
     pub sandbox: keel_tools::process::CommandSandbox,
+    /// Approval rules (`.keel/rules.toml`, the user's `rules.toml`), checked before
+    /// `approval` (default: none).
+    pub rules: std::sync::Arc<keel_tools::RuleSet>,
+    /// Whether file edits are put up for approval with their diff before they apply
+    /// (`approval_edits = "ask"`; default: never).
+    pub approval_edits: keel_tools::EditApproval,
     /// Ask the approver before executing a plan.
     pub approve_plans: bool,
     /// Anomaly thresholds.
@@ -205,6 +211,8 @@ impl AgentConfig {
             retry: RetryPolicy::default(),
             approval: ApprovalPolicy::default(),
             sandbox: keel_tools::process::CommandSandbox::Off,
+            rules: std::sync::Arc::default(),
+            approval_edits: keel_tools::EditApproval::Never,
             approve_plans: false,
             anomalies: AnomalyLimits::default(),
             agent_name: "keel".to_owned(),

@@ -82,6 +82,8 @@ pub(crate) struct ToolEnv<'a> {
     pub(crate) root: &'a Path,
     pub(crate) approval: ApprovalPolicy,
     pub(crate) sandbox: &'a keel_tools::process::CommandSandbox,
+    pub(crate) rules: &'a Arc<keel_tools::RuleSet>,
+    pub(crate) approval_edits: keel_tools::EditApproval,
     pub(crate) emitter: &'a Emitter,
     pub(crate) cancel: &'a CancellationToken,
 }
@@ -97,6 +99,8 @@ impl<'a> ToolEnv<'a> {
             root: &config.root,
             approval: config.approval,
             sandbox: &config.sandbox,
+            rules: &config.rules,
+            approval_edits: config.approval_edits,
             emitter,
             cancel,
         }
@@ -215,7 +219,9 @@ impl Toolbox {
     ) -> ToolContext {
         let mut ctx = ToolContext::new(env.root.to_path_buf(), env.emitter.clone())
             .with_approval(env.approval, self.approver.clone())
-            .with_sandbox(env.sandbox.clone());
+            .with_sandbox(env.sandbox.clone())
+            .with_rules(env.rules.clone())
+            .with_edit_approval(env.approval_edits);
         if let Some(store) = &self.checkpoints {
             ctx = ctx.with_checkpoints(store.clone());
         }

@@ -4,7 +4,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 
 use crate::error::{ApiError, ErrorCode};
 use crate::state::SharedState;
@@ -14,6 +14,7 @@ pub mod extract;
 pub mod file_runs;
 pub mod health;
 pub mod interactions;
+pub mod rules;
 pub mod sessions;
 pub mod stream_tokens;
 pub mod timeline;
@@ -47,6 +48,11 @@ pub fn router(state: SharedState) -> Router {
             post(interactions::answer),
         )
         .route("/v1/sessions/{id}/file-runs", post(file_runs::create))
+        .route("/v1/sessions/{id}/rules", get(rules::list))
+        .route(
+            "/v1/sessions/{id}/rules/{scope}/{index}",
+            delete(rules::revoke),
+        )
         .route(
             "/v1/projects/{project_id}/timeline",
             get(timeline::timeline),

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::workspace;
-use crate::file_change::{checkpoint_before, emit_edit};
+use crate::file_change::{approve_edit, checkpoint_before, emit_edit};
 use crate::file_text::{FileText, decode};
 use crate::tool::{ToolContext, ToolResult, TypedTool};
 
@@ -56,6 +56,12 @@ impl TypedTool for DeleteFile {
             }
             Err(e) => return ToolResult::error(format!("Cannot delete `{rel}`: {e}")),
         };
+        let shown = String::from_utf8_lossy(&bytes).into_owned();
+        if let Err(message) =
+            approve_edit(ctx, &format!("delete_file {rel}"), &rel, Some(&shown), None).await
+        {
+            return ToolResult::error(message);
+        }
         if let Err(message) = checkpoint_before(ctx, &path) {
             return ToolResult::error(message);
         }

@@ -11,6 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::approval::ApprovalPolicy;
+use crate::approval_rules::{RuleDecision, RuleVerdict};
 use crate::process::{self, CommandSandbox, ProcessSpec};
 use crate::safety::{Classification, classify};
 use crate::tool::{ToolContext, ToolResult, TypedTool};
@@ -66,9 +67,22 @@ enum Gate {
     Run,
     Ask(String),
     Refuse,
+    /// An approval rule denies it (the rule and its file are named).
+    Deny(String),
 }
 
-fn gate(policy: ApprovalPolicy, verdict: &Classification, requires_approval: bool) -> Gate {
+fn gate(
+    policy: ApprovalPolicy,
+    verdict: &Classification,
+    requires_approval: bool,
+    rule: Option<RuleVerdict>,
+) -> Gate {
+    match rule {
+        Some(rule) if rule.decision == RuleDecision::Deny => return Gate::Deny(rule.reason),
+        Some(rule) if rule.decision == RuleDecision::Ask => return Gate::Ask(rule.reason),
+        Some(_) => return Gate::Run,
+        None => {}
+    }
     let danger = || match verdict.category {
         Some(category) => format!("dangerous command ({category}): {}", verdict.reason),
         None => verdict.reason.clone(),
@@ -154,8 +168,15 @@ impl TypedTool for ExecuteCommand {
                 ctx.approval,
                 &verdict,
                 args.requires_approval && command == original,
+                ctx.rules.check_command(&command),
             ) {
                 Gate::Run => break,
+                Gate::Deny(reason) => {
+                    return ToolResult::error(format!(
+                        "Refused to run: {reason}. Do not retry it; find another way or ask the \
+                         user to change the rule (`keel rules list`)."
+                    ));
+                }
                 Gate::Refuse => {
                     let category = verdict
                         .category
@@ -201,8 +222,13 @@ impl TypedTool for ExecuteCommand {
                             };
                             command = new;
                             verdict = classify(&command);
-                            // The person wrote it: run it unless it is dangerous.
-                            if !verdict.dangerous {
+                            // The person wrote it: run it unless it is dangerous or a rule
+                            // denies it.
+                            let denied = ctx
+                                .rules
+                                .check_command(&command)
+                                .is_some_and(|r| r.decision == RuleDecision::Deny);
+                            if !verdict.dangerous && !denied {
                                 break;
                             }
                         }
@@ -344,15 +370,42 @@ mod tests {
         let danger = Classification::dangerous(Category::ForcePush, "x");
         let benign = Classification::benign();
         use ApprovalPolicy::*;
-        assert_eq!(gate(Never, &danger, true), Gate::Run);
-        assert_eq!(gate(DenyDangerous, &danger, false), Gate::Refuse);
-        assert_eq!(gate(DenyDangerous, &benign, true), Gate::Run);
+        assert_eq!(gate(Never, &danger, true, None), Gate::Run);
+        assert_eq!(gate(DenyDangerous, &danger, false, None), Gate::Refuse);
+        assert_eq!(gate(DenyDangerous, &benign, true, None), Gate::Run);
         assert!(
-            matches!(gate(OnDangerous, &danger, false), Gate::Ask(r) if r.contains("force_push"))
+            matches!(gate(OnDangerous, &danger, false, None), Gate::Ask(r) if r.contains("force_push"))
         );
-        assert!(matches!(gate(OnDangerous, &benign, true), Gate::Ask(_)));
-        assert_eq!(gate(OnDangerous, &benign, false), Gate::Run);
-        assert!(matches!(gate(Always, &benign, false), Gate::Ask(_)));
+        assert!(matches!(
+            gate(OnDangerous, &benign, true, None),
+            Gate::Ask(_)
+        ));
+        assert_eq!(gate(OnDangerous, &benign, false, None), Gate::Run);
+        assert!(matches!(gate(Always, &benign, false, None), Gate::Ask(_)));
+    }
+
+    #[test]
+    fn rules_come_before_the_policy() {
+        let rules = crate::approval_rules::RuleSet::parse(
+            "[[rule]]\nmatch = [\"git\", \"push\"]\ndecision = \"deny\"\n\
+             [[rule]]\nmatch = [\"cargo\"]\ndecision = \"ask\"\n\
+             [[rule]]\nmatch = [\"ls\"]\ndecision = \"allow\"\n",
+            std::path::Path::new("rules.toml"),
+            crate::approval_rules::RuleScope::Project,
+        )
+        .unwrap();
+        let benign = Classification::benign();
+        use ApprovalPolicy::*;
+        let deny = rules.check_command("git push origin main");
+        assert!(
+            matches!(gate(Never, &benign, false, deny), Gate::Deny(r) if r.contains("rules.toml:1"))
+        );
+        let ask = rules.check_command("cargo test");
+        assert!(
+            matches!(gate(Never, &benign, false, ask), Gate::Ask(r) if r.contains("rules.toml:4"))
+        );
+        let allow = rules.check_command("ls -la");
+        assert_eq!(gate(Always, &benign, false, allow), Gate::Run);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::workspace;
-use crate::file_change::{checkpoint_before, emit_move};
+use crate::file_change::{approve_edit, checkpoint_before, emit_move};
 use crate::tool::{ToolContext, ToolResult, TypedTool};
 
 /// Arguments of `move_file`.
@@ -85,6 +85,18 @@ impl TypedTool for MoveFile {
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return failed(e),
+        }
+        let (from_rel, to_rel) = (ws.relative(&from), ws.relative(&to));
+        if let Err(message) = approve_edit(
+            ctx,
+            &format!("move_file {from_rel} -> {to_rel}"),
+            &from_rel,
+            None,
+            None,
+        )
+        .await
+        {
+            return ToolResult::error(message);
         }
         if let Err(message) = checkpoint_before(ctx, &from) {
             return failed(message);

