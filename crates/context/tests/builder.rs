@@ -54,6 +54,7 @@ async fn summarises_the_oldest_turns_when_over_budget() {
         instructions: support::INSTRUCTIONS,
         memory: Some(&memory),
         repo_map: None,
+        libraries: None,
         focused: &sources_focused,
     };
     let untouched = builder.render(sources, &s.conversation);
@@ -101,6 +102,7 @@ async fn a_failing_summarizer_falls_back_to_dropping_turns() {
         instructions: support::INSTRUCTIONS,
         memory: None,
         repo_map: None,
+        libraries: None,
         focused: &sources_focused,
     };
     let built = builder.build(sources, &mut s.conversation, &Failing).await;
@@ -133,6 +135,7 @@ async fn the_summary_says_when_the_fallback_wrote_it() {
         instructions: support::INSTRUCTIONS,
         memory: None,
         repo_map: None,
+        libraries: None,
         focused: &focused,
     };
     let chain = FallbackSummarizer::new(&Failing, &ExtractiveSummarizer);
@@ -169,6 +172,7 @@ fn fitting_order_turns_then_rounds_then_files_then_map_then_caps() {
             FitStep::DroppedRound { .. } => "round",
             FitStep::DroppedFocusedFile { .. } => "file",
             FitStep::DroppedRepoMap => "map",
+            FitStep::DroppedLibraryDocs => "libraries",
             FitStep::CappedToolResult { .. } => "cap",
             FitStep::DroppedMemory => "memory",
             FitStep::DroppedSummary => "summary",
@@ -280,6 +284,7 @@ fn a_fresh_read_with_a_header_is_shown_once() {
         instructions: "Agent.",
         memory: None,
         repo_map: None,
+        libraries: None,
         focused: &focused,
     };
     let messages = PromptBuilder::for_model("gpt-4o").render(sources, &conversation);

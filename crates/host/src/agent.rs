@@ -8,7 +8,8 @@ use keel_engine::{
     AgentConfig, AgentSession, Mode, ModelChain, Pricing, Provider, RepoMapConfig, ToolFormat,
 };
 use keel_events::Emitter;
-use keel_tools::ApprovalPolicy;
+use keel_tools::builtin::ImageSettings;
+use keel_tools::{ApprovalPolicy, ToolRegistry};
 
 use crate::error::HostError;
 use crate::saved::SavedConversation;
@@ -46,6 +47,10 @@ pub struct AgentSettings {
     pub distill_memory: bool,
     /// Model prices, for the cost of each call.
     pub pricing: Pricing,
+    /// Dependencies whose documentation digests are preloaded into the prompt as background.
+    pub libraries: Vec<String>,
+    /// Where `generate_image` gets images (unconfigured by default: it says which keys to set).
+    pub images: ImageSettings,
 }
 
 impl AgentSettings {
@@ -66,6 +71,8 @@ impl AgentSettings {
             instructions: InstructionSources::default(),
             distill_memory: true,
             pricing: Pricing::builtin(),
+            libraries: Vec::new(),
+            images: ImageSettings::default(),
         }
     }
 
@@ -93,6 +100,7 @@ impl AgentSettings {
         }
         config.distill_memory = self.distill_memory;
         config.pricing = self.pricing.clone();
+        config.libraries = self.libraries.clone();
         Ok(config)
     }
 
@@ -107,7 +115,8 @@ impl AgentSettings {
         let config = self.config()?;
         let memory = MemoryStore::for_project(&config.root).load();
         let mut agent = AgentSession::new(config, provider, emitter)
-            .map_err(|e| HostError::Settings(e.to_string()))?;
+            .map_err(|e| HostError::Settings(e.to_string()))?
+            .with_tools(ToolRegistry::builtin().with_images(self.images.clone()));
         match memory {
             Ok(memory) if !memory.is_empty() => agent = agent.with_memory(memory),
             Ok(_) => {}

@@ -65,6 +65,10 @@ pub struct FileConfig {
     pub instructions_files: Option<Vec<String>>,
     /// `[memory]`: project memory settings.
     pub memory: Option<MemoryConfig>,
+    /// `[context]`: what the prompt carries as background.
+    pub context: Option<ContextConfig>,
+    /// `[images]`: where `generate_image` gets images.
+    pub images: Option<ImagesConfig>,
     /// `[pricing.MODEL]`: a model's price, over the built-in table (`[pricing."gpt-4.1"]` for a
     /// name with a dot).
     #[serde(default)]
@@ -78,6 +82,26 @@ pub struct MemoryConfig {
     /// Make the end-of-session call that distils decisions into `.keel/memory.json` (default
     /// true).
     pub distill: Option<bool>,
+}
+
+/// `[context]` in `keel.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextConfig {
+    /// Dependencies whose documentation digest is preloaded into the prompt as background
+    /// (e.g. `["tokio"]`), at the versions the project locks.
+    #[serde(default, deserialize_with = "library_names")]
+    pub libraries: Option<Vec<String>>,
+}
+
+/// `[images]` in `keel.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImagesConfig {
+    /// Base URL of the OpenAI-compatible images API (default: the chat provider's `base_url`).
+    pub base_url: Option<String>,
+    /// The image model (`generate_image` is unconfigured without it).
+    pub model: Option<String>,
 }
 
 /// `[pricing.MODEL]` in `keel.toml`: US dollars per million tokens.
@@ -310,6 +334,24 @@ where
         if name.trim().is_empty() || escapes {
             return Err(de::Error::custom(format!(
                 "`{name}` is not a file name: give a path relative to the folder it is looked up in, without `..`"
+            )));
+        }
+    }
+    Ok(Some(names))
+}
+
+fn library_names<'de, D>(deserializer: D) -> Result<Option<Vec<String>>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let names = Vec::<String>::deserialize(deserializer)?;
+    for name in &names {
+        let bad = name.trim().is_empty()
+            || name.contains("..")
+            || name.chars().any(|c| c.is_whitespace() || c.is_control());
+        if bad {
+            return Err(de::Error::custom(format!(
+                "`{name}` is not a library name: give a dependency's name as the project declares it, e.g. \"tokio\""
             )));
         }
     }

@@ -356,6 +356,8 @@ fn agent_settings(
         },
         distill_memory: settings.distill_memory,
         pricing: settings.pricing.clone(),
+        libraries: settings.libraries.clone(),
+        images: settings.images.clone(),
         ..AgentSettings::new(root, models)
     }
 }

@@ -18,7 +18,7 @@ pub use code_definitions::ListCodeDefinitionNames;
 pub use delete_file::DeleteFile;
 pub use execute_command::{ExecuteCommand, ExecuteCommandArgs};
 pub use generate_image::{GenerateImage, ImageSettings};
-pub use library_docs::{LibraryDigest, ReadLibraryDocs, library_digest};
+pub use library_docs::{LibraryDigest, Preloaded, ReadLibraryDocs, library_digest, preload};
 pub use list_files::ListFiles;
 pub use move_file::MoveFile;
 pub use package_info::ListPackageInfo;

@@ -3,9 +3,11 @@
 //! public items), `node_modules/NAME` (`node.rs`: README, `.d.ts` signatures with their JSDoc),
 //! a Python environment's site-packages (`python.rs`: module, class and function docstrings) —
 //! as a digest within a token budget (`digest.rs`), the items matching the topic first.
+//! `preload.rs` renders the digests `[context] libraries` puts into the prompt.
 
 mod digest;
 mod node;
+mod preload;
 mod python;
 mod rust;
 
@@ -16,6 +18,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 pub use digest::{DocItem, LibraryDigest};
+pub use preload::{PRELOAD_TOKENS, Preloaded, preload};
 
 use super::workspace;
 use crate::packages::locate::{self, Located};
