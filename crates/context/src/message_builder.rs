@@ -22,8 +22,8 @@ use crate::memory::Memory;
 use crate::message::ChatMessage;
 use crate::model_window::ModelWindows;
 use crate::prompt::{
-    FOCUSED_HEADING, LIBRARIES_HEADING, MEMORY_HEADING, REPO_MAP_HEADING, SECTION_SEPARATOR, SUMMARY_HEADING,
-    focused_file_block, focused_file_stub, join_sections, section,
+    FOCUSED_HEADING, LIBRARIES_HEADING, MEMORY_HEADING, REPO_MAP_HEADING, SECTION_SEPARATOR,
+    SUMMARY_HEADING, focused_file_block, focused_file_stub, join_sections, section,
 };
 use crate::prompt_cache::PromptCache;
 use crate::summarizer::{Summarizer, SummaryRequest};

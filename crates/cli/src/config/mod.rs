@@ -10,9 +10,7 @@ use keel_engine::{Mode, Pricing};
 use keel_tools::ApprovalPolicy;
 use keel_tools::builtin::ImageSettings;
 
-pub use file::{
-    CONFIG_FILE, ConfigError, FileConfig, ImagesConfig, split_models,
-};
+pub use file::{CONFIG_FILE, ConfigError, FileConfig, ImagesConfig, split_models};
 
 use crate::commands::agent_args::AgentArgs;
 use crate::render::ColorWhen;

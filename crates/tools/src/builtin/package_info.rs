@@ -87,8 +87,8 @@ fn describe_path(ws: &Workspace, path: &Path) -> Result<(String, String), String
     };
     let manifest = parse_manifest(&manifest_path).map_err(|e| shown(ws, &e))?;
     let package_dir = manifest_path.parent().unwrap_or(ws.root()).to_owned();
-    let locked = locked_versions(ws.root(), &package_dir, manifest.ecosystem)
-        .map_err(|e| shown(ws, &e))?;
+    let locked =
+        locked_versions(ws.root(), &package_dir, manifest.ecosystem).map_err(|e| shown(ws, &e))?;
     let mut out = String::new();
     let name = manifest.name.as_deref().unwrap_or("(workspace)");
     let _ = writeln!(
@@ -200,7 +200,10 @@ fn recent_changes(root: &Path, rel: &str) -> String {
             } else if stderr.contains("does not have any commits") {
                 "Recent changes: none, the repository has no commits yet.\n".to_owned()
             } else {
-                format!("Recent changes: unknown, git log failed: {}\n", stderr.trim())
+                format!(
+                    "Recent changes: unknown, git log failed: {}\n",
+                    stderr.trim()
+                )
             }
         }
         Ok(out) => {
@@ -225,7 +228,12 @@ fn describe_dependency(root: &Path, name: &str) -> Result<(String, String), Stri
     let mut found_any = false;
     for package in &search.found {
         found_any = true;
-        let located = locate::source_of(root, package.ecosystem, &package.name, Some(&package.version));
+        let located = locate::source_of(
+            root,
+            package.ecosystem,
+            &package.name,
+            Some(&package.version),
+        );
         let _ = writeln!(
             out,
             "Dependency `{}` ({}) locked at {} in {}",
@@ -285,10 +293,7 @@ fn describe_dependency(root: &Path, name: &str) -> Result<(String, String), Stri
             locate::python_site_packages(root).describe()
         ));
     }
-    let message = format!(
-        "`{name}`: {} locked version(s) found.",
-        search.found.len()
-    );
+    let message = format!("`{name}`: {} locked version(s) found.", search.found.len());
     Ok((message, out))
 }
 
@@ -298,4 +303,3 @@ fn shown(ws: &Workspace, error: &PackageError) -> String {
     let root = format!("{}/", ws.root().display());
     text.replace(&root, "")
 }
-

@@ -117,7 +117,11 @@ pub fn python_site_packages(root: &Path) -> Places {
     }
     for env in envs {
         for lib in ["lib", "lib64"] {
-            for entry in std::fs::read_dir(env.join(lib)).into_iter().flatten().flatten() {
+            for entry in std::fs::read_dir(env.join(lib))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
                 let site = entry.path().join("site-packages");
                 let is_python = entry.file_name().to_string_lossy().starts_with("python");
                 if is_python && site.is_dir() && !dirs.contains(&site) {
@@ -289,7 +293,10 @@ mod tests {
         let yaml = python_source(&places, "pyyaml").unwrap();
         assert_eq!(yaml.path, site.join("yaml"));
         assert_eq!(yaml.version.as_deref(), Some("6.0.2"));
-        assert_eq!(python_source(&places, "six").unwrap().path, site.join("six.py"));
+        assert_eq!(
+            python_source(&places, "six").unwrap().path,
+            site.join("six.py")
+        );
         assert_eq!(python_source(&places, "missing"), None);
     }
 

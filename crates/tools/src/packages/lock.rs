@@ -241,7 +241,10 @@ mod tests {
         let mut versions: Vec<_> = pad.found.iter().map(|p| p.version.as_str()).collect();
         versions.sort_unstable();
         assert_eq!(versions, ["1.1.0", "1.3.0"]);
-        assert_eq!(find_locked(&dirs, "requests").unwrap().found[0].version, "2.32.3");
+        assert_eq!(
+            find_locked(&dirs, "requests").unwrap().found[0].version,
+            "2.32.3"
+        );
         let text = find_locked(&dirs, "text").unwrap();
         assert_eq!(text.found.len(), 1);
         assert_eq!(text.found[0].name, "golang.org/x/text");
@@ -256,12 +259,25 @@ mod tests {
             "version = 4\n\n[[package]]\nname = \"tokio\nversion = \"1\"\n",
         );
         let message = parse_lock(&cargo).unwrap_err().to_string();
-        assert!(message.contains("Cargo.lock does not parse at line 4"), "{message}");
-        let npm = write(dir.path(), "package-lock.json", "{\n  \"packages\": {\n    oops\n}");
+        assert!(
+            message.contains("Cargo.lock does not parse at line 4"),
+            "{message}"
+        );
+        let npm = write(
+            dir.path(),
+            "package-lock.json",
+            "{\n  \"packages\": {\n    oops\n}",
+        );
         let message = parse_lock(&npm).unwrap_err().to_string();
-        assert!(message.contains("package-lock.json does not parse at line 3"), "{message}");
+        assert!(
+            message.contains("package-lock.json does not parse at line 3"),
+            "{message}"
+        );
         let go = write(dir.path(), "go.sum", "a v1 h1:x=\nbroken line\n");
         let message = parse_lock(&go).unwrap_err().to_string();
-        assert!(message.contains("go.sum does not parse at line 2"), "{message}");
+        assert!(
+            message.contains("go.sum does not parse at line 2"),
+            "{message}"
+        );
     }
 }

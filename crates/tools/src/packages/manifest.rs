@@ -114,14 +114,17 @@ fn cargo(path: &Path, text: &str) -> Result<Manifest, PackageError> {
     manifest.version = string_at(package, "version");
     manifest.description = string_at(package, "description");
     let workspace = doc.get("workspace").and_then(|w| w.as_table());
-    let mut sections: Vec<(&str, Option<&toml::Table>)> = ["dependencies", "dev-dependencies", "build-dependencies"]
-        .into_iter()
-        .map(|s| (s, doc.get(s).and_then(|d| d.as_table())))
-        .collect();
+    let mut sections: Vec<(&str, Option<&toml::Table>)> =
+        ["dependencies", "dev-dependencies", "build-dependencies"]
+            .into_iter()
+            .map(|s| (s, doc.get(s).and_then(|d| d.as_table())))
+            .collect();
     if package.is_none() {
         sections.push((
             "workspace.dependencies",
-            workspace.and_then(|w| w.get("dependencies")).and_then(|d| d.as_table()),
+            workspace
+                .and_then(|w| w.get("dependencies"))
+                .and_then(|d| d.as_table()),
         ));
     }
     for (section, table) in sections {
@@ -204,7 +207,11 @@ fn pyproject(path: &Path, text: &str) -> Result<Manifest, PackageError> {
         manifest.description = string_at(Some(project), "description");
         let list = |v: &toml::Value| -> Vec<String> {
             v.as_array()
-                .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_str().map(str::to_owned))
+                        .collect()
+                })
                 .unwrap_or_default()
         };
         if let Some(deps) = project.get("dependencies") {
@@ -214,7 +221,10 @@ fn pyproject(path: &Path, text: &str) -> Result<Manifest, PackageError> {
                 manifest.dependencies.push(dep);
             }
         }
-        if let Some(extras) = project.get("optional-dependencies").and_then(|o| o.as_table()) {
+        if let Some(extras) = project
+            .get("optional-dependencies")
+            .and_then(|o| o.as_table())
+        {
             for (extra, deps) in extras {
                 for requirement in list(deps) {
                     let mut dep = split_requirement(&requirement);

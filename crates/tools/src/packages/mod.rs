@@ -87,9 +87,7 @@ impl PackageError {
 
     /// A TOML error in `file` (whose text is `text`), at the line its span starts on.
     pub(crate) fn toml(file: &Path, text: &str, error: &toml::de::Error) -> Self {
-        let line = error
-            .span()
-            .map_or(1, |span| line_of(text, span.start));
+        let line = error.span().map_or(1, |span| line_of(text, span.start));
         let message = error.message().trim().to_owned();
         Self::parse(file, line, message)
     }
@@ -108,11 +106,22 @@ impl PackageError {
 /// The 1-based line holding byte `offset` of `text`.
 pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     let end = offset.min(text.len());
-    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// README file names, in the order they are preferred.
-const README_NAMES: &[&str] = &["README.md", "README", "README.rst", "README.txt", "readme.md", "Readme.md"];
+const README_NAMES: &[&str] = &[
+    "README.md",
+    "README",
+    "README.rst",
+    "README.txt",
+    "readme.md",
+    "Readme.md",
+];
 
 /// The README in `dir`, if it has one.
 pub fn readme_in(dir: &Path) -> Option<PathBuf> {
@@ -158,7 +167,10 @@ mod tests {
     #[test]
     fn names_compare_the_ecosystem_way() {
         assert_eq!(Ecosystem::Cargo.normalise("Tokio_Util"), "tokio-util");
-        assert_eq!(Ecosystem::Python.normalise("Zope.Interface"), "zope-interface");
+        assert_eq!(
+            Ecosystem::Python.normalise("Zope.Interface"),
+            "zope-interface"
+        );
         assert_eq!(Ecosystem::Npm.normalise("@types/Node"), "@types/Node");
     }
 

@@ -32,7 +32,9 @@ pub fn png_info(bytes: &[u8]) -> Result<PngInfo, String> {
         ));
     }
     // Length (4), type `IHDR` (4), width (4), height (4).
-    let header = bytes.get(8..24).ok_or("the PNG ends before its IHDR header")?;
+    let header = bytes
+        .get(8..24)
+        .ok_or("the PNG ends before its IHDR header")?;
     if &header[4..8] != b"IHDR" {
         return Err("the PNG's first chunk is not IHDR".to_owned());
     }

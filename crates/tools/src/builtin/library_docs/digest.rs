@@ -117,7 +117,12 @@ fn score(item: &DocItem, words: &[String]) -> usize {
 
 /// One item as markdown.
 fn item_block(item: &DocItem) -> String {
-    let mut block = format!("### `{}` ({})\n```\n{}\n```\n", item.name, item.file, item.signature.trim());
+    let mut block = format!(
+        "### `{}` ({})\n```\n{}\n```\n",
+        item.name,
+        item.file,
+        item.signature.trim()
+    );
     if !item.doc.trim().is_empty() {
         block.push_str(&opening(item.doc.trim(), ITEM_DOC_CHARS));
     }
@@ -165,7 +170,11 @@ pub fn render(
     let overview_first = words.is_empty() || matched == 0;
     let mut overview = String::new();
     if let Some(readme) = &docs.readme {
-        let _ = write!(overview, "## README (opening)\n{}\n", opening(readme, README_CHARS));
+        let _ = write!(
+            overview,
+            "## README (opening)\n{}\n",
+            opening(readme, README_CHARS)
+        );
     }
     if let Some(top) = &docs.overview {
         let _ = write!(overview, "## Overview\n{}\n", opening(top, OVERVIEW_CHARS));

@@ -141,20 +141,19 @@ pub fn find_library(root: &Path, library: &str) -> Result<FoundLibrary, LibraryD
     if name.is_empty() || name.contains(['\0', '\n']) || name.contains("..") || name.len() > 214 {
         return Err(LibraryDocsError::BadName(library.to_owned()));
     }
-    let relative = |p: &Path| {
-        p.strip_prefix(root)
-            .unwrap_or(p)
-            .display()
-            .to_string()
-    };
+    let relative = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
     let search = find_locked(&[root.to_owned()], name)?;
     let mut missing = None;
     // The newest locked version when a lock holds several.
     let mut locked = search.found.clone();
     locked.sort_by(|a, b| version_key(&b.version).cmp(&version_key(&a.version)));
     for package in &locked {
-        let (found, places) =
-            locate::source_of(root, package.ecosystem, &package.name, Some(&package.version));
+        let (found, places) = locate::source_of(
+            root,
+            package.ecosystem,
+            &package.name,
+            Some(&package.version),
+        );
         match found {
             Some(Located { path, .. }) => {
                 return Ok(FoundLibrary {

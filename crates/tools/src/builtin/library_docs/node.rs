@@ -165,7 +165,10 @@ fn declared_name(line: &str) -> Option<String> {
             saw_keyword = true;
             continue;
         }
-        if matches!(word, "declare" | "default" | "abstract" | "async" | "export") {
+        if matches!(
+            word,
+            "declare" | "default" | "abstract" | "async" | "export"
+        ) {
             continue;
         }
         if saw_keyword {
@@ -203,7 +206,10 @@ mod tests {
         scan(text, "index.d.ts", &mut items);
         let names: Vec<_> = items.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["leftPad", "Options", "ch", "VERSION"]);
-        assert_eq!(items[0].doc, "Pads a string on the left.\n@param str the text\n");
+        assert_eq!(
+            items[0].doc,
+            "Pads a string on the left.\n@param str the text\n"
+        );
         assert_eq!(items[1].signature, "export interface Options");
     }
 }

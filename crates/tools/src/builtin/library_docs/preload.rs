@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{library_digest, LibraryDocsError};
+use super::{LibraryDocsError, library_digest};
 
 /// Tokens of all preloaded digests together.
 pub const PRELOAD_TOKENS: usize = 6_000;

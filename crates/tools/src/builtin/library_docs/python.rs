@@ -21,7 +21,10 @@ pub fn docs(path: &Path) -> Docs {
         files.sort_by_key(|f| *f != init);
         (path.parent().unwrap_or(path).to_owned(), files)
     } else {
-        (path.parent().unwrap_or(path).to_owned(), vec![path.to_owned()])
+        (
+            path.parent().unwrap_or(path).to_owned(),
+            vec![path.to_owned()],
+        )
     };
     files.truncate(MAX_FILES);
     for (n, file) in files.iter().enumerate() {
@@ -29,7 +32,11 @@ pub fn docs(path: &Path) -> Docs {
             continue;
         };
         docs.files += 1;
-        let rel = file.strip_prefix(&base).unwrap_or(file).display().to_string();
+        let rel = file
+            .strip_prefix(&base)
+            .unwrap_or(file)
+            .display()
+            .to_string();
         let module_doc = scan(&text, &rel, &mut docs.items);
         if n == 0 && docs.overview.is_none() {
             docs.overview = module_doc;
@@ -95,7 +102,9 @@ fn docstring_at(lines: &[&str], mut i: usize) -> Option<(String, usize)> {
     let mut j = i + 1;
     while j < lines.len() {
         let line = lines[j];
-        let cut = line.get(indent.min(line.len() - line.trim_start().len())..).unwrap_or(line);
+        let cut = line
+            .get(indent.min(line.len() - line.trim_start().len())..)
+            .unwrap_or(line);
         if let Some(end) = cut.find(quote) {
             text.push(cut[..end].to_owned());
             return Some((text.join("\n").trim().to_owned(), j + 1));

@@ -202,7 +202,10 @@ mod tests {
         assert_eq!(module, "A crate.\n");
         let names: Vec<_> = items.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["spawn", "Handle", "build!", "go"]);
-        assert_eq!(items[0].signature, "pub fn spawn<F>(f: F)\nwhere\n    F: Send,");
+        assert_eq!(
+            items[0].signature,
+            "pub fn spawn<F>(f: F)\nwhere\n    F: Send,"
+        );
         assert_eq!(items[0].doc, "Spawns a task.\n\nMore.\n");
     }
 }
