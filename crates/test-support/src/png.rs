@@ -3,13 +3,10 @@
 
 /// A `width`×`height` PNG filled with `rgb`.
 pub fn solid_png(width: u32, height: u32, rgb: [u8; 3]) -> Vec<u8> {
-    let mut raw = Vec::with_capacity((height * (1 + width * 3)) as usize);
-    for _ in 0..height {
-        raw.push(0); // filter: none
-        for _ in 0..width {
-            raw.extend_from_slice(&rgb);
-        }
-    }
+    // Each scanline: filter type 0 (none), then the pixels.
+    let mut line = vec![0u8];
+    line.extend(std::iter::repeat_n(rgb, width as usize).flatten());
+    let raw = line.repeat(height as usize);
     let mut ihdr = Vec::new();
     ihdr.extend_from_slice(&width.to_be_bytes());
     ihdr.extend_from_slice(&height.to_be_bytes());

@@ -399,6 +399,13 @@ instructions_files = ["CLAUDE.md", "docs/RULES.md"]
 [memory]
 distill = false
 
+[context]
+libraries = ["tokio", "serde"]
+
+[images]
+base_url = "http://localhost:9000/v1"
+model = "gpt-image-1"
+
 [pricing."gpt-4.1"]
 input = 2
 cached_input = 0.5
@@ -427,6 +434,13 @@ output = 8.0
                 memory: Some(MemoryConfig {
                     distill: Some(false)
                 }),
+                context: Some(ContextConfig {
+                    libraries: Some(vec!["tokio".into(), "serde".into()]),
+                }),
+                images: Some(ImagesConfig {
+                    base_url: Some("http://localhost:9000/v1".into()),
+                    model: Some("gpt-image-1".into()),
+                }),
                 pricing: [(
                     "gpt-4.1".to_owned(),
                     PriceConfig {
@@ -438,6 +452,17 @@ output = 8.0
                 .into(),
             }
         );
+    }
+
+    #[test]
+    fn library_names_are_checked() {
+        for bad in ["'  '", "'../x'", "'a b'"] {
+            let err = parse(&format!("[context]\nlibraries = [{bad}]"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("is not a library name"), "{bad}: {err}");
+            assert!(err.contains("line 2"), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -326,6 +326,34 @@ mod tests {
     }
 
     #[test]
+    fn images_and_libraries_come_from_the_files() {
+        let project = layer("base_url = 'http://chat/v1'\n[context]\nlibraries = ['tokio']\n");
+        let user = layer("[images]\nmodel = 'img'\n[context]\nlibraries = ['serde']\n");
+        let s = Settings::resolve(&args(&[]), &Environment::default(), &project, &user);
+        assert_eq!(s.libraries, ["tokio"]);
+        assert_eq!(s.images.model.as_deref(), Some("img"));
+        // No `[images] base_url`: the chat provider's.
+        assert_eq!(s.images.base_url.as_deref(), Some("http://chat/v1"));
+        let project = layer("[images]\nbase_url = 'http://images/v1'\n");
+        let s = Settings::resolve(
+            &args(&["--base-url", "http://flag/v1"]),
+            &Environment::default(),
+            &project,
+            &user,
+        );
+        assert_eq!(s.images.base_url.as_deref(), Some("http://images/v1"));
+        assert!(s.libraries == ["serde"]);
+        let s = Settings::resolve(
+            &args(&["--base-url", "http://flag/v1"]),
+            &Environment::default(),
+            &Layer::default(),
+            &Layer::default(),
+        );
+        assert_eq!(s.images.base_url.as_deref(), Some("http://flag/v1"));
+        assert_eq!(s.images.model, None);
+    }
+
+    #[test]
     fn memory_and_prices_merge_project_over_user() {
         let project = layer("[pricing.gpt-4o]\ninput = 1\noutput = 2\n");
         let user = layer(

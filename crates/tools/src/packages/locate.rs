@@ -289,7 +289,7 @@ mod tests {
         std::fs::write(site.join("PyYAML-6.0.2.dist-info/top_level.txt"), "yaml\n").unwrap();
         std::fs::write(site.join("six.py"), "").unwrap();
         let places = python_site_packages(dir.path());
-        assert_eq!(places.0, [site.clone()]);
+        assert_eq!(places.0, std::slice::from_ref(&site));
         let yaml = python_source(&places, "pyyaml").unwrap();
         assert_eq!(yaml.path, site.join("yaml"));
         assert_eq!(yaml.version.as_deref(), Some("6.0.2"));

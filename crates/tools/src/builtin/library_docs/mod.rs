@@ -146,7 +146,7 @@ pub fn find_library(root: &Path, library: &str) -> Result<FoundLibrary, LibraryD
     let mut missing = None;
     // The newest locked version when a lock holds several.
     let mut locked = search.found.clone();
-    locked.sort_by(|a, b| version_key(&b.version).cmp(&version_key(&a.version)));
+    locked.sort_by_key(|p| std::cmp::Reverse(version_key(&p.version)));
     for package in &locked {
         let (found, places) = locate::source_of(
             root,

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{LibraryDocsError, library_digest};
+use super::library_digest;
 
 /// Tokens of all preloaded digests together.
 pub const PRELOAD_TOKENS: usize = 6_000;
@@ -68,7 +68,7 @@ pub fn preload(root: &Path, libraries: &[String], total_tokens: usize) -> Preloa
             }
             Err(error) => {
                 tracing::warn!(library = name, %error, "library docs not preloaded");
-                failed.push(format!("- `{name}`: {}", reason(&error)));
+                failed.push(format!("- `{name}`: {error}"));
             }
         }
     }
@@ -79,10 +79,6 @@ pub fn preload(root: &Path, libraries: &[String], total_tokens: usize) -> Preloa
     }
     out.text = out.text.trim_end().to_owned();
     out
-}
-
-fn reason(error: &LibraryDocsError) -> String {
-    error.to_string()
 }
 
 #[cfg(test)]
