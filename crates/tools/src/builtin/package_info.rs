@@ -13,8 +13,8 @@ use serde::Deserialize;
 use super::workspace;
 use crate::packages::locate;
 use crate::packages::{
-    Ecosystem, LockedPackage, Manifest, PackageError, find_locked, nearest_manifest, opening,
-    parse_manifest, readme_in,
+    Ecosystem, LockedPackage, Manifest, PackageError, find_locked, inherit_workspace,
+    nearest_manifest, opening, parse_manifest, readme_in,
 };
 use crate::tool::{ToolContext, ToolResult, TypedTool};
 use crate::workspace::{PathError, Workspace};
@@ -85,7 +85,8 @@ fn describe_path(ws: &Workspace, path: &Path) -> Result<(String, String), String
             "`{rel}` is not inside a package: no Cargo.toml, package.json, pyproject.toml, setup.cfg or go.mod at or above it in the workspace."
         ));
     };
-    let manifest = parse_manifest(&manifest_path).map_err(|e| shown(ws, &e))?;
+    let mut manifest = parse_manifest(&manifest_path).map_err(|e| shown(ws, &e))?;
+    inherit_workspace(&mut manifest, ws.root());
     let package_dir = manifest_path.parent().unwrap_or(ws.root()).to_owned();
     let locked =
         locked_versions(ws.root(), &package_dir, manifest.ecosystem).map_err(|e| shown(ws, &e))?;

@@ -14,6 +14,10 @@ pub const MANIFEST_FILES: &[(&str, Ecosystem)] = &[
     ("go.mod", Ecosystem::Go),
 ];
 
+/// What a `Cargo.toml` field inherited with `{ workspace = true }` reads as until
+/// [`inherit_workspace`] fills it in.
+pub const FROM_WORKSPACE: &str = "(from the workspace)";
+
 /// A declared dependency.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dependency {
@@ -64,6 +68,40 @@ pub fn nearest_manifest(root: &Path, path: &Path) -> Option<PathBuf> {
     None
 }
 
+/// Fills a Cargo package's fields inherited from its workspace (`version.workspace = true`)
+/// from the nearest `Cargo.toml` with `[workspace.package]` above it, not above `root`. Fields
+/// it cannot find keep [`FROM_WORKSPACE`].
+pub fn inherit_workspace(manifest: &mut Manifest, root: &Path) {
+    let inherited = |field: &Option<String>| field.as_deref() == Some(FROM_WORKSPACE);
+    if manifest.ecosystem != Ecosystem::Cargo
+        || !(inherited(&manifest.version) || inherited(&manifest.description))
+    {
+        return;
+    }
+    let mut dir = manifest.file.parent().and_then(Path::parent);
+    while let Some(current) = dir.filter(|d| d.starts_with(root)) {
+        let candidate = current.join("Cargo.toml");
+        let package = std::fs::read_to_string(&candidate)
+            .ok()
+            .and_then(|text| text.parse::<toml::Table>().ok())
+            .and_then(|doc| doc.get("workspace")?.get("package")?.as_table().cloned());
+        if let Some(package) = package {
+            for (field, key) in [
+                (&mut manifest.version, "version"),
+                (&mut manifest.description, "description"),
+            ] {
+                if inherited(field)
+                    && let Some(value) = package.get(key).and_then(|v| v.as_str())
+                {
+                    *field = Some(value.to_owned());
+                }
+            }
+            return;
+        }
+        dir = current.parent();
+    }
+}
+
 /// Parses the manifest `path` (its kind from its file name).
 pub fn parse_manifest(path: &Path) -> Result<Manifest, PackageError> {
     let text = read_text(path)?;
@@ -99,7 +137,7 @@ fn string_at(table: Option<&toml::Table>, key: &str) -> Option<String> {
     match value {
         toml::Value::String(s) => Some(s.clone()),
         toml::Value::Table(t) if t.get("workspace").and_then(|w| w.as_bool()) == Some(true) => {
-            Some("(from the workspace)".to_owned())
+            Some(FROM_WORKSPACE.to_owned())
         }
         _ => None,
     }
@@ -401,6 +439,27 @@ mod tests {
         );
         assert_eq!(m.name.as_deref(), Some("example.com/app"));
         assert_eq!(m.dependencies.len(), 2);
+    }
+
+    #[test]
+    fn inherits_workspace_fields() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("crates/a")).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"crates/a\"]\n[workspace.package]\nversion = \"2.3.4\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("crates/a/Cargo.toml"),
+            "[package]\nname = \"a\"\nversion.workspace = true\ndescription.workspace = true\n",
+        )
+        .unwrap();
+        let mut m = parse_manifest(&root.join("crates/a/Cargo.toml")).unwrap();
+        inherit_workspace(&mut m, root);
+        assert_eq!(m.version.as_deref(), Some("2.3.4"));
+        assert_eq!(m.description.as_deref(), Some(FROM_WORKSPACE));
     }
 
     #[test]

@@ -9,7 +9,9 @@ pub mod manifest;
 use std::path::{Path, PathBuf};
 
 pub use lock::{LOCK_FILES, LockedPackage, find_locked, parse_lock};
-pub use manifest::{Dependency, MANIFEST_FILES, Manifest, nearest_manifest, parse_manifest};
+pub use manifest::{
+    Dependency, MANIFEST_FILES, Manifest, inherit_workspace, nearest_manifest, parse_manifest,
+};
 
 /// The package ecosystems Keel knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
