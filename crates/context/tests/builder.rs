@@ -305,3 +305,44 @@ fn a_fresh_read_with_a_header_is_shown_once() {
     let messages = PromptBuilder::for_model("gpt-4o").render(sources, &other);
     assert!(messages[0].content.contains(content.as_str()));
 }
+
+#[test]
+fn library_docs_sit_after_memory_and_go_after_the_repo_map() {
+    let mut conversation = Conversation::new();
+    conversation.push_user("Use tokio.");
+    let focused = FocusedFiles::new();
+    let docs = "# tokio 1.54.1 (cargo, locked in Cargo.lock)\n\nAn async runtime.";
+    let map = "src/main.rs:\n  fn main()\n".repeat(200);
+    let sources = PromptSources {
+        instructions: "Agent.",
+        memory: None,
+        repo_map: Some(&map),
+        libraries: Some(docs),
+        focused: &focused,
+    };
+    let messages = PromptBuilder::for_model("gpt-4o").render(sources, &conversation);
+    let system = &messages[0].content;
+    let at = |text: &str| {
+        system
+            .find(text)
+            .unwrap_or_else(|| panic!("{text} missing"))
+    };
+    assert!(at("## Library documentation") < at("## Repository map"));
+    assert!(system.contains(docs));
+    // Over budget: the repo map goes first, then the library docs.
+    let counter = TokenCounter::default();
+    let tight = counter.count(docs) + 120;
+    let built = PromptBuilder::new(counter, Budget::new(tight as u64 * 10 / 8))
+        .build_without_summary(sources, &conversation);
+    let steps: Vec<&FitStep> = built
+        .steps
+        .iter()
+        .filter(|s| matches!(s, FitStep::DroppedRepoMap | FitStep::DroppedLibraryDocs))
+        .collect();
+    assert_eq!(
+        steps.first(),
+        Some(&&FitStep::DroppedRepoMap),
+        "{:?}",
+        built.steps
+    );
+}

@@ -92,8 +92,35 @@ pub fn node_modules_dirs(root: &Path, from: &Path) -> Places {
     Places(dirs)
 }
 
+/// Whether `name` can be an npm package name: `name` or `@scope/name`, no path tricks.
+fn npm_name(name: &str) -> bool {
+    let plain = |part: &str| {
+        !part.is_empty()
+            && !part.starts_with('.')
+            && part
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~'))
+    };
+    match name.strip_prefix('@').and_then(|n| n.split_once('/')) {
+        Some((scope, package)) => plain(scope) && plain(package),
+        None => plain(name),
+    }
+}
+
+/// Whether `name` can be a Python distribution or module name.
+fn python_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
 /// `node_modules/NAME` in the first folder that has it, with its `package.json` version.
 pub fn node_source(dirs: &Places, name: &str) -> Option<Located> {
+    if !npm_name(name) {
+        return None;
+    }
     dirs.0.iter().find_map(|dir| {
         let path = dir.join(name);
         if !path.join("package.json").is_file() {
@@ -164,6 +191,9 @@ fn interpreter_site_packages() -> Vec<PathBuf> {
 /// The importable package (folder or `.py` file) of distribution `name` in `dirs`, with the
 /// version its `*.dist-info` records. The import name comes from `top_level.txt` when present.
 pub fn python_source(dirs: &Places, name: &str) -> Option<Located> {
+    if !python_name(name) {
+        return None;
+    }
     let wanted = Ecosystem::Python.normalise(name);
     for dir in &dirs.0 {
         let mut version = None;
@@ -184,7 +214,7 @@ pub fn python_source(dirs: &Places, name: &str) -> Option<Located> {
                 let mut listed: Vec<String> = top
                     .lines()
                     .map(str::trim)
-                    .filter(|l| !l.is_empty())
+                    .filter(|l| python_name(l))
                     .map(str::to_owned)
                     .collect();
                 listed.append(&mut import_names);
@@ -298,6 +328,19 @@ mod tests {
             site.join("six.py")
         );
         assert_eq!(python_source(&places, "missing"), None);
+    }
+
+    #[test]
+    fn names_cannot_leave_their_folder() {
+        assert!(npm_name("@types/node"));
+        assert!(npm_name("left-pad"));
+        for bad in ["/etc", "../x", "@a/../b", "a/b", ".bin", "@/x", ""] {
+            assert!(!npm_name(bad), "{bad}");
+        }
+        assert!(python_name("zope.interface"));
+        for bad in ["/usr", "a/b", "..", ".hidden"] {
+            assert!(!python_name(bad), "{bad}");
+        }
     }
 
     #[test]

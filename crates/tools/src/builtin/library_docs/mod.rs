@@ -138,7 +138,14 @@ pub struct FoundLibrary {
 /// source is on this machine, else an installed copy in `node_modules` or site-packages.
 pub fn find_library(root: &Path, library: &str) -> Result<FoundLibrary, LibraryDocsError> {
     let name = library.trim();
-    if name.is_empty() || name.contains(['\0', '\n']) || name.contains("..") || name.len() > 214 {
+    let bad = name.is_empty()
+        || name.len() > 214
+        || name.starts_with(['/', '.', '\\'])
+        || name.contains("..")
+        || name
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == '\\');
+    if bad {
         return Err(LibraryDocsError::BadName(library.to_owned()));
     }
     let relative = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
@@ -229,4 +236,49 @@ pub fn library_digest(
         Ecosystem::Go => return Err(LibraryDocsError::GoModule { name: found.name }),
     };
     Ok(digest::render(&found, docs, topic, budget_tokens))
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        /// The scanners take any text: every item they report has a name and a signature.
+        #[test]
+        fn scanners_never_panic(lines in prop::collection::vec(prop_oneof![
+            Just("/// Doc.".to_owned()),
+            Just("pub fn f(".to_owned()),
+            Just("/**".to_owned()),
+            Just(" * doc".to_owned()),
+            Just("*/".to_owned()),
+            Just("export function g(".to_owned()),
+            Just("def h(".to_owned()),
+            Just("    \"\"\"Doc".to_owned()),
+            Just("class C:".to_owned()),
+            "[ -~]{0,12}",
+        ], 0..30)) {
+            let text = lines.join("\n");
+            let mut items = Vec::new();
+            rust::scan(&text, "a.rs", &mut items);
+            node::scan(&text, "a.d.ts", &mut items);
+            python::scan(&text, "a.py", &mut items);
+            for item in items {
+                prop_assert!(!item.name.is_empty());
+                prop_assert!(!item.signature.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn names_that_leave_their_folder_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for bad in ["/etc", "../x", ".bin", "a b", ""] {
+            let err = find_library(dir.path(), bad).unwrap_err();
+            assert!(matches!(err, LibraryDocsError::BadName(_)), "{bad}: {err}");
+        }
+    }
 }
