@@ -133,7 +133,7 @@ pub fn run(args: &[String]) -> Result<()> {
 }
 
 /// `cargo build --release -p keel-cli`, returning the binary's path.
-fn build_keel(workspace: &Path) -> Result<PathBuf> {
+pub(crate) fn build_keel(workspace: &Path) -> Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     eprintln!("building keel (release)…");
     let status = Command::new(cargo)

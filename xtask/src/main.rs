@@ -8,10 +8,13 @@
 //! - `cargo xtask tidy` fails when ARCHITECTURE.md's code map or dependency list no longer
 //!   matches the crates.
 //! - `cargo xtask bench-repomap DIR…` measures the repo map against Aider's.
+//! - `cargo xtask bench-knowledge` measures the knowledge tools as whole `keel tool call`
+//!   processes.
 //! - `cargo xtask bench-startup` measures `keel run` from spawn to its first model request.
 //! - `cargo xtask bench-sandbox` measures what the command sandbox adds to a tool call.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod bench_knowledge;
 mod bench_repomap;
 mod bench_sandbox;
 mod bench_server;
@@ -28,6 +31,7 @@ fn main() -> ExitCode {
         Some("codegen") => codegen::run(&args[1..]),
         Some("ci") => ci::run(&args[1..]),
         Some("tidy") => tidy::run(&args[1..]),
+        Some("bench-knowledge") => bench_knowledge::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-repomap") => bench_repomap::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-sandbox") => bench_sandbox::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-server") => bench_server::run(&args[1..]).map(|()| ExitCode::SUCCESS),
@@ -53,6 +57,9 @@ tasks:
   tidy                     ARCHITECTURE.md names every crate, top-level module and keel-* edge
   bench-repomap DIR...     repo map cold/warm/update timings and peak memory, against Aider
                            when KEEL_BENCH_AIDER points at an aider executable
+  bench-knowledge [--runs N] [--keel PATH]
+                           read_library_docs and list_package_info as whole keel tool call
+                           processes (release build)
   bench-startup [--runs N] [--keel PATH]
                            keel run start-up: spawn to first model request (mock server)
   bench-sandbox [--runs N] [--keel PATH]

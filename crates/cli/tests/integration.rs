@@ -13,6 +13,7 @@ mod doctor;
 mod exec_file_command;
 mod instructions;
 mod interrupt;
+mod knowledge_tools;
 mod logging;
 mod memory_command;
 mod questions;

@@ -141,6 +141,7 @@ fn bench(c: &mut Criterion) {
         instructions: "You are Keel, a coding agent.",
         memory: Some(&memory),
         repo_map: Some(&repo_map),
+        libraries: None,
         focused: &focused,
     };
     let mut group = c.benchmark_group("prompt");

@@ -117,6 +117,8 @@ pub enum FitStep {
     },
     /// The repository map was left out of this request.
     DroppedRepoMap,
+    /// The preloaded library docs were left out of this request.
+    DroppedLibraryDocs,
     /// A tool result of the latest round was capped.
     CappedToolResult {
         /// The call it answers.

@@ -32,6 +32,7 @@
 //!     instructions: "You are a coding agent.",
 //!     memory: Some(&memory),
 //!     repo_map: None,
+//!     libraries: None,
 //!     focused: &focused,
 //! };
 //! let prompt = builder.build_without_summary(sources, &conversation);

@@ -1,7 +1,7 @@
 //! The message builder: turns instructions, memory, the repo map, focused files and the
 //! conversation into provider-agnostic messages that fit the model's window.
 //!
-//! Layout: one system message (instructions, project memory, summary of earlier turns,
+//! Layout: one system message (instructions, project memory, library docs, summary of earlier turns,
 //! repository map, focused files — see [`crate::prompt`]), then the history. Tool results of the
 //! latest round are sent complete (their first return to the model); older ones, and the
 //! arguments of older file-writing calls, in their de-duplicated history form
@@ -22,8 +22,8 @@ use crate::memory::Memory;
 use crate::message::ChatMessage;
 use crate::model_window::ModelWindows;
 use crate::prompt::{
-    FOCUSED_HEADING, MEMORY_HEADING, REPO_MAP_HEADING, SECTION_SEPARATOR, SUMMARY_HEADING,
-    focused_file_block, focused_file_stub, join_sections, section,
+    FOCUSED_HEADING, LIBRARIES_HEADING, MEMORY_HEADING, REPO_MAP_HEADING, SECTION_SEPARATOR,
+    SUMMARY_HEADING, focused_file_block, focused_file_stub, join_sections, section,
 };
 use crate::prompt_cache::PromptCache;
 use crate::summarizer::{Summarizer, SummaryRequest};
@@ -38,6 +38,8 @@ pub struct PromptSources<'a> {
     pub memory: Option<&'a Memory>,
     /// The repository map, already rendered to its own token budget.
     pub repo_map: Option<&'a str>,
+    /// Preloaded library documentation digests, already within their own token budget.
+    pub libraries: Option<&'a str>,
     /// The focused files.
     pub focused: &'a FocusedFiles,
 }
@@ -368,6 +370,7 @@ struct Draft<'a> {
     visible: Cow<'a, FocusedFiles>,
     instructions: Part,
     memory: Option<Part>,
+    libraries: Option<Part>,
     summary: Option<Part>,
     repo_map: Option<Part>,
     focused_heading: Part,
@@ -402,6 +405,10 @@ impl<'a> Draft<'a> {
                 .memory
                 .and_then(Memory::render)
                 .map(|body| Part::new(counter, section(MEMORY_HEADING, &body))),
+            libraries: sources
+                .libraries
+                .filter(|l| nonempty(l))
+                .map(|l| Part::new(counter, section(LIBRARIES_HEADING, l))),
             summary: conversation
                 .summary()
                 .filter(|s| nonempty(s))
@@ -441,6 +448,7 @@ impl<'a> Draft<'a> {
     fn system_parts(&self) -> Vec<&Part> {
         let mut parts = vec![&self.instructions];
         parts.extend(self.memory.iter());
+        parts.extend(self.libraries.iter());
         parts.extend(self.summary.iter());
         parts.extend(self.repo_map.iter());
         if !self.focused.is_empty() {
@@ -598,6 +606,9 @@ impl<'a> Draft<'a> {
         }
         if self.repo_map.take().is_some() {
             return Some(FitStep::DroppedRepoMap);
+        }
+        if self.libraries.take().is_some() {
+            return Some(FitStep::DroppedLibraryDocs);
         }
         if let Some(step) = self.cap_largest_first_return() {
             return Some(step);

@@ -1,6 +1,6 @@
 //! The system prompt's layout: instructions (the agent's own, then the environment and the
-//! project's instruction files), project memory, the summary of earlier turns, the repository
-//! map, then the focused files, as markdown sections. What changes least comes first, so a
+//! project's instruction files), project memory, the preloaded library docs, the summary of
+//! earlier turns, the repository map, then the focused files, as markdown sections. What changes least comes first, so a
 //! provider's prompt cache can reuse the longest prefix.
 
 use crate::focused_files::FocusedFile;
@@ -12,6 +12,8 @@ pub const INSTRUCTIONS_HEADING: &str = "## Project instructions";
 
 /// Heading of the memory section.
 pub const MEMORY_HEADING: &str = "## Project memory";
+/// Heading and preamble of the library-docs section (`[context] libraries`).
+pub const LIBRARIES_HEADING: &str = "## Library documentation\n\nDigests of dependencies at the versions the project locks. read_library_docs results for these libraries refer here; call it with a topic for more.";
 /// Heading of the summary section.
 pub const SUMMARY_HEADING: &str = "## Earlier in this conversation (summary)";
 /// Heading of the repository-map section.

@@ -256,6 +256,7 @@ mod tests {
             instructions: "Agent.",
             memory: None,
             repo_map: None,
+            libraries: None,
             focused: &focused,
         };
         let builder = PromptBuilder::new(TokenCounter::default(), Budget::new(100_000));

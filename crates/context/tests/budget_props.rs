@@ -185,6 +185,7 @@ fn sources(world: &World) -> PromptSources<'_> {
         instructions: &world.instructions,
         memory: Some(&world.memory),
         repo_map: Some(&world.repo_map),
+        libraries: None,
         focused: &world.focused,
     }
 }

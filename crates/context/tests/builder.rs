@@ -54,6 +54,7 @@ async fn summarises_the_oldest_turns_when_over_budget() {
         instructions: support::INSTRUCTIONS,
         memory: Some(&memory),
         repo_map: None,
+        libraries: None,
         focused: &sources_focused,
     };
     let untouched = builder.render(sources, &s.conversation);
@@ -101,6 +102,7 @@ async fn a_failing_summarizer_falls_back_to_dropping_turns() {
         instructions: support::INSTRUCTIONS,
         memory: None,
         repo_map: None,
+        libraries: None,
         focused: &sources_focused,
     };
     let built = builder.build(sources, &mut s.conversation, &Failing).await;
@@ -133,6 +135,7 @@ async fn the_summary_says_when_the_fallback_wrote_it() {
         instructions: support::INSTRUCTIONS,
         memory: None,
         repo_map: None,
+        libraries: None,
         focused: &focused,
     };
     let chain = FallbackSummarizer::new(&Failing, &ExtractiveSummarizer);
@@ -169,6 +172,7 @@ fn fitting_order_turns_then_rounds_then_files_then_map_then_caps() {
             FitStep::DroppedRound { .. } => "round",
             FitStep::DroppedFocusedFile { .. } => "file",
             FitStep::DroppedRepoMap => "map",
+            FitStep::DroppedLibraryDocs => "libraries",
             FitStep::CappedToolResult { .. } => "cap",
             FitStep::DroppedMemory => "memory",
             FitStep::DroppedSummary => "summary",
@@ -280,6 +284,7 @@ fn a_fresh_read_with_a_header_is_shown_once() {
         instructions: "Agent.",
         memory: None,
         repo_map: None,
+        libraries: None,
         focused: &focused,
     };
     let messages = PromptBuilder::for_model("gpt-4o").render(sources, &conversation);
@@ -299,4 +304,45 @@ fn a_fresh_read_with_a_header_is_shown_once() {
         .unwrap();
     let messages = PromptBuilder::for_model("gpt-4o").render(sources, &other);
     assert!(messages[0].content.contains(content.as_str()));
+}
+
+#[test]
+fn library_docs_sit_after_memory_and_go_after_the_repo_map() {
+    let mut conversation = Conversation::new();
+    conversation.push_user("Use tokio.");
+    let focused = FocusedFiles::new();
+    let docs = "# tokio 1.54.1 (cargo, locked in Cargo.lock)\n\nAn async runtime.";
+    let map = "src/main.rs:\n  fn main()\n".repeat(200);
+    let sources = PromptSources {
+        instructions: "Agent.",
+        memory: None,
+        repo_map: Some(&map),
+        libraries: Some(docs),
+        focused: &focused,
+    };
+    let messages = PromptBuilder::for_model("gpt-4o").render(sources, &conversation);
+    let system = &messages[0].content;
+    let at = |text: &str| {
+        system
+            .find(text)
+            .unwrap_or_else(|| panic!("{text} missing"))
+    };
+    assert!(at("## Library documentation") < at("## Repository map"));
+    assert!(system.contains(docs));
+    // Over budget: the repo map goes first, then the library docs.
+    let counter = TokenCounter::default();
+    let tight = counter.count(docs) + 120;
+    let built = PromptBuilder::new(counter, Budget::new(tight as u64 * 10 / 8))
+        .build_without_summary(sources, &conversation);
+    let steps: Vec<&FitStep> = built
+        .steps
+        .iter()
+        .filter(|s| matches!(s, FitStep::DroppedRepoMap | FitStep::DroppedLibraryDocs))
+        .collect();
+    assert_eq!(
+        steps.first(),
+        Some(&&FitStep::DroppedRepoMap),
+        "{:?}",
+        built.steps
+    );
 }

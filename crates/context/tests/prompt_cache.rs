@@ -125,6 +125,7 @@ fn sources(focused: &FocusedFiles) -> PromptSources<'_> {
         instructions: "You are a coding agent.",
         memory: None,
         repo_map: Some("src/lib.rs:\n  fn main()"),
+        libraries: None,
         focused,
     }
 }

@@ -8,7 +8,8 @@ use keel_engine::{
     AgentConfig, AgentSession, Mode, ModelChain, Pricing, Provider, RepoMapConfig, ToolFormat,
 };
 use keel_events::Emitter;
-use keel_tools::{ApprovalPolicy, EditApproval, RuleSet};
+use keel_tools::builtin::ImageSettings;
+use keel_tools::{ApprovalPolicy, EditApproval, RuleSet, ToolRegistry};
 
 use crate::error::HostError;
 use crate::saved::SavedConversation;
@@ -53,6 +54,10 @@ pub struct AgentSettings {
     pub rules_dir: Option<PathBuf>,
     /// Whether file edits are asked about, with their diff, before they apply.
     pub approval_edits: EditApproval,
+    /// Dependencies whose documentation digests are preloaded into the prompt as background.
+    pub libraries: Vec<String>,
+    /// Where `generate_image` gets images (unconfigured by default: it says which keys to set).
+    pub images: ImageSettings,
 }
 
 impl AgentSettings {
@@ -76,6 +81,8 @@ impl AgentSettings {
             pricing: Pricing::builtin(),
             rules_dir: None,
             approval_edits: EditApproval::Never,
+            libraries: Vec::new(),
+            images: ImageSettings::default(),
         }
     }
 
@@ -111,6 +118,7 @@ impl AgentSettings {
             .map_err(|e| HostError::Settings(format!("approval rules: {e}")))?;
         config.rules = Arc::new(rules);
         config.approval_edits = self.approval_edits;
+        config.libraries = self.libraries.clone();
         Ok(config)
     }
 
@@ -125,7 +133,8 @@ impl AgentSettings {
         let config = self.config()?;
         let memory = MemoryStore::for_project(&config.root).load();
         let mut agent = AgentSession::new(config, provider, emitter)
-            .map_err(|e| HostError::Settings(e.to_string()))?;
+            .map_err(|e| HostError::Settings(e.to_string()))?
+            .with_tools(ToolRegistry::builtin().with_images(self.images.clone()));
         match memory {
             Ok(memory) if !memory.is_empty() => agent = agent.with_memory(memory),
             Ok(_) => {}

@@ -1,8 +1,10 @@
 //! What Keel's tests and benchmarks share, so that each exists once: temp copies of folders
 //! and of the sample project ([`fs`]), fresh PostgreSQL databases with one rule for when the
-//! PostgreSQL tests may be skipped ([`postgres`]), scripted-provider scripts ([`script`]), a
+//! PostgreSQL tests may be skipped ([`postgres`]), a project with dependency trees on disk
+//! ([`packages`]), scripted-provider scripts ([`script`]), a
 //! recording mock of an OpenAI-compatible server ([`mock_openai`]: chat completions, and the
-//! model list and context-window routes of vLLM, llama.cpp and Ollama) with fault injection
+//! model list and context-window routes of vLLM, llama.cpp and Ollama, image generations) with
+//! real PNGs ([`png`]) and fault injection
 //! for its streams ([`stream_faults`]), and an HTTP client for talking to Keel's server
 //! ([`http`]).
 //!
@@ -12,6 +14,8 @@
 pub mod fs;
 pub mod http;
 pub mod mock_openai;
+pub mod packages;
+pub mod png;
 pub mod postgres;
 pub mod script;
 pub mod stream_faults;

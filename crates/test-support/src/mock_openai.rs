@@ -5,7 +5,8 @@
 //! or with an HTTP error, and records every request it receives. Started with a
 //! [`ServerInfo`], it also answers what local servers say about themselves: `GET /v1/models`
 //! (with vLLM's `max_model_len`), llama.cpp's `GET /props`, Ollama's `POST /api/show` and
-//! `GET /api/ps`, and checks a bearer key. [`model_like`] answers like a model whose tool calls
+//! `GET /api/ps`, `POST /v1/images/generations` ([`ImageReply`]: `b64_json`, or a `url` the
+//! server also serves), and checks a bearer key. [`model_like`] answers like a model whose tool calls
 //! come back natively, as text, or not at all.
 
 // Test infrastructure: a failed bind or a poisoned lock fails the test that uses it.
@@ -93,8 +94,22 @@ pub struct ServerInfo {
     pub ollama_show: Option<Value>,
     /// `GET /api/ps` (Ollama): this body.
     pub ollama_ps: Option<Value>,
+    /// `POST /v1/images/generations`: this answer (`None`: 404).
+    pub images: Option<ImageReply>,
     /// Every route answers 401 unless the request carries `Authorization: Bearer KEY`.
     pub api_key: Option<String>,
+}
+
+/// How `POST /v1/images/generations` answers.
+#[derive(Debug, Clone)]
+pub enum ImageReply {
+    /// `{"data": [{"b64_json": …}]}` holding these bytes.
+    B64Json(Vec<u8>),
+    /// `{"data": [{"url": "http://127.0.0.1:PORT/files/image"}]}`; `GET /files/image` serves
+    /// these bytes.
+    Url(Vec<u8>),
+    /// This status with this JSON body.
+    Status(u16, Value),
 }
 
 impl ServerInfo {
@@ -153,6 +168,14 @@ impl ServerInfo {
         }
     }
 
+    /// An image server answering with `reply`.
+    pub fn images(reply: ImageReply) -> Self {
+        Self {
+            images: Some(reply),
+            ..Self::default()
+        }
+    }
+
     /// The same, requiring `key` as the bearer token.
     pub fn with_api_key(mut self, key: &str) -> Self {
         self.api_key = Some(key.to_owned());
@@ -166,6 +189,9 @@ struct Shared {
     requests: Arc<Mutex<Vec<Recorded>>>,
     info: Arc<ServerInfo>,
     info_requests: Arc<Mutex<Vec<String>>>,
+    image_requests: Arc<Mutex<Vec<Recorded>>>,
+    /// `http://127.0.0.1:PORT`, for image URLs.
+    origin: Arc<Mutex<String>>,
 }
 
 /// The running server; stops when dropped.
@@ -174,6 +200,7 @@ pub struct MockServer {
     pub base_url: String,
     requests: Arc<Mutex<Vec<Recorded>>>,
     info_requests: Arc<Mutex<Vec<String>>>,
+    image_requests: Arc<Mutex<Vec<Recorded>>>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -196,11 +223,15 @@ impl MockServer {
     ) -> Self {
         let requests = Arc::new(Mutex::new(Vec::new()));
         let info_requests = Arc::new(Mutex::new(Vec::new()));
+        let image_requests = Arc::new(Mutex::new(Vec::new()));
+        let origin = Arc::new(Mutex::new(String::new()));
         let shared = Shared {
             responder: Arc::new(responder),
             requests: Arc::clone(&requests),
             info: Arc::new(info),
             info_requests: Arc::clone(&info_requests),
+            image_requests: Arc::clone(&image_requests),
+            origin: Arc::clone(&origin),
         };
         let app = Router::new()
             .route("/v1/chat/completions", post(handle))
@@ -208,9 +239,12 @@ impl MockServer {
             .route("/props", get(props))
             .route("/api/show", post(ollama_show))
             .route("/api/ps", get(ollama_ps))
+            .route("/v1/images/generations", post(images))
+            .route("/files/image", get(image_file))
             .with_state(shared);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
+        *origin.lock().unwrap() = format!("http://{addr}");
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
@@ -218,6 +252,7 @@ impl MockServer {
             base_url: format!("http://{addr}/v1"),
             requests,
             info_requests,
+            image_requests,
             task,
         }
     }
@@ -238,6 +273,11 @@ impl MockServer {
     /// Every chat-completions request received so far.
     pub fn requests(&self) -> Vec<Recorded> {
         self.requests.lock().unwrap().clone()
+    }
+
+    /// Every `POST /v1/images/generations` received so far.
+    pub fn image_requests(&self) -> Vec<Recorded> {
+        self.image_requests.lock().unwrap().clone()
     }
 
     /// Every other request received so far, as `METHOD /path`.
@@ -308,6 +348,48 @@ async fn ollama_ps(State(shared): State<Shared>, headers: HeaderMap) -> Response
     info_route(&shared, &headers, "GET /api/ps", |info| {
         info.ollama_ps.clone()
     })
+}
+
+async fn images(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    shared.image_requests.lock().unwrap().push(Recorded {
+        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+        authorization: headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned),
+    });
+    if let Some(denied) = unauthorised(&shared.info, &headers) {
+        return denied;
+    }
+    use base64::Engine as _;
+    match &shared.info.images {
+        Some(ImageReply::B64Json(bytes)) => json_response(
+            200,
+            json!({"created": 1_735_689_600, "data": [{
+                "b64_json": base64::engine::general_purpose::STANDARD.encode(bytes),
+                "revised_prompt": "as asked"}]}),
+        ),
+        Some(ImageReply::Url(_)) => {
+            let url = format!("{}/files/image", shared.origin.lock().unwrap());
+            json_response(
+                200,
+                json!({"created": 1_735_689_600, "data": [{"url": url}]}),
+            )
+        }
+        Some(ImageReply::Status(status, body)) => json_response(*status, body.clone()),
+        None => json_response(404, json!({"error": "not found"})),
+    }
+}
+
+async fn image_file(State(shared): State<Shared>) -> Response {
+    match &shared.info.images {
+        Some(ImageReply::Url(bytes)) => Response::builder()
+            .status(StatusCode::OK)
+            .header("content-type", "image/png")
+            .body(Body::from(bytes.clone()))
+            .unwrap(),
+        _ => json_response(404, json!({"error": "not found"})),
+    }
 }
 
 async fn handle(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {

@@ -159,6 +159,29 @@ pub fn emit_edit(
     change
 }
 
+/// Emits `run.file.change` for a created or updated binary file (an image): its size and MIME
+/// type, no diff.
+pub fn emit_binary(ctx: &ToolContext, rel: &str, op: FileOp, size: u64, mime_type: &str) {
+    let verb = match op {
+        FileOp::Create => "Created",
+        FileOp::Update => "Updated",
+        FileOp::Delete => "Deleted",
+        FileOp::Move => "Changed",
+    };
+    ctx.emitter.emit(RunFileChange {
+        path: rel.to_owned(),
+        op,
+        from_path: None,
+        to_path: None,
+        summary: format!("{verb} {rel} ({mime_type}, {size} bytes)"),
+        lines_added: 0,
+        lines_removed: 0,
+        size: Some(size),
+        mime_type: Some(mime_type.to_owned()),
+        diff: None,
+    });
+}
+
 /// Emits `run.file.change` for a move.
 pub fn emit_move(ctx: &ToolContext, from: &str, to: &str, size: Option<u64>) {
     ctx.emitter.emit(RunFileChange {

@@ -13,6 +13,7 @@ pub mod checkpoint;
 pub mod file_change;
 pub mod file_run;
 pub mod file_text;
+pub mod packages;
 pub mod process;
 pub mod registry;
 pub mod safety;

@@ -35,7 +35,8 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// A registry holding every built-in tool.
+    /// A registry holding every built-in tool; `generate_image` is unconfigured (it says which
+    /// keys to set) until [`ToolRegistry::with_images`].
     pub fn builtin() -> Self {
         let mut registry = Self::new();
         registry
@@ -48,8 +49,17 @@ impl ToolRegistry {
             .register(builtin::SearchFiles)
             .register(builtin::ListCodeDefinitionNames)
             .register(builtin::GetProjectStructure)
+            .register(builtin::ListPackageInfo)
+            .register(builtin::ReadLibraryDocs)
+            .register(builtin::GenerateImage::default())
             .register(builtin::ExecuteCommand::default());
         registry
+    }
+
+    /// The same registry with `generate_image` calling the image server in `settings`.
+    pub fn with_images(mut self, settings: builtin::ImageSettings) -> Self {
+        self.register(builtin::GenerateImage::new(settings));
+        self
     }
 
     /// Adds `tool`; a tool already registered under the same name or alias is replaced there.

@@ -15,6 +15,7 @@ mod execute_command;
 mod file_run;
 mod file_tools;
 mod list_search;
+mod packages;
 mod process_runner;
 mod registry;
 mod replace_in_file;

@@ -75,7 +75,8 @@ fn call(
     approval: &str,
     sandbox: Option<SandboxMode>,
 ) -> Result<ExitCode, String> {
-    let registry = ToolRegistry::builtin();
+    let images = crate::config::Settings::images_for(&root).map_err(|e| e.to_string())?;
+    let registry = ToolRegistry::builtin().with_images(images);
     if registry.get(name).is_none() {
         return Err(format!(
             "unknown tool `{name}` (available: {})",

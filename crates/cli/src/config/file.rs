@@ -70,6 +70,10 @@ pub struct FileConfig {
     pub instructions_files: Option<Vec<String>>,
     /// `[memory]`: project memory settings.
     pub memory: Option<MemoryConfig>,
+    /// `[context]`: what the prompt carries as background.
+    pub context: Option<ContextConfig>,
+    /// `[images]`: where `generate_image` gets images.
+    pub images: Option<ImagesConfig>,
     /// `[pricing.MODEL]`: a model's price, over the built-in table (`[pricing."gpt-4.1"]` for a
     /// name with a dot).
     #[serde(default)]
@@ -93,6 +97,26 @@ pub struct MemoryConfig {
     /// Make the end-of-session call that distils decisions into `.keel/memory.json` (default
     /// true).
     pub distill: Option<bool>,
+}
+
+/// `[context]` in `keel.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextConfig {
+    /// Dependencies whose documentation digest is preloaded into the prompt as background
+    /// (e.g. `["tokio"]`), at the versions the project locks.
+    #[serde(default, deserialize_with = "library_names")]
+    pub libraries: Option<Vec<String>>,
+}
+
+/// `[images]` in `keel.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImagesConfig {
+    /// Base URL of the OpenAI-compatible images API (default: the chat provider's `base_url`).
+    pub base_url: Option<String>,
+    /// The image model (`generate_image` is unconfigured without it).
+    pub model: Option<String>,
 }
 
 /// A `keel.toml` that cannot be used.
@@ -260,6 +284,24 @@ where
     Ok(Some(models))
 }
 
+fn library_names<'de, D>(deserializer: D) -> Result<Option<Vec<String>>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let names = Vec::<String>::deserialize(deserializer)?;
+    for name in &names {
+        let bad = name.trim().is_empty()
+            || name.contains("..")
+            || name.chars().any(|c| c.is_whitespace() || c.is_control());
+        if bad {
+            return Err(de::Error::custom(format!(
+                "`{name}` is not a library name: give a dependency's name as the project declares it, e.g. \"tokio\""
+            )));
+        }
+    }
+    Ok(Some(names))
+}
+
 /// The models of a comma-separated chain, trimmed, empty names dropped.
 pub fn split_models(chain: &str) -> Vec<String> {
     chain
@@ -305,6 +347,13 @@ sandbox_fallback = "warn"
 [memory]
 distill = false
 
+[context]
+libraries = ["tokio", "serde"]
+
+[images]
+base_url = "http://localhost:9000/v1"
+model = "gpt-image-1"
+
 [pricing."gpt-4.1"]
 input = 2
 cached_input = 0.5
@@ -334,6 +383,13 @@ output = 8.0
                 memory: Some(MemoryConfig {
                     distill: Some(false)
                 }),
+                context: Some(ContextConfig {
+                    libraries: Some(vec!["tokio".into(), "serde".into()]),
+                }),
+                images: Some(ImagesConfig {
+                    base_url: Some("http://localhost:9000/v1".into()),
+                    model: Some("gpt-image-1".into()),
+                }),
                 pricing: [(
                     "gpt-4.1".to_owned(),
                     PriceConfig {
@@ -361,6 +417,17 @@ output = 8.0
         assert!(err.contains("expected refuse or warn"), "{err}");
         let err = parse("network = \"yes\"").unwrap_err().to_string();
         assert!(err.contains("network"), "{err}");
+    }
+
+    #[test]
+    fn library_names_are_checked() {
+        for bad in ["'  '", "'../x'", "'a b'"] {
+            let err = parse(&format!("[context]\nlibraries = [{bad}]"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("is not a library name"), "{bad}: {err}");
+            assert!(err.contains("line 2"), "{bad}: {err}");
+        }
     }
 
     #[test]

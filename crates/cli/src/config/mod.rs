@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use keel_engine::agent::ToolFormat;
 use keel_engine::{Mode, Pricing};
 use keel_tools::ApprovalPolicy;
+use keel_tools::builtin::ImageSettings;
 use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
 
-pub use file::{CONFIG_FILE, ConfigError, FileConfig, split_models};
+pub use file::{CONFIG_FILE, ConfigError, FileConfig, ImagesConfig, split_models};
 
 use crate::commands::agent_args::AgentArgs;
 use crate::render::ColorWhen;
@@ -127,6 +128,10 @@ pub struct Settings {
     /// The OS sandbox for commands: `--sandbox` over `sandbox`, `network`, `writable_roots` and
     /// `sandbox_fallback` of the files.
     pub sandbox: SandboxPolicy,
+    /// Dependencies whose docs are preloaded into the prompt (`[context] libraries`).
+    pub libraries: Vec<String>,
+    /// Where `generate_image` gets images (`[images]`, the chat `base_url`, `OPENAI_API_KEY`).
+    pub images: ImageSettings,
 }
 
 impl Settings {
@@ -172,6 +177,7 @@ impl Settings {
             };
         }
         let verbose = pick!(args.verbose.then_some(true), verbose, false);
+        let base_url_for_images = base_url.clone();
         Self {
             root: args.root.clone(),
             provider,
@@ -214,7 +220,49 @@ impl Settings {
                 .unwrap_or(true),
             pricing: pricing(&files),
             sandbox: sandbox_policy(args.sandbox, &files),
+            libraries: files
+                .iter()
+                .find_map(|l| l.config.context.as_ref()?.libraries.clone())
+                .unwrap_or_default(),
+            images: image_settings(&files, base_url_for_images),
         }
+    }
+
+    /// The `generate_image` settings for the project at `root` without agent flags (what
+    /// `keel tool call` uses): `[images]` over the chat `base_url` from `KEEL_BASE_URL` or the
+    /// files.
+    pub fn images_for(root: &Path) -> Result<ImageSettings, ConfigError> {
+        let env = Environment::from_process();
+        let project = Layer::load(&root.join(CONFIG_FILE))?;
+        let user = match env.user_config_file() {
+            Some(path) => Layer::load(&path)?,
+            None => Layer::default(),
+        };
+        let files = [&project, &user];
+        let chat = env
+            .base_url
+            .clone()
+            .or_else(|| files.iter().find_map(|l| l.config.base_url.clone()));
+        Ok(image_settings(&files, chat))
+    }
+}
+
+/// `[images]` (project over user), its `base_url` defaulting to the chat provider's (`chat`,
+/// else `OPENAI_BASE_URL`, else OpenAI's), the key from `OPENAI_API_KEY`.
+fn image_settings(files: &[&Layer], chat: Option<String>) -> ImageSettings {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let images = |pick: fn(&ImagesConfig) -> Option<String>| {
+        files
+            .iter()
+            .find_map(|l| l.config.images.as_ref().and_then(pick))
+    };
+    ImageSettings {
+        base_url: images(|i| i.base_url.clone())
+            .or(chat)
+            .or_else(|| var("OPENAI_BASE_URL"))
+            .or_else(|| Some(keel_engine::openai::DEFAULT_BASE_URL.to_owned())),
+        model: images(|i| i.model.clone()),
+        api_key: var("OPENAI_API_KEY"),
     }
 }
 
@@ -311,6 +359,34 @@ mod tests {
         assert_eq!(s.color, ColorWhen::Auto);
         assert!(s.distill_memory);
         assert_eq!(s.pricing, Pricing::builtin());
+    }
+
+    #[test]
+    fn images_and_libraries_come_from_the_files() {
+        let project = layer("base_url = 'http://chat/v1'\n[context]\nlibraries = ['tokio']\n");
+        let user = layer("[images]\nmodel = 'img'\n[context]\nlibraries = ['serde']\n");
+        let s = Settings::resolve(&args(&[]), &Environment::default(), &project, &user);
+        assert_eq!(s.libraries, ["tokio"]);
+        assert_eq!(s.images.model.as_deref(), Some("img"));
+        // No `[images] base_url`: the chat provider's.
+        assert_eq!(s.images.base_url.as_deref(), Some("http://chat/v1"));
+        let project = layer("[images]\nbase_url = 'http://images/v1'\n");
+        let s = Settings::resolve(
+            &args(&["--base-url", "http://flag/v1"]),
+            &Environment::default(),
+            &project,
+            &user,
+        );
+        assert_eq!(s.images.base_url.as_deref(), Some("http://images/v1"));
+        assert!(s.libraries == ["serde"]);
+        let s = Settings::resolve(
+            &args(&["--base-url", "http://flag/v1"]),
+            &Environment::default(),
+            &Layer::default(),
+            &Layer::default(),
+        );
+        assert_eq!(s.images.base_url.as_deref(), Some("http://flag/v1"));
+        assert_eq!(s.images.model, None);
     }
 
     #[test]

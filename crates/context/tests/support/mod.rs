@@ -56,6 +56,7 @@ impl Session {
             instructions: INSTRUCTIONS,
             memory: Some(&self.memory),
             repo_map: self.repo_map.as_deref(),
+            libraries: None,
             focused: &self.focused,
         }
     }

@@ -196,6 +196,9 @@ pub struct AgentConfig {
     pub distill_memory: bool,
     /// Model prices, for the cost in `run.usage.report` (default: the built-in table).
     pub pricing: Pricing,
+    /// Dependencies whose documentation digests (at the locked versions) are preloaded into
+    /// the system prompt as background (`[context] libraries`; default none).
+    pub libraries: Vec<String>,
 }
 
 impl AgentConfig {
@@ -224,6 +227,7 @@ impl AgentConfig {
             include_system_prompt: false,
             distill_memory: true,
             pricing: Pricing::builtin(),
+            libraries: Vec::new(),
         }
     }
 

@@ -365,6 +365,7 @@ async fn build_prompt(
         instructions: &instructions,
         memory: context.memory.as_ref(),
         repo_map: context.repo_map.as_deref(),
+        libraries: context.libraries.as_ref().map(|l| l.text.as_str()),
         focused: &context.focused,
     };
     let by_model = ModelSummarizer::new(

@@ -11,6 +11,7 @@ use keel_context::{
 };
 use keel_events::Emitter;
 use keel_tools::Workspace;
+use keel_tools::builtin::Preloaded;
 
 use super::turn_prompt::{TurnPrompt, touched_paths};
 
@@ -24,6 +25,8 @@ pub(crate) struct ModelContext {
     pub(crate) memory: Option<Memory>,
     /// The rendered repo map shown in the system prompt.
     pub(crate) repo_map: Option<String>,
+    /// The preloaded library docs shown in the system prompt (`[context] libraries`).
+    pub(crate) libraries: Option<Preloaded>,
     /// The turn's environment and project instructions.
     pub(crate) turn_prompt: TurnPrompt,
     /// Writes summaries when the model does not (or cannot).
@@ -50,6 +53,7 @@ impl Default for ModelContext {
             focused: FocusedFiles::new(),
             memory: None,
             repo_map: None,
+            libraries: None,
             turn_prompt: TurnPrompt::default(),
             summarizer: Arc::new(ExtractiveSummarizer),
             retention: RetentionPolicy::default(),
@@ -67,6 +71,33 @@ impl ModelContext {
                 .add_tool_result(call_id, text, success, &self.retention)
         {
             tracing::debug!(call_id, %error, "tool result not recorded");
+        }
+    }
+
+    /// The text a tool result is recorded with: a `read_library_docs` overview (no topic) of
+    /// a preloaded library refers to the system prompt's section instead of repeating it, as
+    /// reads of focused files do.
+    pub(crate) fn result_for_history(
+        &self,
+        tool: &str,
+        arguments: &serde_json::Value,
+        success: bool,
+        text: String,
+    ) -> String {
+        let Some(preloaded) = self.libraries.as_ref().filter(|_| success) else {
+            return text;
+        };
+        let field = |key: &str| arguments.get(key).and_then(|v| v.as_str()).map(str::trim);
+        let overview = field("topic").is_none_or(str::is_empty);
+        match field("library") {
+            Some(library)
+                if tool == "read_library_docs" && overview && preloaded.contains(library) =>
+            {
+                format!(
+                    "[The docs of `{library}` are preloaded in the system prompt under \"Library documentation\"; call read_library_docs with a topic for more.]"
+                )
+            }
+            _ => text,
         }
     }
 

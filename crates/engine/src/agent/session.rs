@@ -119,11 +119,20 @@ impl AgentSession {
         }
         let checkpoints = Arc::new(CheckpointStore::open(&config.root)?);
         let changes = ChangeLog::attach(emitter.bus());
+        let mut context = ModelContext::default();
+        if !config.libraries.is_empty() {
+            let preloaded = keel_tools::builtin::preload(
+                &config.root,
+                &config.libraries,
+                keel_tools::builtin::library_docs::PRELOAD_TOKENS,
+            );
+            context.libraries = (!preloaded.is_empty()).then_some(preloaded);
+        }
         Ok(Self {
             config,
             model: ModelCaller::new(provider),
             tools: Toolbox::new(ToolRegistry::builtin(), Some(checkpoints)),
-            context: ModelContext::default(),
+            context,
             repo_map: RepoMapBuilder::default(),
             emitter,
             changes,

@@ -258,7 +258,13 @@ impl Toolbox {
             if status == ToolStatus::Cancelled {
                 end = Some(LoopEnd::Cancelled);
             }
-            context.add_result(&call.id, result_text(&result), result.success);
+            let text = context.result_for_history(
+                &call.name,
+                &arguments,
+                result.success,
+                result_text(&result),
+            );
+            context.add_result(&call.id, text, result.success);
             if status == ToolStatus::Success {
                 context.follow_call(scope.env.root, &call.name, &arguments, scope.env.emitter);
             }
