@@ -13,9 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ResourceContents, ServerCapabilities, Tool, ToolAnnotations,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ResourceContents, ServerCapabilities, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
@@ -94,12 +94,16 @@ impl ServerHandler for TestServer {
                 let message = args.get("message").and_then(|m| m.as_str()).unwrap_or("");
                 CallToolResult::success(vec![ContentBlock::text(format!("Echo: {message}"))])
             }
-            "fail" => CallToolResult::error(vec![ContentBlock::text("the test tool failed on purpose")]),
+            "fail" => {
+                CallToolResult::error(vec![ContentBlock::text("the test tool failed on purpose")])
+            }
             "image" => CallToolResult::success(vec![
                 ContentBlock::text("an image follows"),
                 ContentBlock::image(PNG, "image/png"),
             ]),
-            "big" => CallToolResult::success(vec![ContentBlock::text("x".repeat(10 * 1024 * 1024))]),
+            "big" => {
+                CallToolResult::success(vec![ContentBlock::text("x".repeat(10 * 1024 * 1024))])
+            }
             "crash" => std::process::exit(3),
             "hang" => {
                 std::future::pending::<()>().await;
@@ -113,7 +117,12 @@ impl ServerHandler for TestServer {
             "added" | "same.name" | "same_name" => {
                 CallToolResult::success(vec![ContentBlock::text(format!("{} ran", request.name))])
             }
-            other => return Err(ErrorData::invalid_params(format!("no tool `{other}`"), None)),
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("no tool `{other}`"),
+                    None,
+                ));
+            }
         };
         Ok(CallToolResponse::Complete(result))
     }
@@ -124,18 +133,26 @@ impl ServerHandler for TestServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         if request.uri == "test://greeting" {
-            Ok(ReadResourceResponse::Complete(ReadResourceResult::new(vec![
-                ResourceContents::text("hello from the test server", request.uri),
-            ])))
+            Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
+                vec![ResourceContents::text(
+                    "hello from the test server",
+                    request.uri,
+                )],
+            )))
         } else {
-            Err(ErrorData::resource_not_found(format!("no resource {}", request.uri), None))
+            Err(ErrorData::resource_not_found(
+                format!("no resource {}", request.uri),
+                None,
+            ))
         }
     }
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let mode = std::env::args().nth(1).unwrap_or_else(|| "serve".to_owned());
+    let mode = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "serve".to_owned());
     match mode.as_str() {
         "exit" => {
             eprintln!("test server: refusing to start (mode exit)");

@@ -172,9 +172,7 @@ pub fn merge_layers<'a>(
     let mut merged = BTreeMap::new();
     for layer in layers {
         for (name, config) in layer {
-            merged
-                .entry(name.clone())
-                .or_insert_with(|| config.clone());
+            merged.entry(name.clone()).or_insert_with(|| config.clone());
         }
     }
     merged
@@ -250,7 +248,9 @@ impl ServerSpec {
             }
             (None, Some(url)) => {
                 if !(url.starts_with("http://") || url.starts_with("https://")) {
-                    return Err(bad(format!("`url` must be http:// or https://, not `{url}`")));
+                    return Err(bad(format!(
+                        "`url` must be http:// or https://, not `{url}`"
+                    )));
                 }
                 Transport::Http {
                     url: url.clone(),
@@ -269,21 +269,22 @@ impl ServerSpec {
                 ));
             }
         };
-        let globs = |key: &str, patterns: &Option<Vec<String>>| -> Result<Option<GlobSet>, ConfigError> {
-            let Some(patterns) = patterns else {
-                return Ok(None);
+        let globs =
+            |key: &str, patterns: &Option<Vec<String>>| -> Result<Option<GlobSet>, ConfigError> {
+                let Some(patterns) = patterns else {
+                    return Ok(None);
+                };
+                let mut builder = GlobSetBuilder::new();
+                for pattern in patterns {
+                    let glob = Glob::new(pattern)
+                        .map_err(|e| bad(format!("`{key}`: bad glob `{pattern}`: {e}")))?;
+                    builder.add(glob);
+                }
+                builder
+                    .build()
+                    .map(Some)
+                    .map_err(|e| bad(format!("`{key}`: {e}")))
             };
-            let mut builder = GlobSetBuilder::new();
-            for pattern in patterns {
-                let glob = Glob::new(pattern)
-                    .map_err(|e| bad(format!("`{key}`: bad glob `{pattern}`: {e}")))?;
-                builder.add(glob);
-            }
-            builder
-                .build()
-                .map(Some)
-                .map_err(|e| bad(format!("`{key}`: {e}")))
-        };
         let secs = |value: Option<u64>, default: u64, key: &str| match value {
             Some(0) => Err(bad(format!("`{key}` must be at least 1"))),
             Some(secs) => Ok(Duration::from_secs(secs)),
@@ -341,10 +342,7 @@ impl ServerSpec {
 
 /// Expands `$VAR` and `${VAR}` in `value` from `lookup`; `$$` is a literal `$`. A variable that
 /// is not set is an error naming it.
-pub fn expand_vars(
-    value: &str,
-    lookup: impl Fn(&str) -> Option<String>,
-) -> Result<String, String> {
+pub fn expand_vars(value: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
     let mut out = String::with_capacity(value.len());
     let mut chars = value.char_indices().peekable();
     while let Some((_, c)) = chars.next() {
@@ -413,8 +411,14 @@ mod tests {
     #[test]
     fn expands_both_forms_and_keeps_the_rest() {
         assert_eq!(expand_vars("$TOKEN", env).as_deref(), Ok("abc"));
-        assert_eq!(expand_vars("Bearer ${TOKEN}!", env).as_deref(), Ok("Bearer abc!"));
-        assert_eq!(expand_vars("5$ and $$TOKEN", env).as_deref(), Ok("5$ and $TOKEN"));
+        assert_eq!(
+            expand_vars("Bearer ${TOKEN}!", env).as_deref(),
+            Ok("Bearer abc!")
+        );
+        assert_eq!(
+            expand_vars("5$ and $$TOKEN", env).as_deref(),
+            Ok("5$ and $TOKEN")
+        );
         assert!(
             expand_vars("$MISSING", env)
                 .unwrap_err()

@@ -82,9 +82,7 @@ impl Connection {
                 url,
                 headers,
                 bearer_token_env_var,
-            } => {
-                start_http(spec, handler, url, headers, bearer_token_env_var.as_deref()).await
-            }
+            } => start_http(spec, handler, url, headers, bearer_token_env_var.as_deref()).await,
         }
     }
 
@@ -187,8 +185,12 @@ async fn start_stdio(
         .process_group(0)
         .kill_on_drop(true);
     let mut child = cmd.spawn().map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => format!("`{command}` was not found (is it installed and on PATH?)"),
-        std::io::ErrorKind::PermissionDenied => format!("`{command}` cannot be run: permission denied"),
+        std::io::ErrorKind::NotFound => {
+            format!("`{command}` was not found (is it installed and on PATH?)")
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            format!("`{command}` cannot be run: permission denied")
+        }
         _ => format!("`{command}` could not be started: {e}"),
     })?;
     let group = GroupGuard::new(child.id());

@@ -81,7 +81,10 @@ fn describe(item: &Value) -> String {
 /// One resource's contents as text: its text, or a description of a blob.
 fn describe_resource(resource: &Value) -> String {
     let uri = resource.get("uri").and_then(Value::as_str).unwrap_or("");
-    let mime = resource.get("mimeType").and_then(Value::as_str).unwrap_or("");
+    let mime = resource
+        .get("mimeType")
+        .and_then(Value::as_str)
+        .unwrap_or("");
     if let Some(text) = resource.get("text").and_then(Value::as_str) {
         return text.to_owned();
     }
@@ -93,7 +96,11 @@ fn describe_resource(resource: &Value) -> String {
 }
 
 fn mime_or_unknown(mime: &str) -> &str {
-    if mime.is_empty() { "unknown type" } else { mime }
+    if mime.is_empty() {
+        "unknown type"
+    } else {
+        mime
+    }
 }
 
 /// The decoded size of base64 text.
@@ -130,7 +137,11 @@ mod tests {
     #[test]
     fn big_results_are_capped() {
         let text = "x".repeat(DEFAULT_OUTPUT_CAP * 4);
-        let r = call_result("s", "t", &json!({"content": [{"type": "text", "text": text}]}));
+        let r = call_result(
+            "s",
+            "t",
+            &json!({"content": [{"type": "text", "text": text}]}),
+        );
         let content = r.content.unwrap_or_default();
         assert!(content.len() < DEFAULT_OUTPUT_CAP + 200);
         assert!(content.contains("bytes of output cut"));

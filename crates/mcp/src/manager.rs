@@ -212,7 +212,11 @@ impl McpManager {
     /// The process id of stdio server `name`, while it runs.
     pub async fn pid(&self, name: &str) -> Option<u32> {
         let slot = self.inner.slot(name).ok()?;
-        slot.connection.lock().await.as_ref().and_then(Connection::pid)
+        slot.connection
+            .lock()
+            .await
+            .as_ref()
+            .and_then(Connection::pid)
     }
 
     /// Calls `tool` of `server` with `arguments` (see [`McpManager::call_tool_cancellable`]).
@@ -406,8 +410,14 @@ impl Inner {
                 }
                 self.rebuild();
             }
-            Ok(Err(e)) => self.warn(server, format!("MCP server `{server}`: relisting its tools failed: {e}")),
-            Err(_) => self.warn(server, format!("MCP server `{server}`: relisting its tools timed out")),
+            Ok(Err(e)) => self.warn(
+                server,
+                format!("MCP server `{server}`: relisting its tools failed: {e}"),
+            ),
+            Err(_) => self.warn(
+                server,
+                format!("MCP server `{server}`: relisting its tools timed out"),
+            ),
         }
     }
 
@@ -534,21 +544,33 @@ impl Inner {
     ) -> ToolResult {
         let slot = match self.slot(server) {
             Ok(slot) => slot,
-            Err(e) => return ToolResult::error(format!("{e}. Configured servers: {}.", self.names())),
+            Err(e) => {
+                return ToolResult::error(format!("{e}. Configured servers: {}.", self.names()));
+            }
         };
         let arguments = match arguments {
             serde_json::Value::Object(map) => map,
             serde_json::Value::Null => serde_json::Map::new(),
             serde_json::Value::String(text) => match serde_json::from_str(&text) {
                 Ok(serde_json::Value::Object(map)) => map,
-                _ => return ToolResult::error(format!("The arguments of `{tool}` must be a JSON object.")),
+                _ => {
+                    return ToolResult::error(format!(
+                        "The arguments of `{tool}` must be a JSON object."
+                    ));
+                }
             },
-            _ => return ToolResult::error(format!("The arguments of `{tool}` must be a JSON object.")),
+            _ => {
+                return ToolResult::error(format!(
+                    "The arguments of `{tool}` must be a JSON object."
+                ));
+            }
         };
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
         let outcome = self
             .request(slot, cancel, |peer| async move {
-                peer.call_tool(params).await.map(|r| serde_json::to_value(r).unwrap_or_default())
+                peer.call_tool(params)
+                    .await
+                    .map(|r| serde_json::to_value(r).unwrap_or_default())
             })
             .await;
         match outcome {
@@ -562,12 +584,16 @@ impl Inner {
     async fn read_resource(&self, server: &str, uri: &str) -> ToolResult {
         let slot = match self.slot(server) {
             Ok(slot) => slot,
-            Err(e) => return ToolResult::error(format!("{e}. Configured servers: {}.", self.names())),
+            Err(e) => {
+                return ToolResult::error(format!("{e}. Configured servers: {}.", self.names()));
+            }
         };
         let params = ReadResourceRequestParams::new(uri);
         let outcome = self
             .request(slot, &CancellationToken::new(), |peer| async move {
-                peer.read_resource(params).await.map(|r| serde_json::to_value(r).unwrap_or_default())
+                peer.read_resource(params)
+                    .await
+                    .map(|r| serde_json::to_value(r).unwrap_or_default())
             })
             .await;
         match outcome {
@@ -597,7 +623,9 @@ impl Inner {
                 let what = self
                     .recover(slot, epoch, "its connection had closed (the server exited)")
                     .await;
-                return Err(format!("the server had exited; {what}. Call the tool again if it still makes sense."));
+                return Err(format!(
+                    "the server had exited; {what}. Call the tool again if it still makes sense."
+                ));
             }
             Err(why) => return Err(format!("the server is not available: {why}")),
         };
@@ -613,7 +641,9 @@ impl Inner {
             },
         };
         match failure {
-            Failure::Refused(message) => Err(format!("the server answered with an error: {message}")),
+            Failure::Refused(message) => {
+                Err(format!("the server answered with an error: {message}"))
+            }
             Failure::Broken(why) => {
                 let what = self.recover(slot, epoch, &why).await;
                 Err(format!("{why}; {what}."))

@@ -28,7 +28,10 @@ pub fn offered_name(server: &str, tool: &str) -> String {
     if full.len() <= MAX_NAME_LEN {
         return full;
     }
-    let hash = format!("_{:08x}", fnv1a(format!("{server}\u{0}{tool}").as_bytes()) as u32);
+    let hash = format!(
+        "_{:08x}",
+        fnv1a(format!("{server}\u{0}{tool}").as_bytes()) as u32
+    );
     let keep = MAX_NAME_LEN - hash.len();
     format!("{}{hash}", &full[..keep])
 }

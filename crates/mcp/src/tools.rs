@@ -28,7 +28,12 @@ pub(crate) struct McpTool {
 }
 
 impl McpTool {
-    pub(crate) fn new(inner: Weak<Inner>, server: &str, tool: &ServerTool, name: &'static str) -> Self {
+    pub(crate) fn new(
+        inner: Weak<Inner>,
+        server: &str,
+        tool: &ServerTool,
+        name: &'static str,
+    ) -> Self {
         let description = if tool.description.trim().is_empty() {
             format!("Tool `{}` of MCP server `{server}`.", tool.name)
         } else {
@@ -191,12 +196,16 @@ impl Tool for AccessMcpResource {
             arguments.get("server_name").and_then(Value::as_str),
             arguments.get("uri").and_then(Value::as_str),
         ) else {
-            return ToolResult::error("access_mcp_resource needs `server_name` and `uri` (strings).");
+            return ToolResult::error(
+                "access_mcp_resource needs `server_name` and `uri` (strings).",
+            );
         };
         let Some(inner) = self.inner.upgrade() else {
             return ToolResult::error("The MCP servers of this session have stopped.");
         };
-        crate::McpManager::from_inner(inner).read_resource(server, uri).await
+        crate::McpManager::from_inner(inner)
+            .read_resource(server, uri)
+            .await
     }
 
     fn mcp_server(&self, arguments: &Value) -> Option<String> {
@@ -271,7 +280,9 @@ async fn call(
                 Some(t) if t.destructive => "an MCP tool that may change or delete things",
                 _ => "an MCP tool call",
             };
-            let reply = ctx.request_approval(ApprovalKind::Tool, subject, reason).await;
+            let reply = ctx
+                .request_approval(ApprovalKind::Tool, subject, reason)
+                .await;
             if reply.decision == keel_events::ApprovalDecision::Reject {
                 let why = reply.reason.unwrap_or_default();
                 return ToolResult::error(format!(

@@ -64,7 +64,9 @@ pub fn external_program(program: &str, env_override: &str, install_hint: &str) -
         );
         #[allow(clippy::print_stderr)]
         {
-            eprintln!("skipped: `{program}` is not installed ({install_hint}, or set {env_override})");
+            eprintln!(
+                "skipped: `{program}` is not installed ({install_hint}, or set {env_override})"
+            );
         }
     }
     found

@@ -69,6 +69,9 @@ pub struct FileConfig {
     /// name with a dot).
     #[serde(default)]
     pub pricing: BTreeMap<String, PriceConfig>,
+    /// `[mcp_servers.NAME]`: MCP tool servers started with each session.
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
 }
 
 /// `[memory]` in `keel.toml`.

@@ -3,6 +3,7 @@
 
 mod file;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use keel_engine::agent::ToolFormat;
@@ -121,6 +122,9 @@ pub struct Settings {
     /// Model prices: the built-in table with the `[pricing.MODEL]` overrides of both files
     /// (the project's win).
     pub pricing: Pricing,
+    /// MCP servers by name: the project's `keel.toml`, then its `.mcp.json`, then the user's
+    /// `keel.toml` (a name defined earlier wins as a whole).
+    pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
 }
 
 impl Settings {
@@ -133,7 +137,20 @@ impl Settings {
             Some(path) => Layer::load(&path)?,
             None => Layer::default(),
         };
-        Ok(Self::resolve(args, &env, &project, &user))
+        let mcp_json =
+            keel_mcp::config::load_mcp_json(&args.root).map_err(|e| ConfigError::Invalid {
+                path: args.root.join(keel_mcp::config::MCP_JSON),
+                line: None,
+                text: None,
+                message: e.to_string(),
+            })?;
+        let mut settings = Self::resolve(args, &env, &project, &user);
+        settings.mcp_servers = keel_mcp::config::merge_layers([
+            &project.config.mcp_servers,
+            &mcp_json,
+            &user.config.mcp_servers,
+        ]);
+        Ok(settings)
     }
 
     /// Merges the sources: flags > environment > project file > user file > defaults.
@@ -203,6 +220,9 @@ impl Settings {
                 .find_map(|l| l.config.memory.as_ref().and_then(|m| m.distill))
                 .unwrap_or(true),
             pricing: pricing(&files),
+            mcp_servers: keel_mcp::config::merge_layers(
+                files.iter().map(|l| &l.config.mcp_servers),
+            ),
         }
     }
 }

@@ -15,7 +15,11 @@ pub fn test_server() -> PathBuf {
     // target/debug/deps/integration-… → target/debug/examples/mcp_test_server
     let dir = exe.parent().unwrap().parent().unwrap();
     let path = dir.join("examples").join("mcp_test_server");
-    assert!(path.is_file(), "{} is missing: build the examples", path.display());
+    assert!(
+        path.is_file(),
+        "{} is missing: build the examples",
+        path.display()
+    );
     path
 }
 
