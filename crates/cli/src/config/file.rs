@@ -364,6 +364,18 @@ distill = false
 input = 2
 cached_input = 0.5
 output = 8.0
+
+[mcp_servers.github]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-github"]
+env = { GITHUB_TOKEN = "$GITHUB_TOKEN" }
+cwd = "."
+startup_timeout_secs = 20
+tool_timeout_secs = 120
+enabled = true
+enabled_tools = ["*"]
+approval = "on-dangerous"
+tool_approval = { create_issue = "always" }
 "#,
         )
         .unwrap();
@@ -394,6 +406,27 @@ output = 8.0
                         input: 2.0,
                         cached_input: Some(0.5),
                         output: 8.0
+                    }
+                )]
+                .into(),
+                mcp_servers: [(
+                    "github".to_owned(),
+                    keel_mcp::ServerConfig {
+                        command: Some("npx".into()),
+                        args: vec!["-y".into(), "@modelcontextprotocol/server-github".into()],
+                        env: [("GITHUB_TOKEN".to_owned(), "$GITHUB_TOKEN".to_owned())].into(),
+                        cwd: Some(".".into()),
+                        startup_timeout_secs: Some(20),
+                        tool_timeout_secs: Some(120),
+                        enabled: Some(true),
+                        enabled_tools: Some(vec!["*".into()]),
+                        approval: Some(keel_mcp::ServerApproval::OnDangerous),
+                        tool_approval: [(
+                            "create_issue".to_owned(),
+                            keel_mcp::ServerApproval::Always
+                        )]
+                        .into(),
+                        ..Default::default()
                     }
                 )]
                 .into(),
