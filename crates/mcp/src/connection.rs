@@ -232,17 +232,20 @@ async fn start_stdio(
             spec.startup_timeout.as_secs()
         ),
     };
-    // Whether the child had already exited decides the message; then it is ended and given a
-    // moment to finish writing why it stopped.
-    let exited = match child.try_wait() {
-        Ok(Some(status)) => Some(status),
-        // A closed pipe means the child is on its way out.
-        _ if !timed_out => tokio::time::timeout(Duration::from_millis(300), child.wait())
-            .await
-            .ok()
-            .and_then(Result::ok),
-        _ => None,
+    // After a time-out the child only exits because its input was closed: the time-out is
+    // the reason. Otherwise a closed pipe means the child is on its way out.
+    let exited = if timed_out {
+        None
+    } else {
+        match child.try_wait() {
+            Ok(Some(status)) => Some(status),
+            _ => tokio::time::timeout(Duration::from_millis(300), child.wait())
+                .await
+                .ok()
+                .and_then(Result::ok),
+        }
     };
+    // Then it is ended, and its stderr reader given a moment to take the last words.
     group.signal(Signal::SIGKILL);
     let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
     tokio::time::sleep(Duration::from_millis(50)).await;
