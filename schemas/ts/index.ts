@@ -1159,7 +1159,11 @@ from_path?: string,
 /**
  * Target path of a `move_file` call.
  */
-to_path?: string, };
+to_path?: string, 
+/**
+ * The MCP server the tool belongs to (absent for Keel's own tools).
+ */
+mcp_server?: string, };
 
 /**
  * `run.tool.output`: a piece of a running tool's output.
@@ -1197,7 +1201,11 @@ arguments: JsonValue,
 /**
  * Plan step this call belongs to.
  */
-step_id?: number, };
+step_id?: number, 
+/**
+ * The MCP server the tool belongs to (absent for Keel's own tools).
+ */
+mcp_server?: string, };
 
 /**
  * `run.usage.report`: tokens used by the latest call, and so far in the session.
@@ -1423,7 +1431,11 @@ fromPath?: string,
 /**
  * Target path (`move_file` only).
  */
-toPath?: string, };
+toPath?: string, 
+/**
+ * The MCP server the tool belongs to (MCP tools only).
+ */
+mcpServer?: string, };
 
 /**
  * Outcome of a tool call.

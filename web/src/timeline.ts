@@ -107,6 +107,7 @@ export function timelinePayload(event: Event): TimelinePayload | undefined {
           duration: p.duration_ms > 0 ? p.duration_ms : undefined,
           fromPath: p.from_path,
           toPath: p.to_path,
+          mcpServer: p.mcp_server,
         }),
       };
     }

@@ -15,6 +15,7 @@ mod instructions;
 mod interrupt;
 mod knowledge_tools;
 mod logging;
+mod mcp_command;
 mod memory_command;
 mod questions;
 mod render_sequences;

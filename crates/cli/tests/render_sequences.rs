@@ -81,6 +81,7 @@ impl Turn {
             tool_name: name.into(),
             arguments,
             step_id,
+            mcp_server: None,
         });
         self.push(RunToolEnd {
             call_id: call_id.into(),
@@ -93,6 +94,7 @@ impl Turn {
             step_id,
             from_path: None,
             to_path: None,
+            mcp_server: None,
         })
     }
 
@@ -222,6 +224,7 @@ fn direct_turn() -> Turn {
         tool_name: "run_command".into(),
         arguments: json!({"command": "cargo test"}),
         step_id: None,
+        mcp_server: None,
     })
     .push(RunToolOutput {
         call_id: "call-3".into(),
@@ -244,6 +247,7 @@ fn direct_turn() -> Turn {
         step_id: None,
         from_path: None,
         to_path: None,
+        mcp_server: None,
     })
     .llm_start(3)
     .deltas(&["All three tests pass."])

@@ -40,6 +40,7 @@ fn call_payload(from: &str, to: &str, success: bool) -> TimelinePayload {
         duration: Some(1),
         from_path: Some(from.into()),
         to_path: Some(to.into()),
+        mcp_server: None,
     })
 }
 

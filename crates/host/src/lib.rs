@@ -5,7 +5,8 @@
 //! [`EventLog`] that stores every event before anyone else sees it, run each turn under a
 //! [`TurnLease`](keel_store::TurnLease) kept alive by a [`LeaseRenewal`], and end the turn with
 //! [`finish_turn`], which saves the conversation as one versioned [`SavedConversation`]. Turns
-//! whose process died are failed and recorded by [`recover_lapsed_turns`]. Front ends keep only
+//! whose process died are failed and recorded by [`recover_lapsed_turns`]. A session's MCP
+//! servers start together and offer their tools through [`attach_mcp`]. Front ends keep only
 //! what is theirs: terminal prompts and rendering, HTTP routes and broadcast.
 
 mod agent;
@@ -13,6 +14,7 @@ mod error;
 mod event_log;
 mod file_settings;
 mod lease;
+mod mcp;
 mod saved;
 mod session;
 mod turn;
@@ -25,6 +27,7 @@ pub use lease::{
     AppendToStore, InterruptRecorder, LeaseRenewal, interrupted_error, recover_lapsed_turns,
     renew_every, renew_lease,
 };
+pub use mcp::{attach_mcp, server_specs};
 pub use saved::{CONVERSATION_ID_KEY, SAVED_CONVERSATION_VERSION, SavedConversation};
 pub use session::{OpenedSession, open_session};
 pub use turn::{TurnEnd, finish_turn};

@@ -338,6 +338,7 @@ mod tests {
             tool_name: "plan_mode_respond".into(),
             arguments: serde_json::json!({"response": "Patch or rewrite?"}),
             step_id: None,
+            mcp_server: None,
         });
         assert_eq!(scan(vec![legacy, respond("")]), StoredState::Requested);
     }

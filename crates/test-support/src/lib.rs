@@ -4,9 +4,9 @@
 //! ([`packages`]), scripted-provider scripts ([`script`]), a
 //! recording mock of an OpenAI-compatible server ([`mock_openai`]: chat completions, and the
 //! model list and context-window routes of vLLM, llama.cpp and Ollama, image generations) with
-//! real PNGs ([`png`]) and fault injection
-//! for its streams ([`stream_faults`]), and an HTTP client for talking to Keel's server
-//! ([`http`]).
+//! real PNGs ([`png`]) and fault injection for its streams ([`stream_faults`]), an HTTP client
+//! for talking to Keel's server ([`http`]), and `/proc` checks that a test left no process
+//! behind plus the rule for programs installed from outside ([`processes`]).
 //!
 //! A dev-dependency only. It depends on no `keel-*` crate, so any of them can use it without a
 //! dependency cycle: scripts are built as JSON for the test to load with `keel_engine::Script`.
@@ -17,6 +17,7 @@ pub mod mock_openai;
 pub mod packages;
 pub mod png;
 pub mod postgres;
+pub mod processes;
 pub mod script;
 pub mod stream_faults;
 

@@ -35,5 +35,5 @@ pub use keel_sandbox as sandbox;
 pub use checkpoint::{Checkpoint, CheckpointError, CheckpointStore, FileSnapshot, RollbackReport};
 pub use registry::ToolRegistry;
 pub use safety::{Category, Classification, classify};
-pub use tool::{Tool, ToolContext, ToolResult, TypedTool};
+pub use tool::{Tool, ToolContext, ToolResult, ToolSource, TypedTool};
 pub use workspace::{PathError, Workspace};

@@ -160,6 +160,27 @@ pub trait Tool: Send + Sync {
 
     /// Runs the tool. Bad arguments produce an unsuccessful result, never a panic.
     async fn call(&self, ctx: &ToolContext, arguments: serde_json::Value) -> ToolResult;
+
+    /// The MCP server a call with `arguments` goes to (`None`: Keel runs it itself).
+    fn mcp_server(&self, _arguments: &serde_json::Value) -> Option<String> {
+        None
+    }
+
+    /// Whether the tool is offered only with native tool calls (the XML tool format leaves it
+    /// out, e.g. one MCP server tool, reachable there through `use_mcp_tool`).
+    fn native_only(&self) -> bool {
+        false
+    }
+}
+
+/// Tools that come and go during a session (e.g. those of MCP servers): the session offers
+/// the current set before each model call.
+pub trait ToolSource: Send + Sync + std::fmt::Debug {
+    /// A number that changes whenever [`ToolSource::tools`] would return another set.
+    fn generation(&self) -> u64;
+
+    /// The tools offered now.
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
 }
 
 /// A tool whose arguments are a typed struct; implementing this implements [`Tool`], with

@@ -94,6 +94,7 @@ function Row(props: { item: TimelineItem }) {
           <div className="body">
             <div className="title">
               <strong>{p.toolName}</strong>{" "}
+              {p.mcpServer !== undefined && <span className="mcp-server" data-testid="timeline-mcp-server">MCP · {p.mcpServer}</span>}{" "}
               {isMove ? <Move from={p.fromPath ?? ""} to={p.toPath ?? ""} /> : p.argsSummary && <code>{p.argsSummary}</code>}{" "}
               <span className={p.success ? "ok-text" : "error-text"}>{p.success ? "✓" : "✗ failed"}</span>
               {p.duration !== undefined && <span className="muted"> · {p.duration} ms</span>} {stamp}

@@ -9,6 +9,7 @@ pub mod chat;
 pub mod checkpoints;
 pub mod doctor;
 pub mod exec_file;
+pub mod mcp;
 pub mod memory;
 pub mod replay;
 pub mod repomap;
@@ -64,6 +65,9 @@ pub enum Command {
     /// List, add or remove approval rules (`.keel/rules.toml`, `$KEEL_CONFIG_DIR/rules.toml`).
     #[command(subcommand)]
     Rules(rules::RulesCommand),
+    /// List, add, remove or test the MCP tool servers sessions start.
+    #[command(subcommand)]
+    Mcp(mcp::McpCommand),
     /// Run the HTTP server (sessions, live event streams, the Activity Timeline page).
     #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
@@ -113,6 +117,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Doctor(args) => doctor::run(args),
         Command::Memory(command) => memory::run(command),
         Command::Rules(command) => rules::run(command),
+        Command::Mcp(command) => mcp::run(command),
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(args),
     }

@@ -88,6 +88,9 @@ pub struct FileConfig {
     /// When the sandbox mode cannot be enforced here: refuse (default) or warn.
     #[serde(default, deserialize_with = "from_name")]
     pub sandbox_fallback: Option<Fallback>,
+    /// `[mcp_servers.NAME]`: MCP tool servers started with each session.
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
 }
 
 /// `[memory]` in `keel.toml`.
@@ -358,6 +361,18 @@ model = "gpt-image-1"
 input = 2
 cached_input = 0.5
 output = 8.0
+
+[mcp_servers.github]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-github"]
+env = { GITHUB_TOKEN = "$GITHUB_TOKEN" }
+cwd = "."
+startup_timeout_secs = 20
+tool_timeout_secs = 120
+enabled = true
+enabled_tools = ["*"]
+approval = "on-dangerous"
+tool_approval = { create_issue = "always" }
 "#,
         )
         .unwrap();
@@ -403,6 +418,27 @@ output = 8.0
                 network: Some(true),
                 writable_roots: Some(vec!["../shared".into(), "/var/cache/build".into()]),
                 sandbox_fallback: Some(Fallback::Warn),
+                mcp_servers: [(
+                    "github".to_owned(),
+                    keel_mcp::ServerConfig {
+                        command: Some("npx".into()),
+                        args: vec!["-y".into(), "@modelcontextprotocol/server-github".into()],
+                        env: [("GITHUB_TOKEN".to_owned(), "$GITHUB_TOKEN".to_owned())].into(),
+                        cwd: Some(".".into()),
+                        startup_timeout_secs: Some(20),
+                        tool_timeout_secs: Some(120),
+                        enabled: Some(true),
+                        enabled_tools: Some(vec!["*".into()]),
+                        approval: Some(keel_mcp::ServerApproval::OnDangerous),
+                        tool_approval: [(
+                            "create_issue".to_owned(),
+                            keel_mcp::ServerApproval::Always
+                        )]
+                        .into(),
+                        ..Default::default()
+                    }
+                )]
+                .into(),
             }
         );
     }

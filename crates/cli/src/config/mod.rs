@@ -3,6 +3,7 @@
 
 mod file;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use keel_engine::agent::ToolFormat;
@@ -132,6 +133,9 @@ pub struct Settings {
     pub libraries: Vec<String>,
     /// Where `generate_image` gets images (`[images]`, the chat `base_url`, `OPENAI_API_KEY`).
     pub images: ImageSettings,
+    /// MCP servers by name: the project's `keel.toml`, then its `.mcp.json`, then the user's
+    /// `keel.toml` (a name defined earlier wins as a whole).
+    pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
 }
 
 impl Settings {
@@ -144,7 +148,20 @@ impl Settings {
             Some(path) => Layer::load(&path)?,
             None => Layer::default(),
         };
-        Ok(Self::resolve(args, &env, &project, &user))
+        let mcp_json =
+            keel_mcp::config::load_mcp_json(&args.root).map_err(|e| ConfigError::Invalid {
+                path: args.root.join(keel_mcp::config::MCP_JSON),
+                line: None,
+                text: None,
+                message: e.to_string(),
+            })?;
+        let mut settings = Self::resolve(args, &env, &project, &user);
+        settings.mcp_servers = keel_mcp::config::merge_layers([
+            &project.config.mcp_servers,
+            &mcp_json,
+            &user.config.mcp_servers,
+        ]);
+        Ok(settings)
     }
 
     /// Merges the sources: flags > environment > project file > user file > defaults.
@@ -225,6 +242,9 @@ impl Settings {
                 .find_map(|l| l.config.context.as_ref()?.libraries.clone())
                 .unwrap_or_default(),
             images: image_settings(&files, base_url_for_images),
+            mcp_servers: keel_mcp::config::merge_layers(
+                files.iter().map(|l| &l.config.mcp_servers),
+            ),
         }
     }
 

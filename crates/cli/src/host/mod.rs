@@ -84,6 +84,8 @@ impl EventHandler for SharedRenderer {
 /// One agent session hosted by the CLI.
 pub struct Host {
     session: AgentSession,
+    /// The session's MCP servers, stopped when the session closes.
+    mcp: Option<keel_mcp::McpManager>,
     emitter: Emitter,
     persistence: Option<Persistence>,
     renderer: Option<SharedRenderer>,
@@ -198,6 +200,8 @@ impl Host {
         let session = agent_settings
             .build(provider, emitter.clone(), opened.and_then(|o| o.saved))
             .map_err(|e| e.to_string())?;
+        let (session, mcp) =
+            keel_host::attach_mcp(session, &root, &settings.mcp_servers, &emitter).await;
         let input = LineReader::stdin();
         let session = if std::io::stdin().is_terminal() {
             session
@@ -214,6 +218,7 @@ impl Host {
         };
         Ok(Self {
             session,
+            mcp,
             emitter,
             persistence,
             renderer,
@@ -318,8 +323,11 @@ impl Host {
         }
     }
 
-    /// Ends the rendering and stores what is left.
+    /// Ends the rendering and stores what is left; stops the MCP servers.
     pub async fn close(mut self) {
+        if let Some(mcp) = self.mcp.take() {
+            mcp.shutdown().await;
+        }
         self.emitter.bus().flush();
         self.finish_rendering();
         if let Some(persistence) = self.persistence.take() {

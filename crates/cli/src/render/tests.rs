@@ -164,6 +164,7 @@ fn one_of_each() -> Vec<EventKind> {
             tool_name: "run_command".into(),
             arguments: json!({"command": "cargo test"}),
             step_id: None,
+            mcp_server: None,
         }
         .into(),
         RunToolOutput {
@@ -183,6 +184,7 @@ fn one_of_each() -> Vec<EventKind> {
             step_id: None,
             from_path: None,
             to_path: None,
+            mcp_server: None,
         }
         .into(),
         RunApprovalRequest {
@@ -503,6 +505,7 @@ fn tool_start(call_id: &str, name: &str, path: &str) -> EventKind {
         tool_name: name.into(),
         arguments: json!({ "path": path }),
         step_id: None,
+        mcp_server: None,
     }
     .into()
 }
@@ -519,6 +522,7 @@ fn tool_end(call_id: &str, name: &str, summary: &str) -> EventKind {
         step_id: None,
         from_path: None,
         to_path: None,
+        mcp_server: None,
     }
     .into()
 }
@@ -551,6 +555,7 @@ fn verbose_tool_output_is_streamed_under_a_header_and_closed_by_the_end() {
             tool_name: "run_command".into(),
             arguments: json!({"command": "make"}),
             step_id: None,
+            mcp_server: None,
         }
         .into(),
         RunToolOutput {

@@ -221,6 +221,7 @@ impl TurnRun<'_> {
             status,
             started,
             step: None,
+            mcp_server: None,
         }
         .emit(self.emitter);
     }

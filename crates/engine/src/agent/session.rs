@@ -151,6 +151,13 @@ impl AgentSession {
         self
     }
 
+    /// Also offers the tools of `source` (e.g. the session's MCP servers), as they are before
+    /// each model call.
+    pub fn with_tool_source(mut self, source: Arc<dyn keel_tools::ToolSource>) -> Self {
+        self.tools.set_source(source);
+        self
+    }
+
     /// Continues a stored conversation under its id (`prepare.conversation.open` says
     /// `resume`, and `prepare.history.load` follows when it has messages).
     pub fn with_conversation(mut self, id: impl Into<String>, conversation: Conversation) -> Self {

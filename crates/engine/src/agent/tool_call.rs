@@ -12,7 +12,7 @@ use keel_events::{
     RunToolStart, StatusKind, SystemStatus, ToolStatus,
 };
 use keel_tools::{
-    ApprovalPolicy, Approver, CheckpointStore, ToolContext, ToolRegistry, ToolResult,
+    ApprovalPolicy, Approver, CheckpointStore, ToolContext, ToolRegistry, ToolResult, ToolSource,
 };
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -52,12 +52,20 @@ pub(crate) struct Offer {
     pub(crate) planning: bool,
     /// `plan_mode_respond`.
     pub(crate) respond: bool,
+    /// Native tool calls: tools offered only natively (one per MCP server tool) are left out
+    /// of the XML format.
+    pub(crate) native: bool,
 }
 
 /// The session's tools and the people they may ask: the registry, the checkpoint store, the
 /// approver and the answerer.
 pub(crate) struct Toolbox {
+    /// The tools offered now: `base`, the source's current tools and the control tools.
     tools: ToolRegistry,
+    /// The session's own tools, before any from `source`.
+    base: ToolRegistry,
+    /// Tools that come and go (MCP servers), and the generation last offered.
+    source: Option<(Arc<dyn ToolSource>, u64)>,
     /// Definitions built so far, by what was offered and the encoding counted in (emptied
     /// when the tools change).
     functions: Vec<((Offer, keel_context::Encoding), Functions)>,
@@ -156,7 +164,9 @@ impl Toolbox {
     /// [`super::question::CannotAnswer`]) and recording changes in `checkpoints`.
     pub(crate) fn new(tools: ToolRegistry, checkpoints: Option<Arc<CheckpointStore>>) -> Self {
         Self {
-            tools: with_control_tools(tools),
+            tools: with_control_tools(tools.clone()),
+            base: tools,
+            source: None,
             functions: Vec::new(),
             checkpoints,
             approver: Arc::new(keel_tools::CannotAsk),
@@ -171,6 +181,36 @@ impl Toolbox {
 
     /// Offers `tools` (the control tools are added to them) instead.
     pub(crate) fn set_tools(&mut self, tools: ToolRegistry) {
+        self.base = tools;
+        self.rebuild();
+    }
+
+    /// Also offers the tools of `source`, as they are before each model call.
+    pub(crate) fn set_source(&mut self, source: Arc<dyn ToolSource>) {
+        self.source = Some((source, 0));
+        self.rebuild();
+    }
+
+    /// Offers the source's tools again if they changed since they were last offered.
+    pub(crate) fn refresh(&mut self) {
+        if let Some((source, seen)) = &self.source
+            && source.generation() != *seen
+        {
+            self.rebuild();
+        }
+    }
+
+    fn rebuild(&mut self) {
+        let mut tools = self.base.clone();
+        if let Some((source, seen)) = &mut self.source {
+            *seen = source.generation();
+            for tool in source.tools() {
+                // The session's own tools keep their names.
+                if tools.get(tool.name()).is_none() {
+                    tools.register_arc(tool);
+                }
+            }
+        }
         self.tools = with_control_tools(tools);
         self.functions.clear();
     }
@@ -178,6 +218,7 @@ impl Toolbox {
     /// The function definitions offered with `offer`, counted with `counter` (built once per
     /// offer and encoding).
     pub(crate) fn functions(&mut self, offer: Offer, counter: TokenCounter) -> &Functions {
+        self.refresh();
         let key = (offer, counter.encoding());
         let index = match self.functions.iter().position(|(k, _)| *k == key) {
             Some(index) => index,
@@ -205,6 +246,9 @@ impl Toolbox {
             .filter(|f| match f["function"]["name"].as_str() {
                 Some(CREATE_PLAN) => offer.planning,
                 Some(PLAN_MODE_RESPOND) => offer.respond,
+                Some(name) if !offer.native => {
+                    self.tools.get(name).is_none_or(|tool| !tool.native_only())
+                }
                 _ => true,
             })
             .collect()
@@ -243,11 +287,16 @@ impl Toolbox {
         let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
         async move {
             let arguments = call.to_event().arguments;
+            let mcp_server = self
+                .tools
+                .get(&call.name)
+                .and_then(|tool| tool.mcp_server(&arguments));
             scope.env.emitter.emit(RunToolStart {
                 call_id: call.id.clone(),
                 tool_name: call.name.clone(),
                 arguments: arguments.clone(),
                 step_id: scope.step,
+                mcp_server: mcp_server.clone(),
             });
             let started = Instant::now();
             let (result, status, mut end) =
@@ -276,6 +325,7 @@ impl Toolbox {
                 status,
                 started,
                 step: scope.step,
+                mcp_server,
             }
             .emit(scope.env.emitter);
             Ran::Finished(FinishedCall {
@@ -487,6 +537,8 @@ pub(crate) struct ToolEnd<'a> {
     pub(crate) status: ToolStatus,
     pub(crate) started: Instant,
     pub(crate) step: Option<u32>,
+    /// The MCP server the tool belongs to.
+    pub(crate) mcp_server: Option<String>,
 }
 
 impl ToolEnd<'_> {
@@ -514,6 +566,7 @@ impl ToolEnd<'_> {
             step_id: self.step,
             from_path,
             to_path,
+            mcp_server: self.mcp_server,
         });
     }
 }

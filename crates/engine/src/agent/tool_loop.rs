@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use keel_context::{ConversationError, TokenCounter, ToolCallRequest};
 use keel_events::{Emitter, SystemError, ToolStatus};
 
-use super::config::{AgentConfig, Mode};
+use super::config::{AgentConfig, Mode, ToolFormat};
 use super::control_tools::{ATTEMPT_COMPLETION, CREATE_PLAN};
 use super::model_call::{ModelCall, ModelCaller};
 use super::model_context::ModelContext;
@@ -118,6 +118,7 @@ impl TurnRun<'_> {
         let offer = Offer {
             planning: self.config.mode != Mode::Direct && no_plan,
             respond: self.config.mode == Mode::Plan && no_plan,
+            native: self.config.tool_format == ToolFormat::Native,
         };
         let counter = TokenCounter::for_model(self.config.models.current());
         let call = ModelCall {

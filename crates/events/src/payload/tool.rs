@@ -18,6 +18,10 @@ pub struct RunToolStart {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub step_id: Option<u32>,
+    /// The MCP server the tool belongs to (absent for Keel's own tools).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub mcp_server: Option<String>,
 }
 
 /// `run.tool.output`: a piece of a running tool's output.
@@ -70,6 +74,10 @@ pub struct RunToolEnd {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub to_path: Option<String>,
+    /// The MCP server the tool belongs to (absent for Keel's own tools).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub mcp_server: Option<String>,
 }
 
 /// Outcome of a tool call.

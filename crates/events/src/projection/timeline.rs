@@ -393,6 +393,7 @@ fn tool_call(p: &RunToolEnd) -> ToolCallPayload {
         duration: (p.duration_ms > 0).then_some(p.duration_ms),
         from_path: p.from_path.clone(),
         to_path: p.to_path.clone(),
+        mcp_server: p.mcp_server.clone(),
     }
 }
 
@@ -455,6 +456,7 @@ mod tests {
             step_id: None,
             from_path: Some("src/old.ts".into()),
             to_path: Some("src/new.ts".into()),
+            mcp_server: None,
         }))
         .unwrap();
         let expected = json!({

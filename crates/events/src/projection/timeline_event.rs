@@ -122,6 +122,10 @@ pub struct ToolCallPayload {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub to_path: Option<String>,
+    /// The MCP server the tool belongs to (MCP tools only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub mcp_server: Option<String>,
 }
 
 /// `file_update` payload.

@@ -250,6 +250,7 @@ mod tests {
                 duration: None,
                 from_path: Some(from.into()),
                 to_path: Some(to.into()),
+                mcp_server: None,
             }),
         )
     }

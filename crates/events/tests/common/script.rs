@@ -221,6 +221,7 @@ pub fn scripted_run() -> Vec<Event> {
         tool_name: "move_file".into(),
         arguments: json!({"fromPath": "src/old.ts", "toPath": "src/new.ts"}),
         step_id: Some(1),
+        mcp_server: None,
     })
     .push(RunFileChange {
         path: "src/new.ts".into(),
@@ -245,6 +246,7 @@ pub fn scripted_run() -> Vec<Event> {
         step_id: Some(1),
         from_path: Some("src/old.ts".into()),
         to_path: Some("src/new.ts".into()),
+        mcp_server: None,
     })
     .push(RunStepOutput {
         step_id: 1,
@@ -267,6 +269,7 @@ pub fn scripted_run() -> Vec<Event> {
         tool_name: "run_command".into(),
         arguments: json!({"command": "npm test"}),
         step_id: Some(2),
+        mcp_server: None,
     })
     .push(RunToolOutput {
         call_id: "call_2".into(),
@@ -284,6 +287,7 @@ pub fn scripted_run() -> Vec<Event> {
         step_id: Some(2),
         from_path: None,
         to_path: None,
+        mcp_server: None,
     })
     .push(RunRepairAttempt {
         step_id: Some(2),
@@ -300,6 +304,7 @@ pub fn scripted_run() -> Vec<Event> {
         tool_name: "edit_file".into(),
         arguments: json!({"path": "src/index.ts", "search": "./old", "replace": "./new"}),
         step_id: Some(2),
+        mcp_server: None,
     })
     .push(RunFileChange {
         path: "src/index.ts".into(),
@@ -327,6 +332,7 @@ pub fn scripted_run() -> Vec<Event> {
         step_id: Some(2),
         from_path: None,
         to_path: None,
+        mcp_server: None,
     })
     .push(RunRepairAttempt {
         step_id: Some(2),
@@ -445,6 +451,7 @@ pub fn scripted_run() -> Vec<Event> {
         tool_name: "move_file".into(),
         arguments: json!({"fromPath": "test/old.test.ts", "toPath": "test/new.test.ts"}),
         step_id: None,
+        mcp_server: None,
     })
     .push(RunFileChange {
         path: "test/new.test.ts".into(),
@@ -469,6 +476,7 @@ pub fn scripted_run() -> Vec<Event> {
         step_id: None,
         from_path: Some("test/old.test.ts".into()),
         to_path: Some("test/new.test.ts".into()),
+        mcp_server: None,
     })
     .push(RunAnomalyDetect {
         step_id: None,

@@ -6,13 +6,13 @@ use nix::unistd::Pid;
 
 /// A process group that is killed (SIGKILL) when this guard is dropped, whatever happened.
 #[derive(Debug)]
-pub(crate) struct GroupGuard {
+pub struct GroupGuard {
     pgid: Option<Pid>,
 }
 
 impl GroupGuard {
     /// Guards the group led by `pid` (the child was spawned with `process_group(0)`).
-    pub(crate) fn new(pid: Option<u32>) -> Self {
+    pub fn new(pid: Option<u32>) -> Self {
         Self {
             pgid: pid
                 .and_then(|p| i32::try_from(p).ok())
@@ -22,7 +22,7 @@ impl GroupGuard {
     }
 
     /// Sends `signal` to every process of the group. Returns false once the group is gone.
-    pub(crate) fn signal(&self, signal: Signal) -> bool {
+    pub fn signal(&self, signal: Signal) -> bool {
         match self.pgid {
             Some(pgid) => match killpg(pgid, signal) {
                 Ok(()) => true,

@@ -32,7 +32,18 @@ pub use env::{is_secret_name, scrubbed_env};
 pub use sandbox::CommandSandbox;
 
 use capture::{Capture, Chunker};
-use group::GroupGuard;
+pub use group::GroupGuard;
+
+/// `text` capped at `cap` bytes the way command output is: the first and last halves kept, with
+/// a marker saying how much was cut from the middle.
+pub fn cap_output(text: &str, cap: usize) -> String {
+    if text.len() <= cap {
+        return text.to_owned();
+    }
+    let mut capture = Capture::new(cap);
+    capture.push(text.as_bytes());
+    capture.text()
+}
 
 /// Default time-out of a command.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
