@@ -8,6 +8,8 @@
 //! - `cargo xtask tidy` fails when ARCHITECTURE.md's code map or dependency list no longer
 //!   matches the crates.
 //! - `cargo xtask bench-repomap DIR…` measures the repo map against Aider's.
+//! - `cargo xtask eval-rag [--set FILE] [--source DIR]` scores the search index on a question set
+//!   beside a whole-file BM25 baseline.
 //! - `cargo xtask bench-startup` measures `keel run` from spawn to its first model request.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -16,6 +18,7 @@ mod bench_server;
 mod bench_startup;
 mod ci;
 mod codegen;
+mod eval_rag;
 mod tidy;
 
 use std::process::ExitCode;
@@ -28,6 +31,7 @@ fn main() -> ExitCode {
         Some("tidy") => tidy::run(&args[1..]),
         Some("bench-repomap") => bench_repomap::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-server") => bench_server::run(&args[1..]).map(|()| ExitCode::SUCCESS),
+        Some("eval-rag") => eval_rag::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-startup") => bench_startup::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some(other) => Err(anyhow::anyhow!("unknown task `{other}`\n\n{USAGE}")),
         None => Err(anyhow::anyhow!("{USAGE}")),
@@ -52,4 +56,6 @@ tasks:
                            when KEEL_BENCH_AIDER points at an aider executable
   bench-startup [--runs N] [--keel PATH]
                            keel run start-up: spawn to first model request (mock server)
+  eval-rag [--set FILE] [--source DIR] [--verbose]
+                           search quality (hit@1/hit@5/MRR) against a whole-file BM25 baseline
   bench-server [OPTIONS]   keel-server: 1,000-subscriber SSE fan-out, events/s stored, idle RSS";
