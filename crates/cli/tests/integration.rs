@@ -16,6 +16,7 @@ mod interrupt;
 mod logging;
 mod memory_command;
 mod questions;
+mod rag_commands;
 mod render_sequences;
 mod replay_command;
 mod repomap;

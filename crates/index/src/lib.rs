@@ -11,6 +11,7 @@
 
 mod baseline;
 mod chunk;
+mod config;
 mod embed;
 mod error;
 mod files;
@@ -22,6 +23,7 @@ mod tokenize;
 
 pub use baseline::WholeFileBaseline;
 pub use chunk::{Chunk, ChunkKind, chunk_file};
+pub use config::{PROJECT_SERVER, RagConfig, RagSection, RagServer};
 pub use embed::{EmbeddingClient, EmbeddingSettings};
 pub use error::IndexError;
 pub use files::{DEFAULT_MAX_FILE_BYTES, SkipReason};

@@ -364,6 +364,15 @@ impl ProjectIndex {
     /// Brings the whole index up to date: walks the root, re-indexes changed files, drops
     /// deleted ones. Builds (and caches) the repo map only when something changed.
     pub fn refresh(&mut self) -> Result<IndexStats, IndexError> {
+        self.refresh_reporting(&|_, _| {})
+    }
+
+    /// [`ProjectIndex::refresh`], calling `progress(done, total)` as files are indexed (for a
+    /// progress bar on long runs).
+    pub fn refresh_reporting(
+        &mut self,
+        progress: &dyn Fn(u64, u64),
+    ) -> Result<IndexStats, IndexError> {
         let started = Instant::now();
         let found = files::walk(&self.root);
         let changes = self.diff(found, true);
@@ -383,7 +392,7 @@ impl ProjectIndex {
                     .warnings
                     .push(format!("repo map cache not saved: {e}"));
             }
-            self.apply(changes, &map, &mut stats)?;
+            self.apply(changes, &map, &mut stats, progress)?;
         }
         self.finish(stats, started)
     }
@@ -433,7 +442,7 @@ impl ProjectIndex {
         changes.remove = gone;
         let mut stats = self.stats_base();
         if !changes.is_empty() {
-            self.apply(changes, map, &mut stats)?;
+            self.apply(changes, map, &mut stats, &|_, _| {})?;
         }
         self.finish(stats, started)
     }
@@ -471,6 +480,7 @@ impl ProjectIndex {
         changes: Changes,
         map: &RepoMap,
         stats: &mut IndexStats,
+        progress: &dyn Fn(u64, u64),
     ) -> Result<(), IndexError> {
         let chunked: Vec<(FoundFile, String, Vec<Chunk>)> = changes
             .reindex
@@ -520,7 +530,9 @@ impl ProjectIndex {
             }
         }
         let mut new_chunks: Vec<Chunk> = Vec::new();
+        let total = chunked.len() as u64;
         for (file, hash, chunks) in chunked {
+            progress(stats.indexed, total);
             writer.delete_term(path_term(&file.rel));
             self.vectors.forget(&file.rel);
             for chunk in &chunks {

@@ -115,8 +115,17 @@ struct Candidate {
     score: f32,
 }
 
-/// Whether a path looks like tests, examples or vendored code (ranked below the code itself).
+/// Whether a path looks like tests, examples, vendored code or a changelog (ranked below the
+/// code and docs themselves: they mention everything).
 fn is_secondary(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let stem = name.split('.').next().unwrap_or("");
+    if matches!(
+        stem,
+        "changes" | "changelog" | "history" | "news" | "releases"
+    ) {
+        return true;
+    }
     path.split('/').any(|part| {
         matches!(
             part,

@@ -1,7 +1,7 @@
 //! What Keel's tests and benchmarks share, so that each exists once: temp copies of folders
 //! and of the sample project ([`fs`]), fresh PostgreSQL databases with one rule for when the
 //! PostgreSQL tests may be skipped ([`postgres`]), scripted-provider scripts ([`script`]), a
-//! recording mock of an OpenAI-compatible server ([`mock_openai`]: chat completions, and the
+//! recording mock of an OpenAI-compatible server ([`mock_openai`]: chat completions, embeddings, and the
 //! model list and context-window routes of vLLM, llama.cpp and Ollama) with fault injection
 //! for its streams ([`stream_faults`]), and an HTTP client for talking to Keel's server
 //! ([`http`]).

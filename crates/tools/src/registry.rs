@@ -45,6 +45,7 @@ impl ToolRegistry {
             .register(builtin::SearchFiles)
             .register(builtin::ListCodeDefinitionNames)
             .register(builtin::GetProjectStructure)
+            .register(builtin::UseRagTool::default())
             .register(builtin::ExecuteCommand::default());
         registry
     }

@@ -69,6 +69,11 @@ pub struct FileConfig {
     /// name with a dot).
     #[serde(default)]
     pub pricing: BTreeMap<String, PriceConfig>,
+    /// `[rag]`: the embeddings endpoint `use_rag_tool` and `keel search` fuse with BM25.
+    pub rag: Option<keel_index::RagSection>,
+    /// `[rag_servers.NAME]`: other folders `use_rag_tool` can search.
+    #[serde(default)]
+    pub rag_servers: BTreeMap<String, keel_index::RagServer>,
 }
 
 /// `[memory]` in `keel.toml`.
