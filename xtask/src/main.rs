@@ -8,11 +8,13 @@
 //! - `cargo xtask tidy` fails when ARCHITECTURE.md's code map or dependency list no longer
 //!   matches the crates.
 //! - `cargo xtask bench-repomap DIR…` measures the repo map against Aider's.
+//! - `cargo xtask bench-index DIR` measures the search index: build, one edit, query latency.
 //! - `cargo xtask eval-rag [--set FILE] [--source DIR]` scores the search index on a question set
 //!   beside a whole-file BM25 baseline.
 //! - `cargo xtask bench-startup` measures `keel run` from spawn to its first model request.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod bench_index;
 mod bench_repomap;
 mod bench_server;
 mod bench_startup;
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
         Some("tidy") => tidy::run(&args[1..]),
         Some("bench-repomap") => bench_repomap::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-server") => bench_server::run(&args[1..]).map(|()| ExitCode::SUCCESS),
+        Some("bench-index") => bench_index::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("eval-rag") => eval_rag::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-startup") => bench_startup::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some(other) => Err(anyhow::anyhow!("unknown task `{other}`\n\n{USAGE}")),
@@ -56,6 +59,8 @@ tasks:
                            when KEEL_BENCH_AIDER points at an aider executable
   bench-startup [--runs N] [--keel PATH]
                            keel run start-up: spawn to first model request (mock server)
+  bench-index DIR [--keel PATH]
+                           search index build (cold, one edit), peak memory, query p50/p99
   eval-rag [--set FILE] [--source DIR] [--verbose]
                            search quality (hit@1/hit@5/MRR) against a whole-file BM25 baseline
   bench-server [OPTIONS]   keel-server: 1,000-subscriber SSE fan-out, events/s stored, idle RSS";

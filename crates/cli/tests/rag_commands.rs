@@ -187,8 +187,7 @@ fn use_rag_tool_in_a_scripted_run() {
         .iter()
         .find(|e| e.type_name() == "run.tool.end")
         .expect("a run.tool.end");
-    let payload = serde_json::to_value(&end.payload).unwrap();
-    let text = payload.to_string();
+    let text = serde_json::to_value(end).unwrap().to_string();
     assert!(text.contains("use_rag_tool"), "{text}");
     assert!(text.contains("src/csrf.rs:1-4"), "{text}");
     assert!(dir.path().join(".keel/index/manifest.json").is_file());
