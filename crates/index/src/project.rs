@@ -99,6 +99,9 @@ pub(crate) struct Manifest {
     pub(crate) ranks: BTreeMap<String, f64>,
 }
 
+/// A file read for indexing: its text and hash, or why it is skipped.
+type Loaded = Result<(String, String), SkipReason>;
+
 /// What a walk found changed since the manifest.
 #[derive(Default)]
 struct Changes {
@@ -308,7 +311,7 @@ impl ProjectIndex {
         let mut changes = Changes::default();
         let mut seen: HashSet<String> = HashSet::new();
         let max = self.options.max_file_bytes;
-        let read: Vec<(FoundFile, Option<Result<(String, String), SkipReason>>)> = found
+        let read: Vec<(FoundFile, Option<Loaded>)> = found
             .into_par_iter()
             .map(|file| {
                 let same = |size: u64, mtime: u64| size == file.size && mtime == file.mtime_ns;
