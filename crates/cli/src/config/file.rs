@@ -366,6 +366,11 @@ distill = false
 input = 2
 cached_input = 0.5
 output = 8.0
+[rag]
+embeddings_base_url = "http://localhost:11434/v1"
+embeddings_model = "nomic-embed-text"
+[rag_servers.docs]
+path = "../docs"
 "#,
         )
         .unwrap();
@@ -396,6 +401,18 @@ output = 8.0
                         input: 2.0,
                         cached_input: Some(0.5),
                         output: 8.0
+                    }
+                )]
+                .into(),
+                rag: Some(keel_index::RagSection {
+                    embeddings_base_url: Some("http://localhost:11434/v1".into()),
+                    embeddings_model: Some("nomic-embed-text".into()),
+                    embeddings_api_key_env: None,
+                }),
+                rag_servers: [(
+                    "docs".to_owned(),
+                    keel_index::RagServer {
+                        path: "../docs".into()
                     }
                 )]
                 .into(),
