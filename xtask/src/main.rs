@@ -10,10 +10,14 @@
 //! - `cargo xtask bench-repomap DIR…` measures the repo map against Aider's.
 //! - `cargo xtask bench-knowledge` measures the knowledge tools as whole `keel tool call`
 //!   processes.
+//! - `cargo xtask bench-index DIR` measures the search index: build, one edit, query latency.
+//! - `cargo xtask eval-rag [--set FILE] [--source DIR]` scores the search index on a question set
+//!   beside a whole-file BM25 baseline.
 //! - `cargo xtask bench-startup` measures `keel run` from spawn to its first model request.
 //! - `cargo xtask bench-sandbox` measures what the command sandbox adds to a tool call.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod bench_index;
 mod bench_knowledge;
 mod bench_repomap;
 mod bench_sandbox;
@@ -21,6 +25,7 @@ mod bench_server;
 mod bench_startup;
 mod ci;
 mod codegen;
+mod eval_rag;
 mod tidy;
 
 use std::process::ExitCode;
@@ -35,6 +40,8 @@ fn main() -> ExitCode {
         Some("bench-repomap") => bench_repomap::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-sandbox") => bench_sandbox::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-server") => bench_server::run(&args[1..]).map(|()| ExitCode::SUCCESS),
+        Some("bench-index") => bench_index::run(&args[1..]).map(|()| ExitCode::SUCCESS),
+        Some("eval-rag") => eval_rag::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-startup") => bench_startup::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some(other) => Err(anyhow::anyhow!("unknown task `{other}`\n\n{USAGE}")),
         None => Err(anyhow::anyhow!("{USAGE}")),
@@ -64,4 +71,8 @@ tasks:
                            keel run start-up: spawn to first model request (mock server)
   bench-sandbox [--runs N] [--keel PATH]
                            execute_command `true` sandboxed vs not: p50 of the tool call
+  bench-index DIR [--keel PATH]
+                           search index build (cold, one edit), peak memory, query p50/p99
+  eval-rag [--set FILE] [--source DIR] [--verbose]
+                           search quality (hit@1/hit@5/MRR) against a whole-file BM25 baseline
   bench-server [OPTIONS]   keel-server: 1,000-subscriber SSE fan-out, events/s stored, idle RSS";

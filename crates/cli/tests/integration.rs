@@ -18,6 +18,7 @@ mod logging;
 mod mcp_command;
 mod memory_command;
 mod questions;
+mod rag_commands;
 mod render_sequences;
 mod replay_command;
 mod repomap;

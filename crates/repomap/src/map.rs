@@ -477,6 +477,21 @@ impl RepoMap {
         *hasher.finalize().as_bytes()
     }
 
+    /// Every file's PageRank over the reference graph with no focus or mentions (the ranks
+    /// sum to 1), in path order: what other consumers use as a prior.
+    pub fn file_ranks(&self) -> Vec<RankedFile> {
+        let files: Vec<(&str, &FileTags)> = self.files().collect();
+        let ranking = rank(&files, &Personalisation::default());
+        files
+            .iter()
+            .zip(&ranking.file_rank)
+            .map(|((path, _), rank)| RankedFile {
+                path: (*path).to_owned(),
+                rank: *rank,
+            })
+            .collect()
+    }
+
     /// Ranks the files and renders the map within the request's token budget. The result is
     /// remembered (and cached on [`RepoMap::save`]) for as long as nothing changes.
     pub fn render(&self, request: &MapRequest) -> RenderedMap {

@@ -2,7 +2,7 @@
 //! and of the sample project ([`fs`]), fresh PostgreSQL databases with one rule for when the
 //! PostgreSQL tests may be skipped ([`postgres`]), a project with dependency trees on disk
 //! ([`packages`]), scripted-provider scripts ([`script`]), a
-//! recording mock of an OpenAI-compatible server ([`mock_openai`]: chat completions, and the
+//! recording mock of an OpenAI-compatible server ([`mock_openai`]: chat completions, embeddings, and the
 //! model list and context-window routes of vLLM, llama.cpp and Ollama, image generations) with
 //! real PNGs ([`png`]) and fault injection for its streams ([`stream_faults`]), an HTTP client
 //! for talking to Keel's server ([`http`]), and `/proc` checks that a test left no process

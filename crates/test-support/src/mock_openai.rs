@@ -236,6 +236,7 @@ impl MockServer {
         let app = Router::new()
             .route("/v1/chat/completions", post(handle))
             .route("/v1/models", get(models))
+            .route("/v1/embeddings", post(embeddings))
             .route("/props", get(props))
             .route("/api/show", post(ollama_show))
             .route("/api/ps", get(ollama_ps))
@@ -332,6 +333,58 @@ async fn models(State(shared): State<Shared>, headers: HeaderMap) -> Response {
             .clone()
             .map(|data| json!({"object": "list", "data": data}))
     })
+}
+
+/// Dimensions of the mock's embeddings.
+pub const EMBEDDING_DIMS: usize = 64;
+
+/// The mock's embedding of `text`: a bag of its lower-cased words hashed into
+/// [`EMBEDDING_DIMS`] buckets (texts sharing words point the same way).
+pub fn hashed_embedding(text: &str) -> Vec<f32> {
+    let mut vector = vec![0.0f32; EMBEDDING_DIMS];
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() > 2)
+    {
+        let hash = word
+            .to_lowercase()
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            });
+        vector[(hash % EMBEDDING_DIMS as u64) as usize] += 1.0;
+    }
+    vector
+}
+
+/// `POST /v1/embeddings`: [`hashed_embedding`] of each input, recorded as an info request.
+async fn embeddings(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    shared
+        .info_requests
+        .lock()
+        .unwrap()
+        .push("POST /v1/embeddings".to_owned());
+    if let Some(denied) = unauthorised(&shared.info, &headers) {
+        return denied;
+    }
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let inputs: Vec<String> = match &body["input"] {
+        Value::String(text) => vec![text.clone()],
+        Value::Array(items) => items
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_owned())
+            .collect(),
+        _ => return json_response(400, json!({"error": {"message": "input is required"}})),
+    };
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(index, text)| json!({"object": "embedding", "index": index, "embedding": hashed_embedding(text)}))
+        .collect();
+    json_response(
+        200,
+        json!({"object": "list", "data": data, "model": body["model"].clone()}),
+    )
 }
 
 async fn props(State(shared): State<Shared>, headers: HeaderMap) -> Response {

@@ -52,6 +52,7 @@ impl ToolRegistry {
             .register(builtin::ListPackageInfo)
             .register(builtin::ReadLibraryDocs)
             .register(builtin::GenerateImage::default())
+            .register(builtin::UseRagTool::default())
             .register(builtin::ExecuteCommand::default());
         registry
     }

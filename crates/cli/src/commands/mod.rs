@@ -9,6 +9,7 @@ pub mod chat;
 pub mod checkpoints;
 pub mod doctor;
 pub mod exec_file;
+pub mod index;
 pub mod mcp;
 pub mod memory;
 pub mod replay;
@@ -35,6 +36,10 @@ pub enum Command {
     Tool(tool::ToolCommand),
     /// Print the repository map: ranked definitions within a token budget.
     Repomap(repomap::RepomapArgs),
+    /// Build or refresh a folder's search index (`.keel/index`).
+    Index(index::IndexArgs),
+    /// Search a folder's index by meaning: the chunks that answer a question in words.
+    Search(index::SearchArgs),
     /// Render a recorded JSONL event log as the terminal shows a live run.
     Replay(replay::ReplayArgs),
     /// Check whether a command line is dangerous (the check `execute_command` applies).
@@ -105,6 +110,8 @@ pub fn run(command: Command) -> ExitCode {
         }
         Command::Tool(command) => tool::run(command),
         Command::Repomap(args) => repomap::run(args),
+        Command::Index(args) => index::run_index(args),
+        Command::Search(args) => index::run_search(args),
         Command::Replay(args) => replay::run(args),
         Command::Safety(command) => safety::run(command),
         Command::Sandbox(command) => sandbox::run(command),

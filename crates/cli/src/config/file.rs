@@ -91,6 +91,11 @@ pub struct FileConfig {
     /// `[mcp_servers.NAME]`: MCP tool servers started with each session.
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
+    /// `[rag]`: the embeddings endpoint `use_rag_tool` and `keel search` fuse with BM25.
+    pub rag: Option<keel_index::RagSection>,
+    /// `[rag_servers.NAME]`: other folders `use_rag_tool` can search.
+    #[serde(default)]
+    pub rag_servers: BTreeMap<String, keel_index::RagServer>,
 }
 
 /// `[memory]` in `keel.toml`.
@@ -373,6 +378,11 @@ enabled = true
 enabled_tools = ["*"]
 approval = "on-dangerous"
 tool_approval = { create_issue = "always" }
+[rag]
+embeddings_base_url = "http://localhost:11434/v1"
+embeddings_model = "nomic-embed-text"
+[rag_servers.docs]
+path = "../docs"
 "#,
         )
         .unwrap();
@@ -436,6 +446,18 @@ tool_approval = { create_issue = "always" }
                         )]
                         .into(),
                         ..Default::default()
+                    }
+                )]
+                .into(),
+                rag: Some(keel_index::RagSection {
+                    embeddings_base_url: Some("http://localhost:11434/v1".into()),
+                    embeddings_model: Some("nomic-embed-text".into()),
+                    embeddings_api_key_env: None,
+                }),
+                rag_servers: [(
+                    "docs".to_owned(),
+                    keel_index::RagServer {
+                        path: "../docs".into()
                     }
                 )]
                 .into(),

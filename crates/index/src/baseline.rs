@@ -1,0 +1,90 @@
+//! The whole-file BM25 baseline the evaluation compares against: one document per file,
+//! tantivy's default tokenizer, no structure, weights or prior.
+
+use std::path::Path;
+
+use tantivy::collector::TopDocs;
+use tantivy::query::QueryParser;
+use tantivy::schema::{STORED, STRING, Schema, TEXT, TantivyDocument, Value};
+use tantivy::{Index, IndexReader, IndexWriter};
+
+use crate::error::IndexError;
+use crate::files;
+
+/// A whole-file BM25 index of a root, in memory.
+pub struct WholeFileBaseline {
+    index: Index,
+    reader: IndexReader,
+    parser: QueryParser,
+    path: tantivy::schema::Field,
+}
+
+impl std::fmt::Debug for WholeFileBaseline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WholeFileBaseline").finish_non_exhaustive()
+    }
+}
+
+fn tantivy(root: &Path) -> impl FnOnce(tantivy::TantivyError) -> IndexError + '_ {
+    move |source| IndexError::Tantivy {
+        path: root.to_path_buf(),
+        source,
+    }
+}
+
+impl WholeFileBaseline {
+    /// Indexes every text file under `root` no larger than `max_file_bytes`.
+    pub fn build(root: &Path, max_file_bytes: u64) -> Result<Self, IndexError> {
+        let mut builder = Schema::builder();
+        let path = builder.add_text_field("path", STRING | STORED);
+        let body = builder.add_text_field("body", TEXT);
+        let index = Index::create_in_ram(builder.build());
+        let mut writer: IndexWriter<TantivyDocument> = index
+            .writer_with_num_threads(1, 64 * 1024 * 1024)
+            .map_err(tantivy(root))?;
+        for file in files::walk(root) {
+            let Ok(text) = files::read_text(&file, max_file_bytes) else {
+                continue;
+            };
+            let mut doc = TantivyDocument::default();
+            doc.add_text(path, &file.rel);
+            doc.add_text(body, &text);
+            writer.add_document(doc).map_err(tantivy(root))?;
+        }
+        writer.commit().map_err(tantivy(root))?;
+        let reader = index.reader().map_err(tantivy(root))?;
+        let parser = QueryParser::for_index(&index, vec![body]);
+        Ok(Self {
+            index,
+            reader,
+            parser,
+            path,
+        })
+    }
+
+    /// The `limit` best files for `query`, best first.
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<String>, IndexError> {
+        let (query, _) = self.parser.parse_query_lenient(query);
+        let searcher = self.reader.searcher();
+        let top = searcher
+            .search(&query, &TopDocs::with_limit(limit.max(1)).order_by_score())
+            .map_err(|source| IndexError::Tantivy {
+                path: std::path::PathBuf::from(format!("{:?}", self.index.directory())),
+                source,
+            })?;
+        let mut paths = Vec::new();
+        for (_, address) in top {
+            let doc: TantivyDocument =
+                searcher
+                    .doc(address)
+                    .map_err(|source| IndexError::Tantivy {
+                        path: std::path::PathBuf::new(),
+                        source,
+                    })?;
+            if let Some(p) = doc.get_first(self.path).and_then(|v| v.as_str()) {
+                paths.push(p.to_owned());
+            }
+        }
+        Ok(paths)
+    }
+}

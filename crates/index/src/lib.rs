@@ -1,0 +1,33 @@
+//! Search by meaning over a project: a tantivy index in `.keel/index` of chunks that follow code
+//! structure (a definition with its doc comment, a Markdown section, a window of other text),
+//! ranked by BM25 with code-aware tokenising (identifiers split at `snake_case`, `camelCase` and
+//! path separators), symbol names and doc comments weighted, the repo map's PageRank as a
+//! prior, and — when an OpenAI-compatible `/v1/embeddings` endpoint is configured — dense
+//! vectors fused with the lexical ranks by reciprocal rank fusion.
+//!
+//! [`ProjectIndex`] builds the index on first use, refreshes only changed files, rebuilds a
+//! corrupt or outdated one with a warning, and answers [`SearchRequest`]s with token-budgeted
+//! [`SearchHit`]s.
+
+mod baseline;
+mod chunk;
+mod config;
+mod embed;
+mod error;
+mod files;
+mod project;
+mod render;
+mod schema;
+mod search;
+mod tokenize;
+
+pub use baseline::WholeFileBaseline;
+pub use chunk::{Chunk, ChunkKind, chunk_file};
+pub use config::{PROJECT_SERVER, RagConfig, RagSection, RagServer};
+pub use embed::{EmbeddingClient, EmbeddingSettings};
+pub use error::IndexError;
+pub use files::{DEFAULT_MAX_FILE_BYTES, SkipReason};
+pub use project::{INDEX_DIR, IndexOptions, IndexStats, ProjectIndex};
+pub use render::render_hits;
+pub use search::{MAX_QUERY_BYTES, SearchHit, SearchOutcome, SearchRequest};
+pub use tokenize::{CODE_TOKENIZER, code_terms, split_identifier};

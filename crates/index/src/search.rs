@@ -1,0 +1,414 @@
+//! Answering a query: BM25 over the chunk fields (symbol names, doc comments and paths
+//! weighted above the body), the repo map's PageRank as a prior, dense vectors fused by
+//! reciprocal rank fusion when an embeddings endpoint is configured, at most two chunks per
+//! file, snippets cut to the token budget.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::schema::{IndexRecordOption, TantivyDocument, Value};
+use tantivy::{DocAddress, Term};
+
+use crate::chunk::ChunkKind;
+use crate::embed::EmbeddingClient;
+use crate::error::IndexError;
+use crate::project::ProjectIndex;
+
+/// Queries longer than this many bytes are cut (with a note).
+pub const MAX_QUERY_BYTES: usize = 1024;
+/// Query terms used at most.
+const MAX_TERMS: usize = 64;
+/// Candidates taken from each ranking before fusion and the per-file cap.
+const CANDIDATES: usize = 200;
+/// Chunks of one file in the results at most.
+const MAX_PER_FILE: usize = 2;
+/// Reciprocal rank fusion's constant.
+const RRF_K: f32 = 60.0;
+/// Exponent of the PageRank prior (rank relative to the mean, raised to this).
+const PRIOR_EXPONENT: f64 = 0.15;
+/// Lines of a snippet at most.
+const SNIPPET_LINES: usize = 30;
+
+/// Field weights: symbol names and doc comments above paths above the body.
+const SYMBOL_BOOST: f32 = 3.0;
+const DOC_BOOST: f32 = 2.0;
+const PATH_BOOST: f32 = 2.0;
+const BODY_BOOST: f32 = 1.0;
+
+/// What to search for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchRequest {
+    /// The question, in words.
+    pub query: String,
+    /// Chunks returned at most.
+    pub limit: usize,
+    /// Tokens (o200k) the rendered results may take.
+    pub token_budget: usize,
+}
+
+impl SearchRequest {
+    /// A request for `query` with the defaults: 8 chunks, 2000 tokens.
+    pub fn new(query: impl Into<String>) -> Self {
+        Self {
+            query: query.into(),
+            limit: 8,
+            token_budget: 2000,
+        }
+    }
+}
+
+/// One chunk found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    /// Path relative to the root.
+    pub path: String,
+    /// First line.
+    pub start_line: u32,
+    /// Last line.
+    pub end_line: u32,
+    /// What the chunk is (`definition`, `module`, `section`, `text`).
+    pub kind: String,
+    /// The names it defines or its heading path.
+    pub symbol: String,
+    /// Its score (BM25 times the prior; reciprocal-rank-fused when hybrid).
+    pub score: f32,
+    /// The start of its text, cut to the budget.
+    pub snippet: String,
+}
+
+/// The answer to a [`SearchRequest`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchOutcome {
+    /// The query as searched (after truncation).
+    pub query: String,
+    /// `lexical` or `hybrid`.
+    pub mode: String,
+    /// The chunks, best first.
+    pub hits: Vec<SearchHit>,
+    /// Notes for the reader: a truncated query, a down embeddings endpoint, hits left out
+    /// for the budget.
+    pub notes: Vec<String>,
+}
+
+/// `query` cut to at most `max` bytes at a character boundary.
+pub(crate) fn truncate(query: &str, max: usize) -> &str {
+    if query.len() <= max {
+        return query;
+    }
+    let mut end = max;
+    while !query.is_char_boundary(end) {
+        end -= 1;
+    }
+    &query[..end]
+}
+
+/// A candidate before rendering.
+struct Candidate {
+    path: String,
+    start: u32,
+    end: u32,
+    kind: String,
+    symbol: String,
+    body: String,
+    score: f32,
+}
+
+/// Whether a path looks like tests, examples, vendored code or a changelog (ranked below the
+/// code and docs themselves: they mention everything).
+fn is_secondary(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let stem = name.split('.').next().unwrap_or("");
+    if matches!(
+        stem,
+        "changes" | "changelog" | "history" | "news" | "releases"
+    ) {
+        return true;
+    }
+    path.split('/').any(|part| {
+        matches!(
+            part,
+            "tests" | "test" | "testing" | "examples" | "example" | "benches" | "vendor"
+        )
+    }) || path.rsplit('/').next().is_some_and(|name| {
+        name.starts_with("test_") || name.contains("_test.") || name.ends_with("_tests.rs")
+    })
+}
+
+impl ProjectIndex {
+    /// The analysed terms of `text`, unique, in order.
+    fn query_terms(&self, text: &str) -> Result<Vec<String>, IndexError> {
+        let mut analyzer = self
+            .index
+            .tokenizer_for_field(self.fields.body)
+            .map_err(|source| IndexError::Tantivy {
+                path: self.dir().to_path_buf(),
+                source,
+            })?;
+        let mut stream = analyzer.token_stream(text);
+        let mut seen = HashSet::new();
+        let mut terms = Vec::new();
+        while let Some(token) = stream.next() {
+            if seen.insert(token.text.clone()) {
+                terms.push(token.text.clone());
+            }
+            if terms.len() >= MAX_TERMS {
+                break;
+            }
+        }
+        Ok(terms)
+    }
+
+    fn prior(&self, path: &str) -> f64 {
+        let ranks = &self.manifest.ranks;
+        let relative = ranks
+            .get(path)
+            .map_or(1.0, |rank| rank * ranks.len() as f64);
+        let secondary = if is_secondary(path) { 0.6 } else { 1.0 };
+        relative.max(1e-3).powf(PRIOR_EXPONENT) * secondary
+    }
+
+    fn candidate(&self, address: DocAddress, score: f32) -> Result<Candidate, IndexError> {
+        let searcher = self.reader.searcher();
+        let doc: TantivyDocument = searcher
+            .doc(address)
+            .map_err(|source| IndexError::Tantivy {
+                path: self.dir().to_path_buf(),
+                source,
+            })?;
+        let text = |field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let number = |field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_u64())
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or(0)
+        };
+        Ok(Candidate {
+            path: text(self.fields.path),
+            start: number(self.fields.start),
+            end: number(self.fields.end),
+            kind: text(self.fields.kind),
+            symbol: text(self.fields.symbol),
+            body: text(self.fields.body),
+            score,
+        })
+    }
+
+    /// BM25 candidates for `terms`, scored with the prior, best first.
+    fn lexical(&self, terms: &[String]) -> Result<Vec<Candidate>, IndexError> {
+        let fields = [
+            (self.fields.symbol, SYMBOL_BOOST),
+            (self.fields.doc, DOC_BOOST),
+            (self.fields.path_text, PATH_BOOST),
+            (self.fields.body, BODY_BOOST),
+        ];
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for term in terms {
+            for (field, boost) in fields {
+                let query = TermQuery::new(
+                    Term::from_field_text(field, term),
+                    IndexRecordOption::WithFreqs,
+                );
+                clauses.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(query), boost)),
+                ));
+            }
+        }
+        let query = BooleanQuery::new(clauses);
+        let searcher = self.reader.searcher();
+        let top = searcher
+            .search(&query, &TopDocs::with_limit(CANDIDATES).order_by_score())
+            .map_err(|source| IndexError::Tantivy {
+                path: self.dir().to_path_buf(),
+                source,
+            })?;
+        let mut candidates = Vec::with_capacity(top.len());
+        for (score, address) in top {
+            let mut candidate = self.candidate(address, score)?;
+            candidate.score = (f64::from(score) * self.prior(&candidate.path)) as f32;
+            candidates.push(candidate);
+        }
+        candidates.sort_by(|a, b| b.score.total_cmp(&a.score));
+        Ok(candidates)
+    }
+
+    /// The chunk of `path` starting at `start`, looked up for a vector-only hit.
+    fn chunk_at(&self, path: &str, start: u32) -> Result<Option<Candidate>, IndexError> {
+        let query = BooleanQuery::new(vec![
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(self.fields.path, path),
+                    IndexRecordOption::Basic,
+                )) as Box<dyn Query>,
+            ),
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_u64(self.fields.start, u64::from(start)),
+                    IndexRecordOption::Basic,
+                )),
+            ),
+        ]);
+        let searcher = self.reader.searcher();
+        let top = searcher
+            .search(&query, &TopDocs::with_limit(1).order_by_score())
+            .map_err(|source| IndexError::Tantivy {
+                path: self.dir().to_path_buf(),
+                source,
+            })?;
+        top.first()
+            .map(|(_, address)| self.candidate(*address, 0.0))
+            .transpose()
+    }
+
+    /// Fuses `lexical` with the vector ranking of `query` (reciprocal rank fusion): the mode
+    /// and the ranking, which is `lexical` unchanged (with a note) when the endpoint fails.
+    fn hybrid(
+        &self,
+        query: &str,
+        lexical: Vec<Candidate>,
+        notes: &mut Vec<String>,
+    ) -> Result<(&'static str, Vec<Candidate>), IndexError> {
+        let Some(settings) = &self.options.embeddings else {
+            return Ok(("lexical", lexical));
+        };
+        if self.vectors.is_empty() {
+            notes.push("no stored vectors yet: lexical results only".to_owned());
+            return Ok(("lexical", lexical));
+        }
+        let vector = match EmbeddingClient::new(settings.clone())
+            .and_then(|client| client.embed(&[query.to_owned()]))
+        {
+            Ok(mut vectors) if !vectors.is_empty() => vectors.swap_remove(0),
+            Ok(_) => return Ok(("lexical", lexical)),
+            Err(e) => {
+                notes.push(format!("{e}: lexical results only"));
+                return Ok(("lexical", lexical));
+            }
+        };
+        let mut fused: HashMap<(String, u32), (f32, Option<Candidate>)> = HashMap::new();
+        for (rank, candidate) in lexical.into_iter().enumerate() {
+            let key = (candidate.path.clone(), candidate.start);
+            let entry = fused.entry(key).or_insert((0.0, None));
+            entry.0 += 1.0 / (RRF_K + rank as f32 + 1.0);
+            entry.1 = Some(candidate);
+        }
+        for (rank, (path, start, _, _)) in self
+            .vectors
+            .nearest(&vector, CANDIDATES)
+            .into_iter()
+            .enumerate()
+        {
+            let entry = fused.entry((path, start)).or_insert((0.0, None));
+            entry.0 += 1.0 / (RRF_K + rank as f32 + 1.0);
+        }
+        let mut out = Vec::with_capacity(fused.len());
+        for ((path, start), (score, candidate)) in fused {
+            let candidate = match candidate {
+                Some(candidate) => Some(candidate),
+                None => self.chunk_at(&path, start)?,
+            };
+            if let Some(mut candidate) = candidate {
+                candidate.score = score;
+                out.push(candidate);
+            }
+        }
+        out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
+        Ok(("hybrid", out))
+    }
+
+    /// Searches the index (as it is: call [`ProjectIndex::refresh`] first to bring it up to
+    /// date). Blocking when embeddings are configured.
+    pub fn search(&self, request: &SearchRequest) -> Result<SearchOutcome, IndexError> {
+        let mut notes = Vec::new();
+        let query = truncate(&request.query, MAX_QUERY_BYTES);
+        if query.len() < request.query.len() {
+            notes.push(format!(
+                "the query was {} bytes; only its first {} were searched",
+                request.query.len(),
+                query.len()
+            ));
+        }
+        let terms = self.query_terms(query)?;
+        let lexical = if terms.is_empty() {
+            notes.push("the query has no searchable words".to_owned());
+            Vec::new()
+        } else {
+            self.lexical(&terms)?
+        };
+        let (mode, ranked) = self.hybrid(query, lexical, &mut notes)?;
+        let mut per_file: HashMap<String, usize> = HashMap::new();
+        let chosen: Vec<Candidate> = ranked
+            .into_iter()
+            .filter(|c| {
+                let n = per_file.entry(c.path.clone()).or_insert(0);
+                *n += 1;
+                *n <= MAX_PER_FILE
+            })
+            .take(request.limit.max(1))
+            .collect();
+        let hits = budgeted(chosen, request.token_budget, &mut notes);
+        Ok(SearchOutcome {
+            query: query.to_owned(),
+            mode: mode.to_owned(),
+            hits,
+            notes,
+        })
+    }
+}
+
+/// Cuts snippets so that the rendered hits fit `budget` tokens; drops what does not fit.
+fn budgeted(chosen: Vec<Candidate>, budget: usize, notes: &mut Vec<String>) -> Vec<SearchHit> {
+    let mut used = 0usize;
+    let mut hits = Vec::new();
+    let total = chosen.len();
+    for candidate in chosen {
+        let header = crate::render::header(
+            &candidate.path,
+            candidate.start,
+            candidate.end,
+            candidate.score,
+            &candidate.kind,
+            &candidate.symbol,
+        );
+        let header_tokens = keel_repomap::count_tokens(&header) + 4;
+        if used + header_tokens > budget {
+            break;
+        }
+        let mut lines: Vec<&str> = candidate.body.lines().take(SNIPPET_LINES).collect();
+        let mut snippet = lines.join("\n");
+        let mut tokens = keel_repomap::count_tokens(&snippet);
+        while used + header_tokens + tokens > budget && !lines.is_empty() {
+            let keep = lines.len() / 2;
+            lines.truncate(keep);
+            snippet = lines.join("\n");
+            tokens = keel_repomap::count_tokens(&snippet);
+        }
+        used += header_tokens + tokens;
+        let kind = ChunkKind::parse(&candidate.kind).map_or("text", ChunkKind::as_str);
+        hits.push(SearchHit {
+            path: candidate.path,
+            start_line: candidate.start,
+            end_line: candidate.end,
+            kind: kind.to_owned(),
+            symbol: candidate.symbol,
+            score: candidate.score,
+            snippet,
+        });
+    }
+    if hits.len() < total {
+        notes.push(format!(
+            "{} more hits left out to fit the {budget}-token budget",
+            total - hits.len()
+        ));
+    }
+    hits
+}
