@@ -9,6 +9,7 @@ pub mod chat;
 pub mod checkpoints;
 pub mod doctor;
 pub mod exec_file;
+pub mod mcp;
 pub mod memory;
 pub mod replay;
 pub mod repomap;
@@ -56,6 +57,9 @@ pub enum Command {
     /// List or forget what the project remembers (`.keel/memory.json`).
     #[command(subcommand)]
     Memory(memory::MemoryCommand),
+    /// Keel and the Model Context Protocol: `keel mcp serve` offers Keel to MCP clients.
+    #[command(subcommand)]
+    Mcp(mcp::McpCommand),
     /// Run the HTTP server (sessions, live event streams, the Activity Timeline page).
     #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
@@ -103,6 +107,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Sessions(command) => sessions::run(command),
         Command::Doctor(args) => doctor::run(args),
         Command::Memory(command) => memory::run(command),
+        Command::Mcp(command) => mcp::run(command),
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(args),
     }
