@@ -14,6 +14,7 @@ mod exec_file_command;
 mod instructions;
 mod interrupt;
 mod logging;
+mod mcp_serve;
 mod memory_command;
 mod questions;
 mod render_sequences;

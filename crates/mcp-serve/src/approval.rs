@@ -38,12 +38,11 @@ impl Approver for ClientApprover {
             .supported_elicitation_modes()
             .contains(&ElicitationMode::Form)
         {
-            return ApprovalReply::reject(format!(
-                "approval needed ({}) but this MCP client cannot ask a person (it does not \
-                 support elicitation): `{}` was not run. Start `keel mcp serve` with another \
-                 --approval policy, or use a client that supports elicitation.",
-                request.reason, request.subject
-            ));
+            return ApprovalReply::reject(
+                "this MCP client cannot ask a person (it does not support elicitation); start \
+                 `keel mcp serve` with another --approval policy, or use a client that supports \
+                 elicitation",
+            );
         }
         let message = format!(
             "Keel asks to run: {}\nWhy approval is needed: {}",

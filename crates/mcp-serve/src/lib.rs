@@ -13,6 +13,7 @@ mod progress;
 mod server;
 mod task;
 mod tool_result;
+mod transport;
 
 pub use approval::ClientApprover;
 pub use progress::{ProgressEvents, progress_message};

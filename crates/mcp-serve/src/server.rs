@@ -248,6 +248,21 @@ impl ServerHandler for McpServer {
         Ok(ListToolsResult::with_all_items(self.tools()))
     }
 
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, McpError> {
+        Err(McpError::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            format!(
+                "unknown method `{}`: Keel's MCP server offers tools (tools/list, tools/call)",
+                request.method
+            ),
+            None,
+        ))
+    }
+
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.tools().into_iter().find(|tool| tool.name == name)
     }
@@ -284,7 +299,10 @@ impl ServerHandler for McpServer {
 /// Serves `server` on standard input and output until the client disconnects.
 pub async fn serve_stdio(server: McpServer) -> Result<(), ServeError> {
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve(crate::transport::line_transport(
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+        ))
         .await
         .map_err(|e| ServeError::Handshake(e.to_string()))?;
     running

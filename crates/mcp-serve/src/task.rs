@@ -73,6 +73,9 @@ pub struct TaskError(pub String);
 #[async_trait]
 pub trait TaskRunner: Send + Sync + 'static {
     /// Runs `request` to its end, handing every event to `context.events`.
-    async fn run(&self, request: TaskRequest, context: TaskContext)
-    -> Result<TaskReport, TaskError>;
+    async fn run(
+        &self,
+        request: TaskRequest,
+        context: TaskContext,
+    ) -> Result<TaskReport, TaskError>;
 }

@@ -3,8 +3,8 @@
 //! PostgreSQL tests may be skipped ([`postgres`]), scripted-provider scripts ([`script`]), a
 //! recording mock of an OpenAI-compatible server ([`mock_openai`]: chat completions, and the
 //! model list and context-window routes of vLLM, llama.cpp and Ollama) with fault injection
-//! for its streams ([`stream_faults`]), and an HTTP client for talking to Keel's server
-//! ([`http`]).
+//! for its streams ([`stream_faults`]), an HTTP client for talking to Keel's server
+//! ([`http`]), and third-party test peers such as the MCP Python SDK ([`peers`]).
 //!
 //! A dev-dependency only. It depends on no `keel-*` crate, so any of them can use it without a
 //! dependency cycle: scripts are built as JSON for the test to load with `keel_engine::Script`.
@@ -12,6 +12,7 @@
 pub mod fs;
 pub mod http;
 pub mod mock_openai;
+pub mod peers;
 pub mod postgres;
 pub mod script;
 pub mod stream_faults;
