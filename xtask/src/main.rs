@@ -9,8 +9,11 @@
 //!   matches the crates.
 //! - `cargo xtask bench-repomap DIR…` measures the repo map against Aider's.
 //! - `cargo xtask bench-startup` measures `keel run` from spawn to its first model request.
+//! - `cargo xtask bench-mcp-serve` measures `read_file` through `keel mcp serve` against
+//!   `keel tool call`.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod bench_mcp_serve;
 mod bench_repomap;
 mod bench_server;
 mod bench_startup;
@@ -26,6 +29,7 @@ fn main() -> ExitCode {
         Some("codegen") => codegen::run(&args[1..]),
         Some("ci") => ci::run(&args[1..]),
         Some("tidy") => tidy::run(&args[1..]),
+        Some("bench-mcp-serve") => bench_mcp_serve::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-repomap") => bench_repomap::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-server") => bench_server::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-startup") => bench_startup::run(&args[1..]).map(|()| ExitCode::SUCCESS),
@@ -52,4 +56,6 @@ tasks:
                            when KEEL_BENCH_AIDER points at an aider executable
   bench-startup [--runs N] [--keel PATH]
                            keel run start-up: spawn to first model request (mock server)
+  bench-mcp-serve [--calls N] [--runs N] [--keel PATH]
+                           read_file through keel mcp serve (one round trip) vs keel tool call
   bench-server [OPTIONS]   keel-server: 1,000-subscriber SSE fan-out, events/s stored, idle RSS";

@@ -8,6 +8,7 @@
 
 mod common;
 
+mod acp;
 mod config;
 mod doctor;
 mod exec_file_command;

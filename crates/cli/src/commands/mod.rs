@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 
+pub mod acp;
 pub mod agent_args;
 pub mod chat;
 pub mod checkpoints;
@@ -57,6 +58,9 @@ pub enum Command {
     /// List or forget what the project remembers (`.keel/memory.json`).
     #[command(subcommand)]
     Memory(memory::MemoryCommand),
+    /// Run as an editor's agent over the Agent Client Protocol on stdio (Zed and other ACP
+    /// clients).
+    Acp(acp::AcpArgs),
     /// Keel and the Model Context Protocol: `keel mcp serve` offers Keel to MCP clients.
     #[command(subcommand)]
     Mcp(mcp::McpCommand),
@@ -108,6 +112,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Doctor(args) => doctor::run(args),
         Command::Memory(command) => memory::run(command),
         Command::Mcp(command) => mcp::run(command),
+        Command::Acp(args) => acp::run(args),
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(args),
     }
