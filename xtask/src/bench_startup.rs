@@ -228,7 +228,7 @@ fn wait_with_limit(
 }
 
 /// The nearest-rank percentile `p` (0–100) of sorted `values`.
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
+pub(crate) fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
     }
@@ -236,7 +236,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-fn ms(d: Duration) -> String {
+pub(crate) fn ms(d: Duration) -> String {
     format!("{:.1}", d.as_secs_f64() * 1_000.0)
 }
 

@@ -15,10 +15,13 @@
 //!   beside a whole-file BM25 baseline.
 //! - `cargo xtask bench-startup` measures `keel run` from spawn to its first model request.
 //! - `cargo xtask bench-sandbox` measures what the command sandbox adds to a tool call.
+//! - `cargo xtask bench-mcp-serve` measures `read_file` through `keel mcp serve` against
+//!   `keel tool call`.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench_index;
 mod bench_knowledge;
+mod bench_mcp_serve;
 mod bench_repomap;
 mod bench_sandbox;
 mod bench_server;
@@ -37,6 +40,7 @@ fn main() -> ExitCode {
         Some("ci") => ci::run(&args[1..]),
         Some("tidy") => tidy::run(&args[1..]),
         Some("bench-knowledge") => bench_knowledge::run(&args[1..]).map(|()| ExitCode::SUCCESS),
+        Some("bench-mcp-serve") => bench_mcp_serve::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-repomap") => bench_repomap::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-sandbox") => bench_sandbox::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-server") => bench_server::run(&args[1..]).map(|()| ExitCode::SUCCESS),
@@ -75,4 +79,6 @@ tasks:
                            search index build (cold, one edit), peak memory, query p50/p99
   eval-rag [--set FILE] [--source DIR] [--verbose]
                            search quality (hit@1/hit@5/MRR) against a whole-file BM25 baseline
+  bench-mcp-serve [--calls N] [--runs N] [--keel PATH]
+                           read_file through keel mcp serve (one round trip) vs keel tool call
   bench-server [OPTIONS]   keel-server: 1,000-subscriber SSE fan-out, events/s stored, idle RSS";

@@ -8,6 +8,7 @@
 
 mod common;
 
+mod acp;
 mod config;
 mod doctor;
 mod exec_file_command;
@@ -16,6 +17,7 @@ mod interrupt;
 mod knowledge_tools;
 mod logging;
 mod mcp_command;
+mod mcp_serve;
 mod memory_command;
 mod questions;
 mod rag_commands;

@@ -6,7 +6,8 @@
 //! model list and context-window routes of vLLM, llama.cpp and Ollama, image generations) with
 //! real PNGs ([`png`]) and fault injection for its streams ([`stream_faults`]), an HTTP client
 //! for talking to Keel's server ([`http`]), and `/proc` checks that a test left no process
-//! behind plus the rule for programs installed from outside ([`processes`]).
+//! behind plus the rule for programs installed from outside ([`processes`]), and
+//! third-party test peers such as the MCP Python SDK ([`peers`]).
 //!
 //! A dev-dependency only. It depends on no `keel-*` crate, so any of them can use it without a
 //! dependency cycle: scripts are built as JSON for the test to load with `keel_engine::Script`.
@@ -15,6 +16,7 @@ pub mod fs;
 pub mod http;
 pub mod mock_openai;
 pub mod packages;
+pub mod peers;
 pub mod png;
 pub mod postgres;
 pub mod processes;

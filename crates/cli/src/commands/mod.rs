@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 
+pub mod acp;
 pub mod agent_args;
 pub mod chat;
 pub mod checkpoints;
@@ -70,7 +71,11 @@ pub enum Command {
     /// List, add or remove approval rules (`.keel/rules.toml`, `$KEEL_CONFIG_DIR/rules.toml`).
     #[command(subcommand)]
     Rules(rules::RulesCommand),
-    /// List, add, remove or test the MCP tool servers sessions start.
+    /// Run as an editor's agent over the Agent Client Protocol on stdio (Zed and other ACP
+    /// clients).
+    Acp(acp::AcpArgs),
+    /// Keel and the Model Context Protocol: the MCP servers sessions start (list, add,
+    /// remove, test), and `keel mcp serve`, which offers Keel to MCP clients.
     #[command(subcommand)]
     Mcp(mcp::McpCommand),
     /// Run the HTTP server (sessions, live event streams, the Activity Timeline page).
@@ -125,6 +130,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Memory(command) => memory::run(command),
         Command::Rules(command) => rules::run(command),
         Command::Mcp(command) => mcp::run(command),
+        Command::Acp(args) => acp::run(args),
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(args),
     }

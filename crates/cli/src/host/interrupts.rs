@@ -19,6 +19,16 @@ impl Interrupts {
         Self { rx, task }
     }
 
+    /// Never fires, and leaves Ctrl-C alone (a protocol front end cancels turns its own way).
+    pub fn none() -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let task = tokio::spawn(async move {
+            let _tx = tx;
+            std::future::pending::<()>().await;
+        });
+        Self { rx, task }
+    }
+
     /// Waits for the next Ctrl-C (pending forever if signals cannot be watched).
     pub async fn next(&mut self) {
         if self.rx.recv().await.is_none() {

@@ -24,7 +24,7 @@ use keel_events::{
 };
 use keel_host::{AgentSettings, EventLog, OpenedSession, TurnEnd as StoredEnd, saved_conversation};
 use keel_store::{NewSession, Store, WriterOptions};
-use keel_tools::CannotAsk;
+use keel_tools::{Approver, CannotAsk};
 
 pub use interrupts::Interrupts;
 pub use notices::{StderrNotices, notice};
@@ -81,6 +81,34 @@ impl EventHandler for SharedRenderer {
     }
 }
 
+/// Who the session's events and approvals are for.
+enum Frontend {
+    /// A person at the terminal (or `--json` on standard output).
+    Terminal,
+    /// A protocol front end: events to `events`, approvals to `approver`.
+    Embedded {
+        events: Box<dyn EventHandler>,
+        approver: Arc<dyn Approver>,
+    },
+}
+
+/// A boxed event handler on the bus.
+struct BoxedHandler(Box<dyn EventHandler>);
+
+impl EventHandler for BoxedHandler {
+    fn handle(&mut self, event: &Event) {
+        self.0.handle(event);
+    }
+
+    fn lagged(&mut self, missed: u64, after_seq: u64) {
+        self.0.lagged(missed, after_seq);
+    }
+
+    fn flush(&mut self) {
+        self.0.flush();
+    }
+}
+
 /// One agent session hosted by the CLI.
 pub struct Host {
     session: AgentSession,
@@ -108,6 +136,27 @@ impl Host {
     /// A store that cannot be opened is only a warning (a notice once the session's events
     /// are shown).
     pub async fn start(settings: &Settings, resume: Option<Resume>) -> Result<Self, String> {
+        Self::start_with(settings, resume, Frontend::Terminal).await
+    }
+
+    /// Builds the session for a front end that speaks a protocol on standard output (`keel mcp
+    /// serve`, `keel acp`): nothing is printed, every event goes to `events` (after the store),
+    /// approvals go to `approver`, questions cannot be answered, and Ctrl-C does not cancel
+    /// turns (the protocol's cancel does, through [`Host::cancel_handle`]).
+    pub async fn start_embedded(
+        settings: &Settings,
+        resume: Option<Resume>,
+        events: Box<dyn EventHandler>,
+        approver: Arc<dyn Approver>,
+    ) -> Result<Self, String> {
+        Self::start_with(settings, resume, Frontend::Embedded { events, approver }).await
+    }
+
+    async fn start_with(
+        settings: &Settings,
+        resume: Option<Resume>,
+        frontend: Frontend,
+    ) -> Result<Self, String> {
         // Warnings found before there is a stream to show them in.
         let mut warnings = Vec::new();
         let (provider, models) = provider::provider(settings)?;
@@ -166,12 +215,19 @@ impl Host {
             None => (unstored_emitter(&session_id, &project_id, last_seq), None),
         };
 
-        let renderer = if settings.json {
+        let embedded = match frontend {
+            Frontend::Terminal => None,
+            Frontend::Embedded { events, approver } => Some((events, approver)),
+        };
+        let (renderer, approver) = if let Some((events, approver)) = embedded {
+            emitter.bus().add_handler(BoxedHandler(events));
+            (None, Some(approver))
+        } else if settings.json {
             emitter
                 .bus()
                 .add_handler(JsonlHandler::new(std::io::stdout()));
             emitter.bus().add_handler(StderrNotices);
-            None
+            (None, None)
         } else {
             let stdout = std::io::stdout();
             let spinner: Box<dyn Spinner> = if stdout.is_terminal() {
@@ -187,7 +243,7 @@ impl Host {
                 ConsoleRenderer::new(stdout, options).with_spinner(spinner),
             )));
             emitter.bus().add_handler(shared.clone());
-            Some(shared)
+            (Some(shared), None)
         };
         for warning in warnings {
             notice(
@@ -203,7 +259,12 @@ impl Host {
         let (session, mcp) =
             keel_host::attach_mcp(session, &root, &settings.mcp_servers, &emitter).await;
         let input = LineReader::stdin();
-        let session = if std::io::stdin().is_terminal() {
+        let embedded = approver.is_some();
+        let session = if let Some(approver) = approver {
+            session
+                .with_approver(approver)
+                .with_answerer(Arc::new(CannotAnswer))
+        } else if std::io::stdin().is_terminal() {
             session
                 .with_approver(Arc::new(
                     TerminalApprover::new(input.clone()).with_rules_file(
@@ -222,7 +283,11 @@ impl Host {
             emitter,
             persistence,
             renderer,
-            interrupts: Interrupts::listen(),
+            interrupts: if embedded {
+                Interrupts::none()
+            } else {
+                Interrupts::listen()
+            },
             input,
         })
     }
@@ -230,6 +295,16 @@ impl Host {
     /// The session id (the events' `session_id`, the store's session id).
     pub fn session_id(&self) -> &str {
         self.emitter.sequencer().session_id()
+    }
+
+    /// A token that cancels the running turn (ask again after a cancelled turn).
+    pub fn cancel_handle(&self) -> tokio_util::sync::CancellationToken {
+        self.session.cancel_handle()
+    }
+
+    /// How the last turn ended: its answer and the files it changed.
+    pub fn last_outcome(&self) -> Option<&keel_engine::TurnOutcome> {
+        self.session.last_outcome()
     }
 
     /// Shows `message` to the person at the terminal (a `system.cli_display` event: rendered,

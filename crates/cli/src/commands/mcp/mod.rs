@@ -1,10 +1,12 @@
-//! `keel mcp list|add|remove|test`: the MCP servers sessions start (`[mcp_servers.NAME]` in
-//! `keel.toml`, and `.mcp.json`).
+//! `keel mcp …`: Keel and the Model Context Protocol. `list|add|remove|test` manage the MCP
+//! servers sessions start (`[mcp_servers.NAME]` in `keel.toml`, and `.mcp.json`); `serve` offers
+//! Keel itself to MCP clients.
 //!
 //! Exit status: 0 on success; 1 when a server cannot be reached (`test`), a name is missing
 //! or taken, or a file cannot be read or written (left as it was); 2 for usage errors.
 
 mod edit;
+pub mod serve;
 mod status;
 
 use std::path::PathBuf;
@@ -24,6 +26,9 @@ pub enum McpCommand {
     Remove(RemoveArgs),
     /// Connect to one server and list its tools; exit 0 if it works, 1 with the reason if not.
     Test(TestArgs),
+    /// Serve Keel over MCP on standard input and output: the built-in tools, confined to
+    /// `--root` and gated by `--approval`, and `keel_task`, which runs a whole agent turn.
+    Serve(serve::ServeArgs),
 }
 
 /// Arguments of `keel mcp list`.
@@ -99,5 +104,6 @@ pub fn run(command: McpCommand) -> ExitCode {
         McpCommand::Test(args) => super::run::block_on("mcp test", status::test(args)),
         McpCommand::Add(args) => edit::add(&args),
         McpCommand::Remove(args) => edit::remove(&args),
+        McpCommand::Serve(args) => serve::run(args),
     }
 }

@@ -1,0 +1,61 @@
+//! What the front end supplies: opening sessions and running their prompts.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use keel_events::{AgentStatus, Event, EventHandler};
+use keel_tools::Approver;
+use tokio_util::sync::CancellationToken;
+
+/// What an ACP client asked to open.
+pub struct OpenRequest {
+    /// The project folder (absolute), the session's workspace root.
+    pub cwd: PathBuf,
+    /// The stored session to continue (`session/load`), or `None` for a new one.
+    pub resume: Option<String>,
+    /// Receives every event of the session's turns.
+    pub events: Box<dyn EventHandler>,
+    /// Asks for approvals the turns need.
+    pub approver: Arc<dyn Approver>,
+}
+
+impl std::fmt::Debug for OpenRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenRequest")
+            .field("cwd", &self.cwd)
+            .field("resume", &self.resume)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How a prompt's turn ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptEnd {
+    /// The turn's status, or `None` when it was abandoned before its end.
+    pub status: Option<AgentStatus>,
+    /// The final answer, or what went wrong.
+    pub result: String,
+}
+
+/// Opens sessions for ACP clients.
+#[async_trait]
+pub trait SessionHost: Send + Sync + 'static {
+    /// Opens a new session, or the stored one `request.resume` names; the error says why not.
+    async fn open(&self, request: OpenRequest) -> Result<Box<dyn HostedSession>, String>;
+}
+
+/// One open session.
+#[async_trait]
+pub trait HostedSession: Send {
+    /// Its id (the ACP session id, the stored session's id).
+    fn session_id(&self) -> String;
+    /// The stored events of its earlier turns (empty for a new session), replayed on load.
+    fn history(&self) -> Vec<Event>;
+    /// A token that cancels the running turn (ask again before each turn).
+    fn cancel_handle(&self) -> CancellationToken;
+    /// Runs one turn for `text`.
+    async fn prompt(&mut self, text: &str) -> PromptEnd;
+    /// Stores what is left.
+    async fn close(self: Box<Self>);
+}
