@@ -80,7 +80,7 @@ pub enum Command {
     Mcp(mcp::McpCommand),
     /// Run the HTTP server (sessions, live event streams, the Activity Timeline page).
     #[cfg(feature = "serve")]
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
 }
 
 impl Command {
@@ -132,7 +132,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Mcp(command) => mcp::run(command),
         Command::Acp(args) => acp::run(args),
         #[cfg(feature = "serve")]
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(*args),
     }
 }
 
