@@ -703,7 +703,7 @@ async fn old_turns_are_summarised_when_the_window_is_small() {
             {"text": "The user asked twice how mean() works; it divides by the count."},
             {"text": "Short."}
         ]}),
-        |c| c.context_window = Some(6_200),
+        |c| c.context_window = Some(6_700),
     );
     for task in ["Explain mean()", "Explain it again", "Once more"] {
         assert_eq!(session.run_turn(task).await.status, AgentStatus::Completed);
