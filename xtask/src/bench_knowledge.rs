@@ -6,40 +6,19 @@
 //! Prints min, p50, p95 and max per case. Options: `--runs N` (default 20), `--keel PATH` (use
 //! this binary instead of building one in release).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use keel_test_support::packages::packages_fixture;
 
-use crate::bench_startup::build_keel;
+use crate::bench_startup::{BenchArgs, build_keel, workspace_root};
 
 /// Runs the benchmark with `args`.
 pub fn run(args: &[String]) -> Result<()> {
-    let mut runs = 20usize;
-    let mut keel: Option<PathBuf> = None;
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        match arg.as_str() {
-            "--runs" => {
-                runs = rest
-                    .next()
-                    .context("--runs needs a number")?
-                    .parse()
-                    .context("--runs needs a number")?;
-            }
-            "--keel" => keel = Some(PathBuf::from(rest.next().context("--keel needs a path")?)),
-            other => bail!("unknown option `{other}` (expected --runs N or --keel PATH)"),
-        }
-    }
-    if runs == 0 {
-        bail!("--runs must be at least 1");
-    }
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .context("xtask has no parent folder")?
-        .to_owned();
+    let BenchArgs { runs, keel } = BenchArgs::parse(args, 20)?;
+    let workspace = workspace_root()?;
     let keel = match keel {
         Some(keel) => keel,
         None => build_keel(&workspace)?,

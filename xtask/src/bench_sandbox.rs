@@ -12,6 +12,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::bench_startup::{BenchArgs, workspace_root};
 use anyhow::{Context, Result, bail};
 use keel_events::{Bus, Emitter, Sequencer};
 use keel_test_support::copy_dir;
@@ -27,29 +28,8 @@ const MODES: [SandboxMode; 3] = [
 
 /// Runs the benchmark with `args`.
 pub fn run(args: &[String]) -> Result<()> {
-    let mut runs = 200usize;
-    let mut keel: Option<PathBuf> = None;
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        match arg.as_str() {
-            "--runs" => {
-                runs = rest
-                    .next()
-                    .context("--runs needs a number")?
-                    .parse()
-                    .context("--runs needs a number")?;
-            }
-            "--keel" => keel = Some(PathBuf::from(rest.next().context("--keel needs a path")?)),
-            other => bail!("unknown option `{other}` (expected --runs N or --keel PATH)"),
-        }
-    }
-    if runs == 0 {
-        bail!("--runs must be at least 1");
-    }
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .context("xtask has no parent folder")?
-        .to_owned();
+    let BenchArgs { runs, keel } = BenchArgs::parse(args, 200)?;
+    let workspace = workspace_root()?;
     let scratch = tempfile_dir()?;
     let root = scratch.join("project");
     copy_dir(&workspace.join("examples/sample-project"), &root)

@@ -42,29 +42,8 @@ const SSE_BODY: &str = concat!(
 
 /// Runs the benchmark with `args`.
 pub fn run(args: &[String]) -> Result<()> {
-    let mut runs = 20usize;
-    let mut keel: Option<PathBuf> = None;
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        match arg.as_str() {
-            "--runs" => {
-                runs = rest
-                    .next()
-                    .context("--runs needs a number")?
-                    .parse()
-                    .context("--runs needs a number")?;
-            }
-            "--keel" => keel = Some(PathBuf::from(rest.next().context("--keel needs a path")?)),
-            other => bail!("unknown option `{other}` (expected --runs N or --keel PATH)"),
-        }
-    }
-    if runs == 0 {
-        bail!("--runs must be at least 1");
-    }
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .context("xtask has no parent folder")?
-        .to_owned();
+    let BenchArgs { runs, keel } = BenchArgs::parse(args, 20)?;
+    let workspace = workspace_root()?;
     let keel = match keel {
         Some(keel) => keel,
         None => build_keel(&workspace)?,
@@ -130,6 +109,52 @@ pub fn run(args: &[String]) -> Result<()> {
 
     print_table(&keel, runs, &samples);
     Ok(())
+}
+
+/// The `--runs N` and `--keel PATH` the process benchmarks take.
+pub(crate) struct BenchArgs {
+    /// Runs per figure (at least 1).
+    pub runs: usize,
+    /// A `keel` binary to measure instead of building the release one.
+    pub keel: Option<PathBuf>,
+}
+
+impl BenchArgs {
+    /// Reads `args`; `runs` is `default_runs` unless given.
+    pub(crate) fn parse(args: &[String], default_runs: usize) -> Result<Self> {
+        let mut parsed = BenchArgs {
+            runs: default_runs,
+            keel: None,
+        };
+        let mut rest = args.iter();
+        while let Some(arg) = rest.next() {
+            match arg.as_str() {
+                "--runs" => {
+                    parsed.runs = rest
+                        .next()
+                        .context("--runs needs a number")?
+                        .parse()
+                        .context("--runs needs a number")?;
+                }
+                "--keel" => {
+                    parsed.keel = Some(PathBuf::from(rest.next().context("--keel needs a path")?));
+                }
+                other => bail!("unknown option `{other}` (expected --runs N or --keel PATH)"),
+            }
+        }
+        if parsed.runs == 0 {
+            bail!("--runs must be at least 1");
+        }
+        Ok(parsed)
+    }
+}
+
+/// The workspace's root folder.
+pub(crate) fn workspace_root() -> Result<PathBuf> {
+    Ok(Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .context("xtask has no parent folder")?
+        .to_owned())
 }
 
 /// `cargo build --release -p keel-cli`, returning the binary's path.

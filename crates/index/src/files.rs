@@ -1,8 +1,7 @@
 //! Finding the files to index: a `.gitignore`-aware walk of the root that keeps text files
 //! and counts what it skips (binary, too large, unreadable).
 
-use std::path::{Component, Path, PathBuf};
-use std::time::UNIX_EPOCH;
+use std::path::{Path, PathBuf};
 
 use ignore::WalkBuilder;
 use serde::{Deserialize, Serialize};
@@ -37,29 +36,7 @@ pub struct FoundFile {
     pub mtime_ns: u64,
 }
 
-/// Modification time of `metadata` in nanoseconds since the epoch (0 when unknown).
-pub fn mtime_ns(metadata: &std::fs::Metadata) -> u64 {
-    metadata
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
-
-/// `path` relative to `root`, `/`-separated, or `None` when it is not under `root`.
-pub fn relative(root: &Path, path: &Path) -> Option<String> {
-    let rel = path.strip_prefix(root).ok()?;
-    let mut parts = Vec::new();
-    for component in rel.components() {
-        match component {
-            Component::Normal(part) => parts.push(part.to_str()?.to_owned()),
-            Component::CurDir => {}
-            _ => return None,
-        }
-    }
-    (!parts.is_empty()).then(|| parts.join("/"))
-}
+pub use keel_repomap::{mtime_ns, relative};
 
 /// Whether `rel` lies in Keel's own or git's directory.
 pub fn is_internal(rel: &str) -> bool {
