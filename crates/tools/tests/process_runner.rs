@@ -5,46 +5,14 @@ use std::ffi::OsString;
 use std::time::{Duration, Instant};
 
 use keel_events::OutputStream;
+use keel_test_support::processes::group_gone_within;
 use keel_tools::process::{ProcessError, ProcessSpec, run};
 use tokio_util::sync::CancellationToken;
 
-/// Live (non-zombie) processes whose process group is `pgid`, read from /proc.
-fn live_members(pgid: i32) -> Vec<i32> {
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return out;
-    };
-    for entry in entries.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-            continue;
-        };
-        let fields: Vec<&str> = after.split_whitespace().collect();
-        if fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z" {
-            out.push(pid);
-        }
-    }
-    out
-}
-
 /// Waits up to 3 s for the group to be empty.
 async fn assert_group_gone(pgid: i32) {
-    let until = Instant::now() + Duration::from_secs(3);
-    loop {
-        let live = live_members(pgid);
-        if live.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < until,
-            "processes of group {pgid} survive: {live:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    if let Err(live) = group_gone_within(pgid, Duration::from_secs(3)).await {
+        panic!("processes of group {pgid} survive: {live:?}");
     }
 }
 
