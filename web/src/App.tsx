@@ -1,14 +1,35 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { Api, ApiError, type Session } from "./api";
 import { clearToken, loadToken, saveToken } from "./auth";
+import { I18nContext, initialLocale, messages, saveLocale, useI18n, type Locale } from "./i18n";
 import { readQuery, writeQuery } from "./query";
 import { SessionList } from "./components/SessionList";
 import { SessionView } from "./components/SessionView";
 import { TaskForm } from "./components/TaskForm";
 import { TokenForm } from "./components/TokenForm";
+import { LanguageSwitch } from "./components/LanguageSwitch";
 
-/** The Activity Timeline page. */
+/** The Activity Timeline page, in the browser's language or the one picked. */
 export function App() {
+  const [locale, setLocale] = useState<Locale>(() => initialLocale());
+  const i18n = messages(locale);
+  useEffect(() => {
+    document.documentElement.lang = locale;
+    document.title = i18n.t("page-title");
+  }, [locale, i18n]);
+  const changeLocale = useCallback((next: Locale) => {
+    saveLocale(next);
+    setLocale(next);
+  }, []);
+  return (
+    <I18nContext.Provider value={i18n}>
+      <Page onLocale={changeLocale} />
+    </I18nContext.Provider>
+  );
+}
+
+function Page(props: { onLocale(locale: Locale): void }) {
+  const { t } = useI18n();
   const [token, setToken] = useState<string | null>(() => loadToken());
   const [authError, setAuthError] = useState<string | undefined>();
   const [sessions, setSessions] = useState<Session[]>([]);
@@ -20,11 +41,11 @@ export function App() {
     if (err instanceof ApiError && err.status === 401) {
       clearToken();
       setToken(null);
-      setAuthError("The server refused the token. Enter a valid one.");
+      setAuthError(t("auth-refused"));
       return true;
     }
     return false;
-  }, []);
+  }, [t]);
 
   const refresh = useCallback(async () => {
     if (!api) return;
@@ -64,8 +85,9 @@ export function App() {
     <div className="app">
       <header className="topbar">
         <h1>
-          <span aria-hidden="true">⚓</span> Keel · Activity Timeline
+          <span aria-hidden="true">⚓</span> {t("page-title")}
         </h1>
+        <LanguageSwitch onChange={props.onLocale} />
         <button
           type="button"
           className="link"
@@ -74,10 +96,10 @@ export function App() {
             setToken(null);
           }}
         >
-          Sign out
+          {t("sign-out")}
         </button>
       </header>
-      <aside className="sidebar" aria-label="Sessions">
+      <aside className="sidebar" aria-label={t("sessions-label")}>
         <TaskForm
           api={api}
           onStarted={(session) => {
@@ -103,7 +125,7 @@ export function App() {
           />
         ) : (
           <div className="empty">
-            <p>Start a task, or pick a session on the left.</p>
+            <p>{t("empty-hint")}</p>
           </div>
         )}
       </main>

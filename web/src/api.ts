@@ -153,6 +153,38 @@ export class Api {
   streamToken(sessionId: string): Promise<{ token: string; expires_at: string }> {
     return this.call("POST", "/v1/stream-tokens", { session_id: sessionId });
   }
+
+  /** Approves a plan with changes (`decision: "modify"`); the engine emits `run.plan.modify`. */
+  decideModified(
+    sessionId: string,
+    approvalId: string,
+    modified: PlanDraft,
+    reason?: string,
+  ): Promise<{ approval_id: string; decision: string; applied: boolean }> {
+    return this.call(
+      "POST",
+      `/v1/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(approvalId)}`,
+      reason ? { decision: "modify", modified, reason } : { decision: "modify", modified },
+    );
+  }
+
+  /** Runs a file of the session's root; its `exec.file.*` events arrive on the session's stream. */
+  startFileRun(sessionId: string, path: string, args: string[] = []): Promise<{ run_id: string }> {
+    return this.call("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/file-runs`, { path, args });
+  }
+
+  /** The permission rules that apply to the session (the project's, then the user's). */
+  listRules(sessionId: string): Promise<{ rules: Rule[]; files: string[] }> {
+    return this.call("GET", `/v1/sessions/${encodeURIComponent(sessionId)}/rules`);
+  }
+
+  /** Revokes rule `index` of the `project` or `user` rules file. */
+  revokeRule(sessionId: string, scope: string, index: number): Promise<Rule> {
+    return this.call(
+      "DELETE",
+      `/v1/sessions/${encodeURIComponent(sessionId)}/rules/${encodeURIComponent(scope)}/${index}`,
+    );
+  }
 }
 
 /** A fresh request id: `crypto.randomUUID()`, or a v4 UUID from `getRandomValues` where the
@@ -165,3 +197,25 @@ export function newRequestId(): string {
   const hex = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/** A plan as `create_plan` takes it: what `decideModified` sends as the changed plan. */
+export interface PlanDraft {
+  goal: string;
+  estimated_complexity: "low" | "medium" | "high";
+  steps: { title: string; description: string; expected_tools?: string[] }[];
+}
+
+/** A permission rule as `GET /v1/sessions/{id}/rules` lists it. */
+export interface Rule {
+  scope: string;
+  file: string;
+  index: number;
+  line: number;
+  decision: string;
+  match?: string[];
+  tool?: string;
+  paths?: string[];
+  override_safety: boolean;
+  summary: string;
+}
+

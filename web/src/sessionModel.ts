@@ -6,6 +6,54 @@ import { applyFileUpdate, initFileTree, selectFile, type FileTreeState } from ".
 import { toTimelineAll } from "./timeline";
 import { TimelineWindow, WINDOW_CAPACITY } from "./window";
 
+type PayloadOf<T extends Event["type"]> = Extract<Event, { type: T }>["payload"];
+
+/** Longest text kept per thinking block, command output or file run (the tail is kept). */
+const TEXT_CAP = 20_000;
+/** How many thinking blocks, command outputs, file changes and file runs are kept. */
+const DETAIL_CAP = 50;
+
+/** The model's reasoning during one call. */
+export interface ThinkingBlock {
+  key: string;
+  agent: string;
+  text: string;
+  done: boolean;
+}
+
+/** A tool call's streamed output (`run.tool.output`), e.g. a command's. */
+export interface CommandOutput {
+  callId: string;
+  tool: string;
+  arguments: unknown;
+  text: string;
+  /** Set when the call ended: its status. */
+  status: string | undefined;
+}
+
+/** A `run.file.change`, with its diff when the engine sent one. */
+export interface FileChange {
+  key: string;
+  change: PayloadOf<"run.file.change">;
+}
+
+/** A file run (`exec.file.*`) and its output so far. */
+export interface FileRunState {
+  runId: string;
+  file: string;
+  command: string[];
+  output: { stream: "stdout" | "stderr"; text: string }[];
+  exit: PayloadOf<"exec.file.exit"> | undefined;
+}
+
+function keepLast<T>(list: T[]): T[] {
+  return list.length > DETAIL_CAP ? list.slice(list.length - DETAIL_CAP) : list;
+}
+
+function capText(text: string): string {
+  return text.length > TEXT_CAP ? text.slice(text.length - TEXT_CAP) : text;
+}
+
 /** One timeline row: the record plus what the page adds to it. */
 export interface TimelineItem {
   /** Unique key: the record id (a repair's phase records carry their own v8 id). */
@@ -61,6 +109,22 @@ export class SessionModel {
   waiting: string | undefined;
   lastResult: string | undefined;
   notice: Notice | undefined;
+  /** The plan as proposed (or last modified), with step descriptions: what the editor edits. */
+  proposedPlan: Plan | undefined;
+  /** The model's reasoning, one block per model call that reasoned. */
+  thinking: ThinkingBlock[] = [];
+  /** Streamed tool output, by call id, in call order. */
+  outputs = new Map<string, CommandOutput>();
+  /** File changes in order. */
+  changes: FileChange[] = [];
+  /** File runs by run id, in start order. */
+  fileRuns = new Map<string, FileRunState>();
+  /** The latest `run.usage.report` (its `cumulative` is the session's total so far). */
+  usage: PayloadOf<"run.usage.report"> | undefined;
+  /** The latest context window fill. */
+  contextWindow: PayloadOf<"run.context.window"> | undefined;
+  /** The latest repo map build. */
+  repomap: PayloadOf<"prepare.repomap.build"> | undefined;
   readonly window: TimelineWindow<TimelineItem>;
   private version = 0;
   private listeners = new Set<() => void>();
@@ -108,6 +172,14 @@ export class SessionModel {
     this.waiting = undefined;
     this.lastResult = undefined;
     this.notice = notice;
+    this.proposedPlan = undefined;
+    this.thinking = [];
+    this.outputs.clear();
+    this.changes = [];
+    this.fileRuns.clear();
+    this.usage = undefined;
+    this.contextWindow = undefined;
+    this.repomap = undefined;
     this.changed();
   }
 
@@ -134,6 +206,7 @@ export class SessionModel {
     if (event.seq <= this.lastSeq) return false;
     this.lastSeq = event.seq;
     this.track(event);
+    this.trackDetails(event);
     for (const record of toTimelineAll(event)) {
       const progress =
         event.type === "run.step.start" || event.type === "run.step.end" ? event.payload.progress : undefined;
@@ -151,6 +224,122 @@ export class SessionModel {
       progress: progress ?? this.plan.progress,
       steps: this.plan.steps.map((s) => (s.index === index ? { ...s, status } : s)),
     };
+  }
+
+  private trimOutputs(): void {
+    while (this.outputs.size > DETAIL_CAP) {
+      const first = this.outputs.keys().next();
+      if (first.done) break;
+      this.outputs.delete(first.value);
+    }
+    while (this.fileRuns.size > DETAIL_CAP) {
+      const first = this.fileRuns.keys().next();
+      if (first.done) break;
+      this.fileRuns.delete(first.value);
+    }
+  }
+
+  /** Thinking, command output, file changes, file runs, usage, context and repo map. */
+  private trackDetails(event: Event): void {
+    switch (event.type) {
+      case "run.thinking.start":
+        this.thinking = keepLast([
+          ...this.thinking,
+          { key: `${event.seq}`, agent: event.payload.agent_name, text: "", done: false },
+        ]);
+        break;
+      case "run.thinking.delta":
+      case "run.thinking.end":
+      case "run.thinking.fail": {
+        const last = this.thinking[this.thinking.length - 1];
+        const open = last && !last.done ? last : undefined;
+        const block: ThinkingBlock = open ?? {
+          key: `${event.seq}`,
+          agent: event.payload.agent_name,
+          text: "",
+          done: false,
+        };
+        const next: ThinkingBlock =
+          event.type === "run.thinking.delta"
+            ? { ...block, text: capText(block.text + event.payload.text) }
+            : event.type === "run.thinking.end"
+              ? { ...block, text: capText(event.payload.result || block.text), done: true }
+              : { ...block, text: capText(`${block.text}\n${event.payload.error}`), done: true };
+        this.thinking = keepLast(open ? [...this.thinking.slice(0, -1), next] : [...this.thinking, next]);
+        break;
+      }
+      case "run.tool.start":
+        if (event.payload.tool_name === "execute_command") {
+          this.outputs.set(event.payload.call_id, {
+            callId: event.payload.call_id,
+            tool: event.payload.tool_name,
+            arguments: event.payload.arguments,
+            text: "",
+            status: undefined,
+          });
+          this.trimOutputs();
+        }
+        break;
+      case "run.tool.output": {
+        const found = this.outputs.get(event.payload.call_id) ?? {
+          callId: event.payload.call_id,
+          tool: "",
+          arguments: undefined,
+          text: "",
+          status: undefined,
+        };
+        this.outputs.set(event.payload.call_id, { ...found, text: capText(found.text + event.payload.content) });
+        this.trimOutputs();
+        break;
+      }
+      case "run.tool.end": {
+        const found = this.outputs.get(event.payload.call_id);
+        if (found) this.outputs.set(event.payload.call_id, { ...found, status: event.payload.status });
+        break;
+      }
+      case "run.file.change":
+        this.changes = keepLast([...this.changes, { key: `${event.seq}`, change: event.payload }]);
+        break;
+      case "exec.file.start":
+        this.fileRuns.set(event.payload.run_id, {
+          runId: event.payload.run_id,
+          file: event.payload.file,
+          command: event.payload.command,
+          output: [],
+          exit: undefined,
+        });
+        this.trimOutputs();
+        break;
+      case "exec.file.stdout":
+      case "exec.file.stderr": {
+        const run = this.fileRuns.get(event.payload.run_id);
+        if (!run) break;
+        const stream: "stdout" | "stderr" = event.type === "exec.file.stdout" ? "stdout" : "stderr";
+        const last = run.output[run.output.length - 1];
+        const output =
+          last && last.stream === stream
+            ? [...run.output.slice(0, -1), { stream, text: capText(last.text + event.payload.content) }]
+            : keepLast([...run.output, { stream, text: event.payload.content }]);
+        this.fileRuns.set(run.runId, { ...run, output });
+        break;
+      }
+      case "exec.file.exit": {
+        const run = this.fileRuns.get(event.payload.run_id);
+        if (run) this.fileRuns.set(run.runId, { ...run, exit: event.payload });
+        break;
+      }
+      case "run.usage.report":
+        this.usage = event.payload;
+        break;
+      case "run.context.window":
+        this.contextWindow = event.payload;
+        break;
+      case "prepare.repomap.build":
+        this.repomap = event.payload;
+        break;
+      default:
+        break;
+    }
   }
 
   private track(event: Event): void {
@@ -207,9 +396,11 @@ export class SessionModel {
         this.questions.delete(event.payload.question_id);
         break;
       case "run.plan.create":
+        this.proposedPlan = event.payload.plan;
         this.plan = planState(event.payload.plan, "proposed");
         break;
       case "run.plan.modify":
+        this.proposedPlan = event.payload.plan;
         this.plan = planState(event.payload.plan, this.plan?.status ?? "proposed");
         break;
       case "run.execution.start":

@@ -1,23 +1,34 @@
 import { useState } from "react";
-import type { RunApprovalRequest } from "../contract";
+import type { PlanDraft } from "../api";
+import type { Plan, RunApprovalRequest } from "../contract";
+import { useI18n } from "../i18n";
+import { PlanEditor } from "./PlanEditor";
 
-/** A pending `run.approval.request` with approve / reject buttons. */
+/** A pending `run.approval.request` with approve / reject buttons; a plan's request can also
+ * be approved with changes. */
 export function ApprovalPanel(props: {
   request: RunApprovalRequest;
+  /** The proposed plan, when the request is a plan's: makes it editable. */
+  plan?: Plan | undefined;
   onDecide(decision: "approve" | "reject", reason?: string): Promise<void>;
+  onModify?(draft: PlanDraft, reason?: string): Promise<void>;
 }) {
   const { request } = props;
+  const { t } = useI18n();
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
-  const decide = async (decision: "approve" | "reject") => {
+  const [editing, setEditing] = useState(false);
+  const run = async (action: () => Promise<void>) => {
     setBusy(true);
     try {
-      await props.onDecide(decision, reason.trim() || undefined);
+      await action();
     } finally {
       setBusy(false);
     }
   };
+  const decide = (decision: "approve" | "reject") => run(() => props.onDecide(decision, reason.trim() || undefined));
   const reasonId = `approval-reason-${request.approval_id}`;
+  const editable = request.kind === "plan" && props.plan !== undefined && props.onModify !== undefined;
   return (
     <section
       className="card approval"
@@ -26,11 +37,11 @@ export function ApprovalPanel(props: {
       aria-labelledby={`approval-h-${request.approval_id}`}
     >
       <h3 id={`approval-h-${request.approval_id}`}>
-        <span aria-hidden="true">⚑</span> Approval needed: {request.kind}
+        <span aria-hidden="true">⚑</span> {t("approval-heading", { kind: request.kind })}
       </h3>
       <p className="muted">{request.reason}</p>
       <pre className="subject">{request.subject}</pre>
-      <label htmlFor={reasonId}>Reason (optional)</label>
+      <label htmlFor={reasonId}>{t("approval-reason")}</label>
       <input id={reasonId} value={reason} onChange={(e) => setReason(e.target.value)} />
       <div className="buttons">
         <button
@@ -40,7 +51,7 @@ export function ApprovalPanel(props: {
           disabled={busy}
           onClick={() => void decide("approve")}
         >
-          Approve
+          {t("approval-approve")}
         </button>
         <button
           type="button"
@@ -49,9 +60,22 @@ export function ApprovalPanel(props: {
           disabled={busy}
           onClick={() => void decide("reject")}
         >
-          Reject
+          {t("approval-reject")}
         </button>
+        {editable && !editing && (
+          <button type="button" data-testid="plan-edit-button" disabled={busy} onClick={() => setEditing(true)}>
+            {t("approval-edit-plan")}
+          </button>
+        )}
       </div>
+      {editable && editing && props.plan && (
+        <PlanEditor
+          plan={props.plan}
+          busy={busy}
+          onClose={() => setEditing(false)}
+          onSubmit={(draft) => run(() => props.onModify?.(draft, reason.trim() || undefined) ?? Promise.resolve())}
+        />
+      )}
     </section>
   );
 }

@@ -1,5 +1,14 @@
 import { useMemo, useState } from "react";
 import { buildTree, type FileTreeState, type TreeNode } from "../fileTree";
+import { useI18n } from "../i18n";
+
+/** Extensions keel-server knows an interpreter for (`keel_tools::file_run::interpreter_for`). */
+const RUNNABLE = /\.(py|pyw|sh|bash|zsh|fish|js|mjs|cjs|ts|mts|cts|rb|pl|php|lua|r|go|ps1|tcl)$/i;
+
+/** Whether the FileTree offers to run `path`. */
+export function isRunnable(path: string): boolean {
+  return RUNNABLE.test(path);
+}
 
 function Node(props: {
   node: TreeNode;
@@ -8,8 +17,10 @@ function Node(props: {
   collapsed: Set<string>;
   onToggle(path: string): void;
   onSelect(path: string): void;
+  onRun?(path: string): void;
 }) {
   const { node, depth, selected } = props;
+  const { t } = useI18n();
   if (node.kind === "dir") {
     const open = !props.collapsed.has(node.path);
     return (
@@ -43,12 +54,31 @@ function Node(props: {
       >
         <span aria-hidden="true">□</span> {node.name}
       </button>
+      {props.onRun && isRunnable(node.path) && (
+        <button
+          type="button"
+          className="run-file"
+          data-testid="run-file"
+          aria-label={t("files-run-label", { path: node.path })}
+          title={t("files-run-label", { path: node.path })}
+          onClick={() => props.onRun?.(node.path)}
+        >
+          <span aria-hidden="true">▶</span>
+        </button>
+      )}
     </li>
   );
 }
 
-/** The session root's files, kept in sync from `file_update` events; click to select. */
-export function FileTree(props: { state: FileTreeState; loaded: boolean; onSelect(path: string): void }) {
+/** The session root's files, kept in sync from `file_update` events; click to select, ▶ to
+ * run a script. */
+export function FileTree(props: {
+  state: FileTreeState;
+  loaded: boolean;
+  onSelect(path: string): void;
+  onRun?(path: string): void;
+}) {
+  const { t } = useI18n();
   const tree = useMemo(() => buildTree(props.state.files), [props.state.files]);
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
   const toggle = (path: string) =>
@@ -61,17 +91,17 @@ export function FileTree(props: { state: FileTreeState; loaded: boolean; onSelec
   return (
     <aside className="filetree card" aria-labelledby="files-heading">
       <h3 id="files-heading">
-        Files <span className="muted">({props.state.files.length})</span>
+        {t("files-heading")} <span className="muted">({props.state.files.length})</span>
       </h3>
       {props.state.selected && (
         <p className="selected-file" data-testid="selected-file">
-          Selected: <code>{props.state.selected}</code>
+          {t("files-selected")} <code>{props.state.selected}</code>
         </p>
       )}
       {!props.loaded ? (
-        <p className="muted">Loading…</p>
+        <p className="muted">{t("loading")}</p>
       ) : (
-        <ul role="tree" aria-label="Project files" data-testid="file-tree">
+        <ul role="tree" aria-label={t("files-tree-label")} data-testid="file-tree">
           {tree.map((node) => (
             <Node
               key={`${node.kind}:${node.path}`}
@@ -81,6 +111,7 @@ export function FileTree(props: { state: FileTreeState; loaded: boolean; onSelec
               collapsed={collapsed}
               onToggle={toggle}
               onSelect={props.onSelect}
+              {...(props.onRun ? { onRun: props.onRun } : {})}
             />
           ))}
         </ul>

@@ -1,9 +1,11 @@
 import { useState } from "react";
 import type { RunQuestionAsk } from "../contract";
+import { useI18n } from "../i18n";
 
 /** A pending `run.question.ask` with its suggested answers and a free answer box. */
 export function QuestionPanel(props: { question: RunQuestionAsk; onAnswer(answer: string): Promise<void> }) {
   const { question } = props;
+  const { t } = useI18n();
   const [answer, setAnswer] = useState("");
   const [busy, setBusy] = useState(false);
   const send = async (text: string) => {
@@ -19,7 +21,7 @@ export function QuestionPanel(props: { question: RunQuestionAsk; onAnswer(answer
   return (
     <section className="card question" data-testid="question-box" aria-labelledby={`${inputId}-h`}>
       <h3 id={`${inputId}-h`}>
-        <span aria-hidden="true">?</span> The agent asks
+        <span aria-hidden="true">?</span> {t("question-heading")}
       </h3>
       <p>{question.question}</p>
       {question.options.length > 0 && (
@@ -45,17 +47,17 @@ export function QuestionPanel(props: { question: RunQuestionAsk; onAnswer(answer
         }}
       >
         <label htmlFor={inputId} className="visually-hidden">
-          Your answer
+          {t("question-answer-label")}
         </label>
         <input
           id={inputId}
           data-testid="question-input"
           value={answer}
-          placeholder="Your answer"
+          placeholder={t("question-answer-label")}
           onChange={(e) => setAnswer(e.target.value)}
         />
         <button type="submit" className="primary" data-testid="question-submit" disabled={busy || !answer.trim()}>
-          Answer
+          {t("question-submit")}
         </button>
       </form>
     </section>

@@ -2,11 +2,18 @@ import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { newRequestId, type Api, type Session } from "../api";
 import { SessionModel } from "../sessionModel";
 import { EventStream } from "../stream";
+import { useI18n } from "../i18n";
 import { ApprovalPanel } from "./ApprovalPanel";
+import { CommandOutputs } from "./CommandOutputs";
+import { FileChanges } from "./FileChanges";
+import { FileRuns } from "./FileRuns";
 import { FileTree } from "./FileTree";
 import { PlanPanel } from "./PlanPanel";
 import { QuestionPanel } from "./QuestionPanel";
+import { RulesPanel } from "./RulesPanel";
+import { Thinking } from "./Thinking";
 import { Timeline } from "./Timeline";
+import { UsageBar } from "./UsageBar";
 
 type Connection = "connecting" | "live" | "reconnecting" | "error";
 
@@ -22,6 +29,7 @@ export function SessionView(props: {
   onChanged(): void;
 }) {
   const { api, sessionId, onAuthFailure, onChanged } = props;
+  const { t } = useI18n();
   const model = useMemo(() => {
     const fresh = new SessionModel();
     // The FileTree selection survives a reload of the page (per tab, per session).
@@ -53,7 +61,7 @@ export function SessionView(props: {
         const { files, truncated } = await api.files(sessionId);
         if (stopped) return;
         model.setFiles(files);
-        if (truncated) model.setNotice({ kind: "info", text: "The file list is truncated (5,000 files at most)." });
+        if (truncated) model.setNotice({ kind: "info", text: t("notice-files-truncated") });
       } catch (err) {
         if (!stopped) reportError(err);
       }
@@ -79,7 +87,7 @@ export function SessionView(props: {
         onReload: (oldestSeq, reason) => {
           model.reset({
             kind: "warn",
-            text: `Older events are no longer stored (${reason}); showing the history from event ${oldestSeq ?? "?"}.`,
+            text: t("notice-reload", { reason, seq: oldestSeq ?? "?" }),
           });
           void loadFiles();
         },
@@ -107,6 +115,15 @@ export function SessionView(props: {
     }
   };
 
+  const runFile = async (path: string) => {
+    setActionError(undefined);
+    try {
+      await api.startFileRun(sessionId, path);
+    } catch (err) {
+      reportError(err);
+    }
+  };
+
   const sendFollowUp = async () => {
     const text = followUp.trim();
     if (!text) return;
@@ -122,11 +139,11 @@ export function SessionView(props: {
 
   return (
     <div className="session-view" data-testid="session-view" data-session-id={sessionId}>
-      <section className="session-header" aria-label="Session">
+      <section className="session-header" aria-label={t("session-label")}>
         <div>
           <h2 data-testid="session-title">{session?.title || sessionId}</h2>
           <p className="muted">
-            {session ? `${session.project_id} · ${session.root}` : "Loading…"}
+            {session ? `${session.project_id} · ${session.root}` : t("loading")}
             {session?.mode ? ` · ${session.mode}` : ""}
           </p>
         </div>
@@ -136,14 +153,14 @@ export function SessionView(props: {
             data-testid="connection-status"
             title={connection.detail}
           >
-            {connection.status === "live" ? "● live" : connection.status}
+            {t(`connection-${connection.status}`)}
           </span>
           <span
             className={`status status-${running ? "running" : "idle"}`}
             data-testid="run-status"
             title={running ? model.waiting : undefined}
           >
-            {running ? (model.waiting ? `running · ${model.waiting}` : "running") : "idle"}
+            {running ? (model.waiting ? `${t("run-running")} · ${model.waiting}` : t("run-running")) : t("run-idle")}
           </span>
           <button
             type="button"
@@ -152,7 +169,7 @@ export function SessionView(props: {
             disabled={!running}
             onClick={() => void cancel()}
           >
-            Cancel
+            {t("cancel")}
           </button>
         </div>
       </section>
@@ -172,10 +189,19 @@ export function SessionView(props: {
             <ApprovalPanel
               key={request.approval_id}
               request={request}
+              plan={request.kind === "plan" ? model.proposedPlan : undefined}
               onDecide={async (decision, reason) => {
                 setActionError(undefined);
                 try {
                   await api.decide(sessionId, request.approval_id, decision, reason);
+                } catch (err) {
+                  reportError(err);
+                }
+              }}
+              onModify={async (draft, reason) => {
+                setActionError(undefined);
+                try {
+                  await api.decideModified(sessionId, request.approval_id, draft, reason);
                 } catch (err) {
                   reportError(err);
                 }
@@ -197,15 +223,20 @@ export function SessionView(props: {
             />
           ))}
           {model.plan && <PlanPanel plan={model.plan} />}
+          <UsageBar model={model} />
+          <Thinking blocks={model.thinking} />
           <Timeline items={model.window.items()} />
+          <CommandOutputs outputs={[...model.outputs.values()]} />
+          <FileChanges changes={model.changes} />
+          <FileRuns runs={[...model.fileRuns.values()]} />
           {running && model.liveText && (
             <p className="live-text" data-testid="live-text" aria-live="off">
               {model.liveText}
             </p>
           )}
           {!running && model.lastResult !== undefined && (
-            <section className="card result" data-testid="result" aria-label="Result">
-              <h3>Result</h3>
+            <section className="card result" data-testid="result" aria-label={t("result-heading")}>
+              <h3>{t("result-heading")}</h3>
               <p>{model.lastResult}</p>
             </section>
           )}
@@ -217,26 +248,30 @@ export function SessionView(props: {
             }}
           >
             <label htmlFor="followup-input" className="visually-hidden">
-              Follow-up request
+              {t("followup-label")}
             </label>
             <input
               id="followup-input"
               data-testid="followup-input"
-              placeholder={running ? "Wait for the current turn to end…" : "Ask a follow-up in this session"}
+              placeholder={running ? t("followup-wait") : t("followup-placeholder")}
               value={followUp}
               disabled={running}
               onChange={(e) => setFollowUp(e.target.value)}
             />
             <button type="submit" data-testid="followup-submit" disabled={running || !followUp.trim()}>
-              Send
+              {t("followup-send")}
             </button>
           </form>
         </div>
-        <FileTree
-          state={model.tree}
-          loaded={model.treeLoaded}
-          onSelect={(path) => model.select(path)}
-        />
+        <div className="side-column">
+          <FileTree
+            state={model.tree}
+            loaded={model.treeLoaded}
+            onSelect={(path) => model.select(path)}
+            onRun={(path) => void runFile(path)}
+          />
+          <RulesPanel api={api} sessionId={sessionId} onError={reportError} />
+        </div>
       </div>
     </div>
   );

@@ -1,0 +1,108 @@
+# The Activity Timeline page's own strings (web/). Tool action text is in tools.ftl.
+page-title = Keel · Activity Timeline
+language-label = Language
+sign-out = Sign out
+sessions-label = Sessions
+session-label = Session
+empty-hint = Start a task, or pick a session on the left.
+auth-refused = The server refused the token. Enter a valid one.
+loading = Loading…
+cancel = Cancel
+run-running = running
+run-idle = idle
+connection-connecting = connecting
+connection-live = ● live
+connection-reconnecting = reconnecting
+connection-error = error
+notice-files-truncated = The file list is truncated (5,000 files at most).
+notice-reload = Older events are no longer stored ({ $reason }); showing the history from event { $seq }.
+result-heading = Result
+followup-label = Follow-up request
+followup-wait = Wait for the current turn to end…
+followup-placeholder = Ask a follow-up in this session
+followup-send = Send
+
+approval-heading = Approval needed: { $kind }
+approval-reason = Reason (optional)
+approval-approve = Approve
+approval-reject = Reject
+approval-edit-plan = Edit plan…
+
+plan-heading = Plan: { $goal }
+plan-status-proposed = proposed
+plan-status-running = running
+plan-status-done = done
+plan-status-failed = failed
+plan-status-cancelled = cancelled
+plan-progress-label = { $done } of { $total } steps done
+plan-progress-step = step { $current }/{ $total }
+plan-progress-steps = { $total } steps
+plan-progress-done = { $done } done
+step-status-pending = pending
+step-status-running = running
+step-status-done = done
+step-status-failed = failed
+
+plan-edit-heading = Edit the plan
+plan-edit-goal = Goal
+plan-edit-step-title = Step { $n } title
+plan-edit-step-description = Step { $n } description
+plan-edit-up = Move step { $n } up
+plan-edit-down = Move step { $n } down
+plan-edit-delete = Delete step { $n }
+plan-edit-delete-short = Delete
+plan-edit-add = Add a step
+plan-edit-submit = Approve the changed plan
+plan-edit-cancel = Stop editing
+plan-edit-error-goal = The plan needs a goal.
+plan-edit-error-no-steps = The plan needs at least one step.
+plan-edit-error-title = Every step needs a title.
+
+question-heading = The agent asks
+question-answer-label = Your answer
+question-submit = Answer
+
+thinking-heading = Thinking
+thinking-summary = { $agent } thought (show)
+thinking-summary-live = { $agent } is thinking…
+
+outputs-heading = Command output
+outputs-none = (no output yet)
+tool-status-running = running
+tool-status-success = done
+tool-status-error = failed
+tool-status-denied = denied
+tool-status-cancelled = cancelled
+
+changes-heading = Changes
+changes-diff-label = Diff of { $path }
+changes-no-diff = No diff recorded.
+file-op-create = created
+file-op-update = updated
+file-op-delete = deleted
+file-op-move = moved
+
+file-runs-heading = File runs
+file-run-running = running…
+file-run-exited = exit code { $code } after { $ms } ms
+file-run-timed-out = timed out after { $ms } ms
+
+usage-heading = Usage
+usage-tokens = Tokens: { $total } ({ $prompt } in, { $completion } out)
+usage-cost = cost ${ $cost }
+context-window = Context window: { $used } of { $limit } tokens
+repomap-built = Repo map built: { $files } files, { $symbols } symbols, { $tokens } tokens in { $ms } ms
+repomap-cached = Repo map (cached): { $files } files, { $symbols } symbols, { $tokens } tokens
+
+files-heading = Files
+files-selected = Selected:
+files-tree-label = Project files
+files-run-label = Run { $path }
+
+rules-heading = Permission rules
+rules-refresh = Refresh
+rules-empty = No rules: every action that needs approval asks.
+rules-revoke = Revoke
+rules-revoke-label = Revoke the rule { $rule }
+rules-scope-project = project
+rules-scope-user = user
