@@ -106,3 +106,20 @@ rules-revoke = Revoke
 rules-revoke-label = Revoke the rule { $rule }
 rules-scope-project = project
 rules-scope-user = user
+
+task-heading = New task
+task-project = Project
+task-mode = Mode
+task-root = Root folder
+task-task = Task
+task-placeholder = What should the agent do? (Ctrl+Enter starts it)
+task-starting = Starting…
+task-start = Start task
+sessions-empty = No sessions yet.
+token-needed = This page needs the server's access token (or open it with #token=…).
+token-label = Access token
+token-continue = Continue
+timeline-heading = Activity
+timeline-count = ({ $count } shown, newest last)
+timeline-empty = Waiting for events…
+timeline-label = Agent activity

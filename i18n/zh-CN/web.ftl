@@ -106,3 +106,20 @@ rules-revoke = 撤销
 rules-revoke-label = 撤销规则 { $rule }
 rules-scope-project = 项目
 rules-scope-user = 用户
+
+task-heading = 新任务
+task-project = 项目
+task-mode = 模式
+task-root = 根目录
+task-task = 任务
+task-placeholder = 智能体该做什么？（Ctrl+Enter 开始）
+task-starting = 正在开始…
+task-start = 开始任务
+sessions-empty = 还没有会话。
+token-needed = 此页面需要服务器的访问令牌（或用 #token=… 打开）。
+token-label = 访问令牌
+token-continue = 继续
+timeline-heading = 活动
+timeline-count = （显示 { $count } 条，最新在后）
+timeline-empty = 等待事件…
+timeline-label = 智能体活动

@@ -6,23 +6,45 @@
 //   node web/e2e/timeline.e2e.mjs target/debug/keel-server
 //
 // It starts the task from the page, sees phase and tool nodes appear, approves the plan with
-// the button, answers the agent's question, sees the move_file update the FileTree (old node gone, new node present, the
-// selection moved along), reloads and sees the same history. Screenshots go to
-// target/e2e-artifacts/. Exits non-zero with a message on any failure; always stops the server.
+// the keyboard, answers the agent's question, sees the move_file update the FileTree (old node
+// gone, new node present, the selection moved along), reloads and sees the same history,
+// rejects and cancels with the keyboard. A second server runs examples/scripts/page-demo.json:
+// answer a planning reply (plan_mode_respond) with the keyboard, edit the plan (edit, reorder,
+// delete, add steps) and approve it changed (run.plan.modify), see thinking, streamed command
+// output, diffs, usage and the context window, run a file from the FileTree and see its
+// exec.file.* output, revoke a permission rule, switch to Chinese. A third measures the time to
+// the first timeline row of a 5,000-event session. axe-core checks each main state (no serious
+// or critical violations); screenshots go to target/e2e-artifacts/ and are compared loosely
+// (16×16-pixel blocks) with the committed ones in web/e2e/screenshots/ (KEEL_E2E_UPDATE_SCREENSHOTS=1
+// rewrites those). Exits non-zero with a message on any failure; always stops the server.
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { randomBytes, randomUUID } from "node:crypto";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { gzipSync } from "node:zlib";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { PNG } from "pngjs";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ARTIFACTS = join(REPO, "target", "e2e-artifacts");
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 const SCRIPT = join(REPO, "examples", "scripts", "timeline-demo.json");
+const PAGE_SCRIPT = join(REPO, "examples", "scripts", "page-demo.json");
+const SCREENSHOTS = join(REPO, "web", "e2e", "screenshots");
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const STEP_TIMEOUT = 30_000;
+/** Blocks of this many pixels square are compared by mean brightness. */
+const BLOCK = 16;
+/** A block differs when its mean brightness moved by more than this (of 255). */
+const BLOCK_DELTA = 40;
+/** The share of differing blocks that fails a screenshot (a layout change moves many more). */
+const MAX_CHANGED_BLOCKS = 0.06;
+/** Events in the session the time to first row is measured on. */
+const BULK_EVENTS = 5_000;
 
 const serverArg = process.argv[2];
 if (!serverArg) {
@@ -105,25 +127,20 @@ async function check(description, fn) {
   }
 }
 
-async function main() {
-  if (!existsSync(SERVER_BIN)) throw new Error(`no server binary at ${SERVER_BIN} (build it: cargo build -p keel-server)`);
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
-  mkdirSync(ARTIFACTS, { recursive: true });
-  rmSync(join(ARTIFACTS, "failure.png"), { force: true });
-  workDir = mkdtempSync(join(tmpdir(), "keel-e2e-"));
-  const root = join(workDir, "project");
-  cpSync(join(REPO, "examples", "sample-project"), root, { recursive: true });
-  const dataDir = join(workDir, "data");
+/** Starts keel-server with `script` on `root`; stops the one before. Returns its address and token. */
+async function launch(script, root, name) {
+  await stopServer();
+  serverLog = "";
+  const dataDir = join(workDir, `data-${name}`);
   mkdirSync(dataDir);
   const token = randomBytes(16).toString("hex");
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-
   const args = [
     "--addr", `127.0.0.1:${port}`,
     "--data-dir", dataDir,
     "--token", token,
-    "--provider", `scripted:${SCRIPT}`,
+    "--provider", `scripted:${script}`,
     "--approve-plans",
     "--allow-root", root,
   ];
@@ -133,6 +150,279 @@ async function main() {
   server.stderr.on("data", (d) => (serverLog += d));
   const health = await waitForHealth(base, 60_000);
   log(`server healthy: ${JSON.stringify(health)}`);
+  return { base, token };
+}
+
+/** Presses Tab until `selector` has the focus (keyboard-only use), then `key`. */
+async function tabTo(page, selector, key = "Enter") {
+  for (let i = 0; i < 250; i++) {
+    await page.keyboard.press("Tab");
+    if (await page.evaluate((sel) => document.activeElement?.matches(sel) ?? false, selector)) {
+      if (key) await page.keyboard.press(key);
+      return;
+    }
+  }
+  throw new Error(`the Tab key never reached ${selector}`);
+}
+
+/** Runs axe-core on the page; fails on serious or critical violations. */
+async function checkAccessibility(page, state) {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ["violations"] });
+    return result.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")})`);
+  });
+  if (violations.length > 0) throw new Error(`axe-core in state "${state}":\n${violations.join("\n")}`);
+}
+
+/** Mean brightness per BLOCK×BLOCK block. */
+function blocks(png) {
+  const cols = Math.ceil(png.width / BLOCK);
+  const rows = Math.ceil(png.height / BLOCK);
+  const sums = new Float64Array(cols * rows);
+  const counts = new Uint32Array(cols * rows);
+  for (let y = 0; y < png.height; y++) {
+    for (let x = 0; x < png.width; x++) {
+      const i = (y * png.width + x) * 4;
+      const b = Math.floor(y / BLOCK) * cols + Math.floor(x / BLOCK);
+      sums[b] += 0.299 * png.data[i] + 0.587 * png.data[i + 1] + 0.114 * png.data[i + 2];
+      counts[b]++;
+    }
+  }
+  return sums.map((sum, b) => sum / counts[b]);
+}
+
+/** Takes screenshot `name` (dynamic text masked) and compares it loosely with the committed one. */
+async function screenshot(page, name) {
+  const path = join(ARTIFACTS, `${name}.png`);
+  const mask = [page.locator("time"), page.locator(".session-header .muted"), page.getByTestId("session-item")];
+  await page.screenshot({ path, mask, animations: "disabled", caret: "hide" });
+  const baseline = join(SCREENSHOTS, `${name}.png`);
+  if (!existsSync(baseline) || process.env.KEEL_E2E_UPDATE_SCREENSHOTS) {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    copyFileSync(path, baseline);
+    log(`screenshot ${name}: baseline written to ${baseline}`);
+    return;
+  }
+  const shot = PNG.sync.read(readFileSync(path));
+  const base = PNG.sync.read(readFileSync(baseline));
+  if (shot.width !== base.width || shot.height !== base.height) {
+    throw new Error(`screenshot ${name} is ${shot.width}×${shot.height}, the committed one ${base.width}×${base.height}`);
+  }
+  const a = blocks(shot);
+  const b = blocks(base);
+  let changed = 0;
+  for (let i = 0; i < a.length; i++) if (Math.abs(a[i] - b[i]) > BLOCK_DELTA) changed++;
+  const share = changed / a.length;
+  log(`screenshot ${name}: ${(share * 100).toFixed(2)}% of blocks differ from the committed one`);
+  if (share > MAX_CHANGED_BLOCKS) {
+    throw new Error(
+      `screenshot ${name} differs from web/e2e/screenshots/${name}.png in ${(share * 100).toFixed(1)}% of its blocks ` +
+        `(layout changed? see ${path}; KEEL_E2E_UPDATE_SCREENSHOTS=1 accepts it)`,
+    );
+  }
+}
+
+/** The page's bundle size: every file of web/dist, raw and gzipped. */
+function bundleSize() {
+  const dist = join(REPO, "web", "dist");
+  let raw = 0;
+  let gzip = 0;
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else {
+        const bytes = readFileSync(path);
+        raw += bytes.length;
+        gzip += gzipSync(bytes, { level: 9 }).length;
+      }
+    }
+  };
+  if (existsSync(dist)) walk(dist);
+  return { raw, gzip };
+}
+
+async function api(base, token, method, path, body) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** The interactions of examples/scripts/page-demo.json on a fresh server and project. */
+async function pageDemo(page) {
+  const root = join(workDir, "project-page");
+  cpSync(join(REPO, "examples", "sample-project"), root, { recursive: true });
+  mkdirSync(join(root, ".keel"));
+  const rulesFile = join(root, ".keel", "rules.toml");
+  writeFileSync(
+    rulesFile,
+    '# Rules for the page demo.\n[[rule]]\nmatch = ["python3"]\ndecision = "allow"\n\n[[rule]]\nmatch = ["git", "push"]\ndecision = "ask"\n',
+  );
+  const { base, token } = await launch(PAGE_SCRIPT, root, "page");
+  const query = new URLSearchParams({ project: "page-demo", root, mode: "plan" });
+  await page.goto(`${base}/?${query}#token=${token}`);
+  await page.getByTestId("task-input").waitFor();
+
+  await check("answer a planning reply (plan_mode_respond) with the keyboard only", async () => {
+    await tabTo(page, '[data-testid="task-input"]', null);
+    await page.keyboard.type("Fix mean() and give me a way to check it");
+    await page.keyboard.press("Control+Enter");
+    const box = page.getByTestId("question-box");
+    await box.waitFor();
+    const text = (await box.textContent()) ?? "";
+    if (!text.includes("Shall I plan it?")) throw new Error(`unexpected planning reply: ${text}`);
+    await tabTo(page, '[data-testid="question-option"]');
+    await box.waitFor({ state: "detached" });
+  });
+
+  await check("edit the plan: change a title, reorder, delete and add steps", async () => {
+    await page.getByTestId("approval-request").waitFor();
+    await page.getByTestId("plan-edit-button").click();
+    const editor = page.getByTestId("plan-editor");
+    await editor.waitFor();
+    const titles = () => editor.getByTestId("plan-edit-title").evaluateAll((inputs) => inputs.map((i) => i.value));
+    const initial = await titles();
+    if (JSON.stringify(initial) !== JSON.stringify(["Fix mean()", "Run the unit tests", "Write a check script"])) {
+      throw new Error(`the editor starts with ${JSON.stringify(initial)}`);
+    }
+    await editor.getByTestId("plan-edit-title").nth(0).fill("");
+    await page.getByTestId("plan-edit-problem").waitFor();
+    if (!(await page.getByTestId("plan-edit-submit").isDisabled())) throw new Error("an untitled step can be submitted");
+    await editor.getByTestId("plan-edit-title").nth(0).fill("Fix mean() in calc/stats.py");
+    await editor.getByTestId("plan-edit-up").nth(2).click();
+    await editor.getByTestId("plan-edit-delete").nth(2).click();
+    await editor.getByTestId("plan-edit-add").click();
+    await editor.getByTestId("plan-edit-title").nth(2).fill("Run the check script");
+    await editor.getByTestId("plan-edit-description").nth(2).fill("Run python3 check.py.");
+    const edited = await titles();
+    if (JSON.stringify(edited) !== JSON.stringify(["Fix mean() in calc/stats.py", "Write a check script", "Run the check script"])) {
+      throw new Error(`after editing: ${JSON.stringify(edited)}`);
+    }
+    await checkAccessibility(page, "editing a plan");
+    await screenshot(page, "07-plan-editor");
+    await page.getByTestId("plan-edit-submit").click();
+    await page.getByTestId("approval-request").waitFor({ state: "detached" });
+  });
+
+  await check("see the changed plan run (run.plan.modify) with thinking, output, diffs and usage", async () => {
+    await page.locator('[data-testid="run-status"]', { hasText: "idle" }).waitFor();
+    const steps = (await page.getByTestId("plan-step").allTextContents()).map((t) => t.replace(/\s*\(.*\)$/, "").replace(/^\W+/, "").trim());
+    if (JSON.stringify(steps) !== JSON.stringify(["Fix mean() in calc/stats.py", "Write a check script", "Run the check script"])) {
+      throw new Error(`plan shown: ${JSON.stringify(steps)}`);
+    }
+    const id = await page.getByTestId("session-view").getAttribute("data-session-id");
+    const { events } = await api(base, token, "GET", `/v1/sessions/${id}/events?limit=1000`);
+    const modify = events.find((e) => e.type === "run.plan.modify");
+    if (!modify || modify.payload.plan.steps.map((s) => s.title).join("|") !== steps.join("|")) {
+      throw new Error(`no matching run.plan.modify: ${JSON.stringify(modify?.payload)}`);
+    }
+    // Thinking is collapsed until opened.
+    const block = page.getByTestId("thinking-block").first();
+    if ((await block.getAttribute("open")) !== null) throw new Error("thinking is not collapsed");
+    await block.locator("summary").click();
+    await block.getByText("Ask before planning.").waitFor();
+    const output = page.locator('[data-testid="command-output"][data-status="success"]');
+    await output.getByText("ok").first().waitFor();
+    if (!((await output.textContent()) ?? "").includes("mean([1, 2, 3]) = 2.0")) throw new Error("command output lacks the script's output");
+    await output.locator("summary").click();
+    if ((await output.getAttribute("open")) !== null) throw new Error("command output does not collapse");
+    const created = page.locator('[data-testid="file-change"][data-path="check.py"]');
+    await created.getByTestId("diff").locator(".diff-add", { hasText: 'print("ok")' }).waitFor();
+    await page.locator('[data-testid="file-change"][data-path="calc/stats.py"]').getByTestId("diff").locator(".diff-del").first().waitFor();
+    const tokens = (await page.getByTestId("usage-tokens").textContent()) ?? "";
+    if (!/Tokens: [\d,]+/.test(tokens)) throw new Error(`token use shows "${tokens}"`);
+    const percent = Number(await page.getByTestId("context-bar").getAttribute("data-percent"));
+    if (!(percent > 0 && percent <= 100)) throw new Error(`context bar at ${percent}%`);
+    const hasRepomap = events.some((e) => e.type === "prepare.repomap.build");
+    if (hasRepomap) await page.getByTestId("repomap").waitFor();
+  });
+  await checkAccessibility(page, "completed with details");
+  await screenshot(page, "08-details");
+
+  await check("run a file from the FileTree and see its exec.file.* output live", async () => {
+    const node = page.locator('[data-testid="file-node"][data-path="check.py"]');
+    await node.getByTestId("run-file").click();
+    const run = page.locator('[data-testid="file-run"][data-file="check.py"][data-done="true"]');
+    await run.waitFor();
+    if ((await run.getAttribute("data-exit-code")) !== "0") throw new Error(`exit code ${await run.getAttribute("data-exit-code")}`);
+    await run.locator('[data-stream="stdout"]', { hasText: "mean([1, 2, 3]) = 2.0" }).waitFor();
+    await run.locator('[data-stream="stderr"]', { hasText: "checking on stderr" }).waitFor();
+    await run.getByTestId("file-run-state").getByText("exit code 0").waitFor();
+  });
+
+  await check("list the permission rules and revoke one with the keyboard", async () => {
+    await page.getByTestId("rule").nth(1).waitFor();
+    const before = await page.getByTestId("rule").allTextContents();
+    if (!before[1]?.includes("git push")) throw new Error(`rules shown: ${JSON.stringify(before)}`);
+    await tabTo(page, '[aria-label="Revoke the rule ask git push"]');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="rule"]').length === 1);
+    const left = readFileSync(rulesFile, "utf8");
+    if (left.includes("push") || !left.includes("python3")) throw new Error(`rules file after revoking:\n${left}`);
+  });
+
+  await check("switch the page to Simplified Chinese and back", async () => {
+    await page.getByTestId("language-switch").selectOption("zh-CN");
+    await page.getByTestId("cancel-button").getByText("取消").waitFor();
+    if ((await page.evaluate(() => document.documentElement.lang)) !== "zh-CN") throw new Error("html lang is not zh-CN");
+    await page.getByTestId("file-runs").getByText("文件运行").waitFor();
+    await screenshot(page, "09-chinese");
+    await page.reload();
+    await page.getByTestId("cancel-button").getByText("取消").waitFor();
+    await page.getByTestId("language-switch").selectOption("en");
+    await page.getByTestId("cancel-button").getByText("Cancel").waitFor();
+  });
+}
+
+/** Time from opening a 5,000-event session to its first timeline row, and to its whole history. */
+async function firstRowTiming(page) {
+  const root = join(workDir, "project-bulk");
+  cpSync(join(REPO, "examples", "sample-project"), root, { recursive: true });
+  const script = join(workDir, "bulk.json");
+  // One character per streamed delta: an answer of BULK_EVENTS characters is that many events.
+  writeFileSync(script, JSON.stringify({ chunk_chars: 1, delay_ms: 0, turns: [{ text: "x".repeat(BULK_EVENTS) }] }));
+  const { base, token } = await launch(script, root, "bulk");
+  const session = await api(base, token, "POST", "/v1/sessions", { project_id: "bulk", root, mode: "direct" });
+  await api(base, token, "POST", `/v1/sessions/${session.id}/turns`, { request_id: randomUUID(), input: "Say x many times" });
+  const until = Date.now() + 120_000;
+  let last;
+  for (;;) {
+    last = await api(base, token, "GET", `/v1/sessions/${session.id}`);
+    if (last.last_seq >= BULK_EVENTS && last.status !== "running") break;
+    if (Date.now() > until) throw new Error(`the bulk session stopped at ${last.last_seq} events (${last.status})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const firstRow = [];
+  const whole = [];
+  for (let i = 0; i < 3; i++) {
+    await page.goto("about:blank");
+    const started = Date.now();
+    await page.goto(`${base}/?session=${session.id}#token=${token}`);
+    await page.locator('[data-testid="timeline"] > li').first().waitFor();
+    firstRow.push(Date.now() - started);
+    await page.getByTestId("result").waitFor();
+    whole.push(Date.now() - started);
+  }
+  const median = (list) => [...list].sort((a, b) => a - b)[1];
+  log(`5,000-event session (${last.last_seq} events): first timeline row ${median(firstRow)} ms, whole history ${median(whole)} ms (median of 3: ${firstRow.join("/")} ms, ${whole.join("/")} ms)`);
+}
+
+async function main() {
+  if (!existsSync(SERVER_BIN)) throw new Error(`no server binary at ${SERVER_BIN} (build it: cargo build -p keel-server)`);
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  rmSync(join(ARTIFACTS, "failure.png"), { force: true });
+  workDir = mkdtempSync(join(tmpdir(), "keel-e2e-"));
+  const root = join(workDir, "project");
+  cpSync(join(REPO, "examples", "sample-project"), root, { recursive: true });
+  const { base, token } = await launch(SCRIPT, root, "demo");
 
   const profile = join(workDir, "chromium-profile");
   context = await chromium.launchPersistentContext(profile, {
@@ -183,13 +473,14 @@ async function main() {
 
   await check("select tests/test_stats.py in the FileTree", async () => {
     const node = page.locator('[data-testid="file-node"][data-path="tests/test_stats.py"]');
-    await node.getByRole("button").click();
+    await node.locator("button.tree-row").click();
     await page.locator('[data-testid="file-node"][data-path="tests/test_stats.py"][data-selected="true"]').waitFor();
   });
-  await page.screenshot({ path: join(ARTIFACTS, "01-awaiting-approval.png") });
+  await check("no serious accessibility violations while awaiting approval", () => checkAccessibility(page, "awaiting approval"));
+  await screenshot(page, "01-awaiting-approval");
 
-  await check("approve the plan with the button", async () => {
-    await page.getByTestId("approve-button").click();
+  await check("approve the plan with the keyboard only", async () => {
+    await tabTo(page, '[data-testid="approve-button"]');
     await page.getByTestId("approval-request").waitFor({ state: "detached" });
   });
 
@@ -205,7 +496,8 @@ async function main() {
     await box.waitFor();
     const text = (await box.textContent()) ?? "";
     if (!text.includes("Rename tests/test_stats.py to tests/test_mean.py?")) throw new Error(`unexpected question: ${text}`);
-    await page.screenshot({ path: join(ARTIFACTS, "02-question.png") });
+    await checkAccessibility(page, "question");
+    await screenshot(page, "02-question");
     await page.getByTestId("question-option").filter({ hasText: "yes" }).click();
     await box.waitFor({ state: "detached" });
   });
@@ -264,7 +556,7 @@ async function main() {
     }
   });
   const before = await timelineRows(page);
-  await page.screenshot({ path: join(ARTIFACTS, "03-completed.png") });
+  await screenshot(page, "03-completed");
 
   await check("reload the page and see the same history", async () => {
     await page.reload();
@@ -286,7 +578,7 @@ async function main() {
     const sessions = await page.getByTestId("session-item").count();
     if (sessions < 1) throw new Error("the session list is empty");
   });
-  await page.screenshot({ path: join(ARTIFACTS, "04-reloaded.png") });
+
 
   /** Starts another task from the box and waits for its plan approval request. */
   async function startAndAwaitApproval(task) {
@@ -303,11 +595,12 @@ async function main() {
     await page.getByTestId("approval-request").waitFor();
   }
 
-  await check("reject a plan with the button", async () => {
+  await check("reject a plan with the keyboard only", async () => {
     await startAndAwaitApproval("Second task, to be rejected");
     await page.getByTestId("approve-button").waitFor();
-    await page.locator('[data-testid="approval-request"] input').fill("not now");
-    await page.getByTestId("reject-button").click();
+    await tabTo(page, '[data-testid="approval-request"] input', null);
+    await page.keyboard.type("not now");
+    await tabTo(page, '[data-testid="reject-button"]');
     await page.getByTestId("approval-request").waitFor({ state: "detached" });
     await page.locator('[data-testid="timeline-log"]', { hasText: /^\W*Rejected/ }).waitFor();
     await page.locator('[data-testid="run-status"]', { hasText: "idle" }).waitFor();
@@ -317,21 +610,24 @@ async function main() {
       throw new Error("a step ran although the plan was rejected");
     }
   });
-  await page.screenshot({ path: join(ARTIFACTS, "05-rejected.png") });
 
-  await check("cancel a running turn with the button", async () => {
+
+  await check("cancel a running turn with the keyboard only", async () => {
     await startAndAwaitApproval("Third task, to be cancelled");
-    await page.getByTestId("cancel-button").click();
+    await tabTo(page, '[data-testid="cancel-button"]');
     await page.locator('[data-testid="run-status"]', { hasText: "idle" }).waitFor();
     await page.locator('[data-testid="timeline-log"][data-level="warn"]', { hasText: /^\W*Task cancelled/ }).first().waitFor();
     if ((await page.getByTestId("approval-request").count()) !== 0) throw new Error("the approval box outlived the turn");
     const sessions = await page.getByTestId("session-item").count();
     if (sessions < 3) throw new Error(`${sessions} sessions listed, expected 3`);
   });
-  await page.screenshot({ path: join(ARTIFACTS, "06-cancelled.png") });
-
-  if (consoleErrors.length > 0) throw new Error(`the page logged errors:\n${consoleErrors.join("\n")}`);
   log(`timeline rows: ${before.length}`);
+
+  await pageDemo(page);
+  await firstRowTiming(page);
+  const size = bundleSize();
+  log(`bundle: ${(size.raw / 1024).toFixed(1)} KiB, ${(size.gzip / 1024).toFixed(1)} KiB gzip (web/dist)`);
+  if (consoleErrors.length > 0) throw new Error(`the page logged errors:\n${consoleErrors.join("\n")}`);
 }
 
 let failed = false;

@@ -16,7 +16,7 @@ export function CommandOutputs(props: { outputs: readonly CommandOutput[] }) {
               {t(`tool-status-${output.status ?? "running"}`)}
             </span>
           </summary>
-          <pre className="output-text" aria-live="off">
+          <pre className="output-text" aria-live="off" tabIndex={0}>
             {output.text || t("outputs-none")}
           </pre>
         </details>

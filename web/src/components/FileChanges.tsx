@@ -25,7 +25,7 @@ export function FileChanges(props: { changes: readonly FileChange[] }) {
             <span className="added">+{change.lines_added}</span> <span className="removed">−{change.lines_removed}</span>
           </summary>
           {change.diff ? (
-            <pre className="diff" data-testid="diff" aria-label={t("changes-diff-label", { path: change.path })}>
+            <pre className="diff" data-testid="diff" tabIndex={0} aria-label={t("changes-diff-label", { path: change.path })}>
               {change.diff.split("\n").map((line, i) => (
                 <span key={i} className={`diff-${diffLineKind(line)}`}>
                   {line}

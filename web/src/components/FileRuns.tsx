@@ -19,7 +19,7 @@ export function FileRuns(props: { runs: readonly FileRunState[] }) {
             <summary>
               <code>{run.command.join(" ")}</code> <span className="muted" data-testid="file-run-state">{state}</span>
             </summary>
-            <pre className="output-text" aria-live="off">
+            <pre className="output-text" aria-live="off" tabIndex={0}>
               {run.output.length === 0
                 ? t("outputs-none")
                 : run.output.map((part, i) => (

@@ -1,4 +1,5 @@
 import type { Session } from "../api";
+import { useI18n } from "../i18n";
 
 function when(ts: string): string {
   const date = new Date(ts);
@@ -12,15 +13,16 @@ export function SessionList(props: {
   onSelect(id: string): void;
   error?: string | undefined;
 }) {
+  const { t } = useI18n();
   return (
     <section className="session-list" aria-labelledby="sessions-heading">
-      <h2 id="sessions-heading">Sessions</h2>
+      <h2 id="sessions-heading">{t("sessions-label")}</h2>
       {props.error && (
         <p role="alert" className="error-text">
           {props.error}
         </p>
       )}
-      {props.sessions.length === 0 && !props.error && <p className="muted">No sessions yet.</p>}
+      {props.sessions.length === 0 && !props.error && <p className="muted">{t("sessions-empty")}</p>}
       <ul data-testid="session-list">
         {props.sessions.map((s) => (
           <li key={s.id}>

@@ -230,7 +230,7 @@ export function SessionView(props: {
           <FileChanges changes={model.changes} />
           <FileRuns runs={[...model.fileRuns.values()]} />
           {running && model.liveText && (
-            <p className="live-text" data-testid="live-text" aria-live="off">
+            <p className="live-text" data-testid="live-text" aria-live="off" tabIndex={0}>
               {model.liveText}
             </p>
           )}

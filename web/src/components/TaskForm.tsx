@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { newRequestId, type Api, type Session } from "../api";
+import { useI18n } from "../i18n";
 import { readQuery, writeQuery, type PageQuery } from "../query";
 
 /** Starts a task: creates a session for project/root, then its first turn. */
@@ -8,6 +9,7 @@ export function TaskForm(props: {
   onStarted(session: Session): void;
   onAuthFailure(err: unknown): boolean;
 }) {
+  const { t } = useI18n();
   const initial = readQuery();
   const [project, setProject] = useState(initial.project);
   const [root, setRoot] = useState(initial.root);
@@ -61,14 +63,14 @@ export function TaskForm(props: {
         void submit();
       }}
     >
-      <h2 id="task-heading">New task</h2>
+      <h2 id="task-heading">{t("task-heading")}</h2>
       <div className="row">
         <label>
-          Project
+          {t("task-project")}
           <input data-testid="task-project" value={project} onChange={(e) => setProject(e.target.value)} />
         </label>
         <label>
-          Mode
+          {t("task-mode")}
           <select
             data-testid="task-mode"
             value={mode}
@@ -81,7 +83,7 @@ export function TaskForm(props: {
         </label>
       </div>
       <label>
-        Root folder
+        {t("task-root")}
         <input
           data-testid="task-root"
           value={root}
@@ -90,12 +92,12 @@ export function TaskForm(props: {
         />
       </label>
       <label>
-        Task
+        {t("task-task")}
         <textarea
           data-testid="task-input"
           rows={3}
           value={input}
-          placeholder="What should the agent do?"
+          placeholder={t("task-placeholder")}
           onChange={(e) => setInput(e.target.value)}
           onKeyDown={(e) => {
             if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
@@ -111,7 +113,7 @@ export function TaskForm(props: {
         </p>
       )}
       <button type="submit" className="primary" data-testid="task-submit" disabled={busy}>
-        {busy ? "Starting…" : "Start task"}
+        {busy ? t("task-starting") : t("task-start")}
       </button>
     </form>
   );

@@ -13,7 +13,7 @@ export function Thinking(props: { blocks: readonly ThinkingBlock[] }) {
           <summary>
             {block.done ? t("thinking-summary", { agent: block.agent }) : t("thinking-summary-live", { agent: block.agent })}
           </summary>
-          <pre className="thinking-text">{block.text}</pre>
+          <pre className="thinking-text" tabIndex={0}>{block.text}</pre>
         </details>
       ))}
     </section>

@@ -1,5 +1,6 @@
 import { useEffect, useRef } from "react";
 import type { AgentPhase, TimelineEvent } from "../contract";
+import { useI18n } from "../i18n";
 import type { TimelineItem } from "../sessionModel";
 
 const PHASE_ICON: Record<AgentPhase, string> = {
@@ -182,6 +183,7 @@ function Row(props: { item: TimelineItem }) {
 
 /** The windowed Activity Timeline: phases as large nodes, everything else as child nodes. */
 export function Timeline(props: { items: TimelineItem[] }) {
+  const { t } = useI18n();
   const listRef = useRef<HTMLOListElement>(null);
   const stick = useRef(true);
   const last: TimelineEvent | undefined = props.items[props.items.length - 1]?.record;
@@ -190,19 +192,19 @@ export function Timeline(props: { items: TimelineItem[] }) {
     if (list && stick.current) list.scrollTop = list.scrollHeight;
   }, [last?.id]);
   return (
-    <section className="timeline card" aria-labelledby="timeline-heading">
+    <section className="timeline card" role="log" aria-labelledby="timeline-heading">
       <h3 id="timeline-heading">
-        Activity <span className="muted">({props.items.length} shown, newest last)</span>
+        {t("timeline-heading")} <span className="muted">{t("timeline-count", { count: props.items.length })}</span>
       </h3>
       {props.items.length === 0 ? (
         <p className="muted" data-testid="timeline-empty">
-          Waiting for events…
+          {t("timeline-empty")}
         </p>
       ) : (
         <ol
           ref={listRef}
-          role="log"
-          aria-label="Agent activity"
+          aria-label={t("timeline-label")}
+          tabIndex={0}
           data-testid="timeline"
           onScroll={(e) => {
             const el = e.currentTarget;

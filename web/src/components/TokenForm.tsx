@@ -1,8 +1,10 @@
 import { useState } from "react";
+import { useI18n } from "../i18n";
 
 /** Asks for the bearer token when the URL fragment did not carry one. */
 export function TokenForm(props: { error?: string | undefined; onToken(token: string): void }) {
   const [value, setValue] = useState("");
+  const { t } = useI18n();
   return (
     <main className="token-page">
       <form
@@ -12,14 +14,14 @@ export function TokenForm(props: { error?: string | undefined; onToken(token: st
           if (value.trim()) props.onToken(value.trim());
         }}
       >
-        <h1>Keel · Activity Timeline</h1>
-        <p>This page needs the server's access token (or open it with <code>#token=…</code>).</p>
+        <h1>{t("page-title")}</h1>
+        <p>{t("token-needed")}</p>
         {props.error && (
           <p role="alert" className="error-text">
             {props.error}
           </p>
         )}
-        <label htmlFor="token-input">Access token</label>
+        <label htmlFor="token-input">{t("token-label")}</label>
         <input
           id="token-input"
           data-testid="token-input"
@@ -29,7 +31,7 @@ export function TokenForm(props: { error?: string | undefined; onToken(token: st
           onChange={(e) => setValue(e.target.value)}
         />
         <button type="submit" className="primary" data-testid="token-submit">
-          Continue
+          {t("token-continue")}
         </button>
       </form>
     </main>
