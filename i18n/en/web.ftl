@@ -63,7 +63,7 @@ question-answer-label = Your answer
 question-submit = Answer
 
 thinking-heading = Thinking
-thinking-summary = { $agent } thought (show)
+thinking-summary = { $agent } thought
 thinking-summary-live = { $agent } is thinking…
 
 outputs-heading = Command output

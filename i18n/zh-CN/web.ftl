@@ -63,7 +63,7 @@ question-answer-label = 你的回答
 question-submit = 回答
 
 thinking-heading = 思考过程
-thinking-summary = { $agent } 的思考（展开）
+thinking-summary = { $agent } 的思考
 thinking-summary-live = { $agent } 正在思考…
 
 outputs-heading = 命令输出

@@ -266,6 +266,8 @@ async function pageDemo(page) {
     rulesFile,
     '# Rules for the page demo.\n[[rule]]\nmatch = ["python3"]\ndecision = "allow"\n\n[[rule]]\nmatch = ["git", "push"]\ndecision = "ask"\n',
   );
+  // Leave the previous server's page first: its stream would log connection errors.
+  await page.goto("about:blank");
   const { base, token } = await launch(PAGE_SCRIPT, root, "page");
   const query = new URLSearchParams({ project: "page-demo", root, mode: "plan" });
   await page.goto(`${base}/?${query}#token=${token}`);
@@ -314,7 +316,7 @@ async function pageDemo(page) {
 
   await check("see the changed plan run (run.plan.modify) with thinking, output, diffs and usage", async () => {
     await page.locator('[data-testid="run-status"]', { hasText: "idle" }).waitFor();
-    const steps = (await page.getByTestId("plan-step").allTextContents()).map((t) => t.replace(/\s*\(.*\)$/, "").replace(/^\W+/, "").trim());
+    const steps = (await page.getByTestId("plan-step").allTextContents()).map((t) => t.replace(/\s*\((pending|running|done|failed)\)$/, "").replace(/^\W+/, "").trim());
     if (JSON.stringify(steps) !== JSON.stringify(["Fix mean() in calc/stats.py", "Write a check script", "Run the check script"])) {
       throw new Error(`plan shown: ${JSON.stringify(steps)}`);
     }
@@ -388,6 +390,7 @@ async function firstRowTiming(page) {
   const script = join(workDir, "bulk.json");
   // One character per streamed delta: an answer of BULK_EVENTS characters is that many events.
   writeFileSync(script, JSON.stringify({ chunk_chars: 1, delay_ms: 0, turns: [{ text: "x".repeat(BULK_EVENTS) }] }));
+  await page.goto("about:blank");
   const { base, token } = await launch(script, root, "bulk");
   const session = await api(base, token, "POST", "/v1/sessions", { project_id: "bulk", root, mode: "direct" });
   await api(base, token, "POST", `/v1/sessions/${session.id}/turns`, { request_id: randomUUID(), input: "Say x many times" });

@@ -127,6 +127,7 @@ export class SessionModel {
   repomap: PayloadOf<"prepare.repomap.build"> | undefined;
   readonly window: TimelineWindow<TimelineItem>;
   private version = 0;
+  private notifyScheduled = false;
   private listeners = new Set<() => void>();
 
   constructor(capacity = WINDOW_CAPACITY) {
@@ -142,10 +143,21 @@ export class SessionModel {
   /** Changes on every update (for `useSyncExternalStore`). */
   getVersion = (): number => this.version;
 
-  /** Notifies subscribers. */
+  /** Notifies subscribers, at most once per animation frame: a replayed backlog of thousands of
+   * events renders a few times, not once per event. */
   changed(): void {
     this.version++;
-    for (const listener of this.listeners) listener();
+    if (this.notifyScheduled) return;
+    this.notifyScheduled = true;
+    const notify = () => {
+      this.notifyScheduled = false;
+      for (const listener of this.listeners) listener();
+    };
+    if (typeof requestAnimationFrame === "function" && typeof document !== "undefined" && !document.hidden) {
+      requestAnimationFrame(notify);
+    } else {
+      setTimeout(notify, 0);
+    }
   }
 
   /** Sets the file listing (from `GET …/files`), keeping the selection when it still exists. */

@@ -70,6 +70,20 @@ describe("details folded from the golden run", () => {
   });
 });
 
+describe("change notifications", () => {
+  it("are coalesced: a burst of events notifies once, after the burst", async () => {
+    const model = new SessionModel();
+    let calls = 0;
+    model.subscribe(() => calls++);
+    const before = model.getVersion();
+    for (const event of events.slice(0, 50)) model.apply(event);
+    expect(model.getVersion()).toBeGreaterThan(before);
+    expect(calls).toBe(0);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(calls).toBe(1);
+  });
+});
+
 describe("the plan editor's checks", () => {
   it("refuses an empty goal, no steps and an untitled step", () => {
     expect(draftProblem(" ", [{ title: "a" }])).toBe("plan-edit-error-goal");
