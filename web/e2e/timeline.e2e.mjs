@@ -40,9 +40,9 @@ const STEP_TIMEOUT = 30_000;
 /** Blocks of this many pixels square are compared by mean brightness. */
 const BLOCK = 16;
 /** A block differs when its mean brightness moved by more than this (of 255). */
-const BLOCK_DELTA = 40;
+const BLOCK_DELTA = 16;
 /** The share of differing blocks that fails a screenshot (a layout change moves many more). */
-const MAX_CHANGED_BLOCKS = 0.06;
+const MAX_CHANGED_BLOCKS = 0.05;
 /** Events in the session the time to first row is measured on. */
 const BULK_EVENTS = 5_000;
 
