@@ -381,6 +381,21 @@ async function pageDemo(page) {
     await page.getByTestId("language-switch").selectOption("en");
     await page.getByTestId("cancel-button").getByText("Cancel").waitFor();
   });
+
+  await check("open the page in Chinese when the browser prefers Chinese", async () => {
+    const zh = await context.newPage();
+    try {
+      await zh.addInitScript(() => {
+        Object.defineProperty(navigator, "languages", { get: () => ["zh-CN", "zh"] });
+        localStorage.removeItem("keel.lang");
+      });
+      await zh.goto(`${base}/#token=${token}`);
+      await zh.getByTestId("task-submit").getByText("开始任务").waitFor();
+      if ((await zh.evaluate(() => document.documentElement.lang)) !== "zh-CN") throw new Error("html lang is not zh-CN");
+    } finally {
+      await zh.close();
+    }
+  });
 }
 
 /** Time from opening a 5,000-event session to its first timeline row, and to its whole history. */
