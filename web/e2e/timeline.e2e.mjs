@@ -339,6 +339,7 @@ async function pageDemo(page) {
     const created = page.locator('[data-testid="file-change"][data-path="check.py"]');
     await created.getByTestId("diff").locator(".diff-add", { hasText: 'print("ok")' }).waitFor();
     await page.locator('[data-testid="file-change"][data-path="calc/stats.py"]').getByTestId("diff").locator(".diff-del").first().waitFor();
+    await page.getByTestId("tool-action").getByText("Editing calc/stats.py").first().waitFor();
     const tokens = (await page.getByTestId("usage-tokens").textContent()) ?? "";
     if (!/Tokens: [\d,]+/.test(tokens)) throw new Error(`token use shows "${tokens}"`);
     const percent = Number(await page.getByTestId("context-bar").getAttribute("data-percent"));
@@ -375,6 +376,7 @@ async function pageDemo(page) {
     await page.getByTestId("cancel-button").getByText("取消").waitFor();
     if ((await page.evaluate(() => document.documentElement.lang)) !== "zh-CN") throw new Error("html lang is not zh-CN");
     await page.getByTestId("file-runs").getByText("文件运行").waitFor();
+    await page.getByTestId("tool-action").getByText("正在编辑 calc/stats.py").first().waitFor();
     await screenshot(page, "09-chinese");
     await page.reload();
     await page.getByTestId("cancel-button").getByText("取消").waitFor();

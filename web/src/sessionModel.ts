@@ -63,6 +63,8 @@ export interface TimelineItem {
   record: TimelineEvent;
   /** Plan position, for step phase nodes. */
   progress?: Progress;
+  /** For a tool call whose start was seen: its name and arguments (for the action text). */
+  call?: { name: string; arguments: unknown };
 }
 
 /** A plan step's state. */
@@ -127,6 +129,8 @@ export class SessionModel {
   repomap: PayloadOf<"prepare.repomap.build"> | undefined;
   readonly window: TimelineWindow<TimelineItem>;
   private version = 0;
+  /** Arguments of tool calls that started and have not ended, by call id. */
+  private toolArgs = new Map<string, unknown>();
   private notifyScheduled = false;
   private listeners = new Set<() => void>();
 
@@ -187,6 +191,7 @@ export class SessionModel {
     this.proposedPlan = undefined;
     this.thinking = [];
     this.outputs.clear();
+    this.toolArgs.clear();
     this.changes = [];
     this.fileRuns.clear();
     this.usage = undefined;
@@ -223,7 +228,13 @@ export class SessionModel {
       const progress =
         event.type === "run.step.start" || event.type === "run.step.end" ? event.payload.progress : undefined;
       const key = record.id;
-      this.window.push(progress ? { key, seq: event.seq, record, progress } : { key, seq: event.seq, record });
+      const item: TimelineItem = progress ? { key, seq: event.seq, record, progress } : { key, seq: event.seq, record };
+      if (event.type === "run.tool.end") {
+        const args = this.toolArgs.get(event.payload.call_id);
+        this.toolArgs.delete(event.payload.call_id);
+        if (args !== undefined) item.call = { name: event.payload.tool_name, arguments: args };
+      }
+      this.window.push(item);
       if (record.type === "file_update") this.tree = applyFileUpdate(this.tree, record.payload);
     }
     return true;
@@ -281,6 +292,11 @@ export class SessionModel {
         break;
       }
       case "run.tool.start":
+        this.toolArgs.set(event.payload.call_id, event.payload.arguments);
+        if (this.toolArgs.size > DETAIL_CAP) {
+          const first = this.toolArgs.keys().next();
+          if (!first.done) this.toolArgs.delete(first.value);
+        }
         if (event.payload.tool_name === "execute_command") {
           this.outputs.set(event.payload.call_id, {
             callId: event.payload.call_id,

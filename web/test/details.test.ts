@@ -50,6 +50,14 @@ describe("details folded from the golden run", () => {
     expect(run?.exit).toEqual(of("exec.file.exit")[0]?.payload);
   });
 
+  it("gives each ended tool call row the arguments its start carried (for the action text)", () => {
+    const rows = model.window.items().filter((i) => i.record.type === "tool_call");
+    const withCall = rows.filter((i) => i.call);
+    expect(withCall.length).toBeGreaterThan(0);
+    const starts = new Map(of("run.tool.start").map((e) => [e.payload.tool_name, e.payload.arguments]));
+    for (const row of withCall) expect(starts.has(row.call?.name ?? "")).toBe(true);
+  });
+
   it("keeps the latest usage, context window and repo map", () => {
     expect(model.usage).toEqual(of("run.usage.report").at(-1)?.payload);
     expect(model.contextWindow).toEqual(of("run.context.window").at(-1)?.payload);

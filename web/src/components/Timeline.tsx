@@ -53,6 +53,7 @@ function Move(props: { from: string; to: string }) {
 
 function Row(props: { item: TimelineItem }) {
   const { record, progress } = props.item;
+  const { tool } = useI18n();
   const stamp = <time dateTime={record.timestamp}>{time(record.timestamp)}</time>;
   switch (record.type) {
     case "agent_phase": {
@@ -100,6 +101,11 @@ function Row(props: { item: TimelineItem }) {
               <span className={p.success ? "ok-text" : "error-text"}>{p.success ? "✓" : "✗ failed"}</span>
               {p.duration !== undefined && <span className="muted"> · {p.duration} ms</span>} {stamp}
             </div>
+            {props.item.call && (
+              <div className="muted" data-testid="tool-action">
+                {tool(props.item.call.name, props.item.call.arguments)}
+              </div>
+            )}
             {p.resultSummary && <div className="summary">{p.resultSummary}</div>}
           </div>
         </li>
