@@ -10,4 +10,5 @@ mod common;
 
 mod bad_input;
 mod everything;
+mod sandbox;
 mod test_server;
