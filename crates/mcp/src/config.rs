@@ -67,7 +67,7 @@ impl<'de> Deserialize<'de> for ServerApproval {
 
 /// One `[mcp_servers.NAME]` table, as written. Either `command` (a stdio server) or `url` (a
 /// streamable HTTP server).
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerConfig {
     /// The program of a stdio server.
