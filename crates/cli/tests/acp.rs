@@ -14,7 +14,7 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock, InitializeRequest, LoadSessionRequest, NewSessionRequest,
-    PermissionOptionKind, PromptRequest, RequestPermissionOutcome, RequestPermissionRequest,
+    PermissionOptionKind, PlanEntryStatus, PromptRequest, RequestPermissionOutcome, RequestPermissionRequest,
     RequestPermissionResponse, SelectedPermissionOutcome, SessionId, SessionNotification,
     SessionUpdate, StopReason, TextContent, ToolCallContent, ToolCallStatus, ToolKind,
 };
@@ -540,4 +540,71 @@ async fn mcp_tools_ask_by_their_approval_and_annotations_answered_yes_and_no() {
         "{:#?}",
         seen.updates
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_is_shown_as_an_acp_plan_whose_steps_progress() {
+    let script = ScriptBuilder::new()
+        .tool_call(
+            "create_plan",
+            json!({"goal": "Tidy up", "steps": [
+                {"index": 1, "title": "Look around", "description": "See what is there.", "expected_tools": []},
+                {"index": 2, "title": "Report", "description": "Say what was found.", "expected_tools": []}
+            ], "estimated_complexity": "low"}),
+        )
+        .text("Looked around: a README.")
+        .text("Reported.")
+        .text("All done.");
+    let (root, config, script) = workspace(&script);
+    let provider = format!("--provider=scripted:{}", script.display());
+    let cwd = root.path().to_path_buf();
+    let (_stop, seen) = with_agent(
+        config.path(),
+        &[&provider, "--mode", "plan", "--approve-plans"],
+        Vec::new(),
+        async move |cx, _seen| {
+            let session = cx
+                .send_request(NewSessionRequest::new(cwd))
+                .block_task()
+                .await
+                .unwrap();
+            cx.send_request(PromptRequest::new(
+                session.session_id.clone(),
+                text("tidy up"),
+            ))
+            .block_task()
+            .await
+            .map(|r| r.stop_reason)
+        },
+    )
+    .await;
+    let plans: Vec<Vec<(String, PlanEntryStatus)>> = seen
+        .updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::Plan(plan) => Some(
+                plan.entries
+                    .iter()
+                    .map(|e| (e.content.clone(), e.status.clone()))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect();
+    assert!(!plans.is_empty(), "no plan update in {:#?}", seen.updates);
+    assert_eq!(
+        plans[0],
+        vec![
+            ("Look around".to_owned(), PlanEntryStatus::Pending),
+            ("Report".to_owned(), PlanEntryStatus::Pending)
+        ]
+    );
+    assert!(
+        plans
+            .iter()
+            .any(|p| p[0].1 == PlanEntryStatus::InProgress && p[1].1 == PlanEntryStatus::Pending),
+        "{plans:#?}"
+    );
+    let last = plans.last().unwrap();
+    assert_eq!(last[0].1, PlanEntryStatus::Completed, "{plans:#?}");
 }

@@ -27,23 +27,17 @@ struct Gate {
 }
 
 async fn gate(State(gate): State<Arc<Gate>>, request: Request) -> Response {
-    let header = |name: &str| {
-        request
-            .headers()
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned)
-    };
+    let (parts, body) = request.into_parts();
+    let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
     let bearer = format!("Bearer {}", gate.token);
-    if header("authorization").as_deref() != Some(bearer.as_str())
-        || header(HEADER).as_deref() != Some(gate.header.as_str())
-    {
+    let allowed = header("authorization") == Some(bearer.as_str())
+        && header(HEADER) == Some(gate.header.as_str());
+    if !allowed {
         return Response::builder()
             .status(StatusCode::UNAUTHORIZED)
             .body(Body::from("missing or wrong token or header"))
             .unwrap();
     }
-    let (parts, body) = request.into_parts();
     let url = format!("{}{}", gate.upstream, parts.uri.path());
     let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
     let mut forward = gate.client.request(parts.method.clone(), url).body(body);
