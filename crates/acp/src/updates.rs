@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, Diff, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus,
-    SessionUpdate, TextContent, ToolCall, ToolCallContent,
-    ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    SessionUpdate, TextContent, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use keel_events::{Event, EventKind, FileOp, ToolStatus};
 
@@ -53,7 +53,11 @@ impl UpdateMapper {
     }
 
     /// The plan as it stands, after `change` to the entry of step `step`.
-    fn plan_update(&mut self, step: u32, change: impl FnOnce(&mut PlanEntry)) -> Vec<SessionUpdate> {
+    fn plan_update(
+        &mut self,
+        step: u32,
+        change: impl FnOnce(&mut PlanEntry),
+    ) -> Vec<SessionUpdate> {
         let Some((_, entry)) = self.plan.iter_mut().find(|(index, _)| *index == step) else {
             return Vec::new();
         };
