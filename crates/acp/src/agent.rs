@@ -142,6 +142,16 @@ pub async fn serve<H: SessionHost>(
                         format!("unknown session `{id}`: open it with session/new or session/load"),
                     ));
                 };
+                if let Some(kind) = unsupported_content(&request.prompt) {
+                    return responder.respond_with_error(Error::new(
+                        ErrorCode::INVALID_PARAMS,
+                        format!(
+                            "this agent does not take {kind} in prompts (its prompt capabilities \
+                             say so): the model is given text only; describe it in words or \
+                             attach the file as a resource"
+                        ),
+                    ));
+                }
                 let text = prompt_text(&request.prompt);
                 if text.trim().is_empty() {
                     return responder.respond_with_error(Error::new(
@@ -264,6 +274,17 @@ async fn open<H: SessionHost>(
     Ok(Opened {
         id: session_id,
         history,
+    })
+}
+
+/// The kind of the first content block a prompt may not carry here (images, audio): the
+/// agent offers no such prompt capability, and dropping them silently would answer a
+/// different question.
+fn unsupported_content(prompt: &[ContentBlock]) -> Option<&'static str> {
+    prompt.iter().find_map(|block| match block {
+        ContentBlock::Image(_) => Some("images"),
+        ContentBlock::Audio(_) => Some("audio"),
+        _ => None,
     })
 }
 

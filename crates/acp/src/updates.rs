@@ -1,14 +1,15 @@
 //! Keel's events as ACP `session/update`s: answer and reasoning text as message chunks, tool
 //! calls with their kind, locations and status, file changes as diffs on the tool call that
-//! made them, results as the call's content.
+//! made them, results as the call's content, a plan and its steps' progress as ACP plans.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Diff, SessionUpdate, TextContent, ToolCall, ToolCallContent,
-    ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    ContentBlock, ContentChunk, Diff, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus,
+    SessionUpdate, TextContent, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use keel_events::{Event, EventKind, FileOp, ToolStatus};
 
@@ -36,6 +37,8 @@ pub struct UpdateMapper {
     current: CurrentToolCall,
     /// Content shown on each open tool call (an update replaces the whole list).
     content: HashMap<String, Vec<ToolCallContent>>,
+    /// The current plan's steps (their index and entry); an update sends them all.
+    plan: Vec<(u32, PlanEntry)>,
 }
 
 impl UpdateMapper {
@@ -45,7 +48,27 @@ impl UpdateMapper {
             root: root.into(),
             current,
             content: HashMap::new(),
+            plan: Vec::new(),
         }
+    }
+
+    /// The plan as it stands, after `change` to the entry of step `step`.
+    fn plan_update(
+        &mut self,
+        step: u32,
+        change: impl FnOnce(&mut PlanEntry),
+    ) -> Vec<SessionUpdate> {
+        let Some((_, entry)) = self.plan.iter_mut().find(|(index, _)| *index == step) else {
+            return Vec::new();
+        };
+        change(entry);
+        vec![self.plan_now()]
+    }
+
+    fn plan_now(&self) -> SessionUpdate {
+        SessionUpdate::Plan(Plan::new(
+            self.plan.iter().map(|(_, entry)| entry.clone()).collect(),
+        ))
     }
 
     /// The updates for `event`. `replay`: the event is from a stored turn being shown again
@@ -120,8 +143,43 @@ impl UpdateMapper {
                         .raw_output(serde_json::Value::String(end.result.clone())),
                 ))]
             }
+            EventKind::RunPlanCreate(created) => self.new_plan(&created.plan),
+            EventKind::RunPlanModify(modified) => self.new_plan(&modified.plan),
+            EventKind::RunStepStart(step) => self.plan_update(step.step_id, |entry| {
+                entry.status = PlanEntryStatus::InProgress;
+            }),
+            EventKind::RunStepEnd(step) => self.plan_update(step.step_id, |entry| {
+                entry.status = PlanEntryStatus::Completed;
+            }),
+            EventKind::RunStepFail(step) => {
+                let error = step.error.clone();
+                self.plan_update(step.step_id, |entry| {
+                    // ACP v1 has no failed state: the step is over, and says how.
+                    entry.status = PlanEntryStatus::Completed;
+                    entry.content = format!("{} (failed: {error})", entry.content);
+                })
+            }
             _ => Vec::new(),
         }
+    }
+
+    /// A new (or modified) plan: every step pending, in order.
+    fn new_plan(&mut self, plan: &keel_events::Plan) -> Vec<SessionUpdate> {
+        self.plan = plan
+            .steps
+            .iter()
+            .map(|step| {
+                (
+                    step.index,
+                    PlanEntry::new(
+                        step.title.clone(),
+                        PlanEntryPriority::Medium,
+                        PlanEntryStatus::Pending,
+                    ),
+                )
+            })
+            .collect();
+        vec![self.plan_now()]
     }
 }
 

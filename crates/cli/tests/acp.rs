@@ -14,9 +14,10 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock, InitializeRequest, LoadSessionRequest, NewSessionRequest,
-    PermissionOptionKind, PromptRequest, RequestPermissionOutcome, RequestPermissionRequest,
-    RequestPermissionResponse, SelectedPermissionOutcome, SessionId, SessionNotification,
-    SessionUpdate, StopReason, TextContent, ToolCallContent, ToolCallStatus, ToolKind,
+    PermissionOptionKind, PlanEntryStatus, PromptRequest, RequestPermissionOutcome,
+    RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome, SessionId,
+    SessionNotification, SessionUpdate, StopReason, TextContent, ToolCallContent, ToolCallStatus,
+    ToolKind,
 };
 use agent_client_protocol::{Agent, ByteStreams, Client};
 use keel_test_support::ScriptBuilder;
@@ -436,7 +437,175 @@ fn bad_input_gets_json_rpc_errors_and_the_agent_stays_up() {
     ));
     assert!(session["result"]["sessionId"].is_string(), "{session}");
 
+    // An image in a prompt is refused by name, not dropped: the model only gets text.
+    let image = exchange(&format!(
+        r#"{{"jsonrpc":"2.0","id":8,"method":"session/prompt","params":{{"sessionId":{},"prompt":[{{"type":"text","text":"what is this?"}},{{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}}]}}}}"#,
+        session["result"]["sessionId"]
+    ));
+    assert_eq!(image["error"]["code"], -32602, "{image}");
+    assert!(
+        image["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("does not take images in prompts"),
+        "{image}"
+    );
+
     drop(stdin);
     let status = child.wait().unwrap();
     assert!(status.success(), "{status}");
+}
+
+/// The final text of the tool calls the client saw, by title fragment.
+fn tool_statuses(seen: &Seen, title: &str) -> Vec<ToolCallStatus> {
+    let ids: Vec<_> = seen
+        .updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::ToolCall(call) if call.title.contains(title) => {
+                Some(call.tool_call_id.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    ids.iter()
+        .filter_map(|id| {
+            seen.updates.iter().rev().find_map(|u| match u {
+                SessionUpdate::ToolCallUpdate(update) if &update.tool_call_id == id => {
+                    update.fields.status
+                }
+                _ => None,
+            })
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_tools_ask_by_their_approval_and_annotations_answered_yes_and_no() {
+    let Some(everything) = crate::mcp_command::everything() else {
+        return;
+    };
+    let script = ScriptBuilder::new()
+        .tool_call("mcp__everything__echo", json!({"message": "not asked"}))
+        .tool_call("mcp__everything__get-sum", json!({"a": 2, "b": 40}))
+        .tool_call("mcp__everything__get-sum", json!({"a": 1, "b": 1}))
+        .text("Done with the sums.");
+    let (root, config, script) = workspace(&script);
+    // echo is read-only by its annotations (on-dangerous: not asked); get-sum is `always`.
+    std::fs::write(
+        root.path().join("keel.toml"),
+        format!(
+            "[mcp_servers.everything]\ncommand = {}\nargs = [\"stdio\"]\napproval = \"on-dangerous\"\ntool_approval = {{ \"get-sum\" = \"always\" }}\n",
+            crate::mcp_command::toml_string(&everything)
+        ),
+    )
+    .unwrap();
+    let provider = format!("--provider=scripted:{}", script.display());
+    let cwd = root.path().to_path_buf();
+    let (stop, seen) = with_agent(
+        config.path(),
+        &[&provider],
+        vec![Answer::Allow, Answer::Reject],
+        async move |cx, _seen| {
+            let session = cx
+                .send_request(NewSessionRequest::new(cwd))
+                .block_task()
+                .await
+                .unwrap();
+            cx.send_request(PromptRequest::new(
+                session.session_id.clone(),
+                text("add things up"),
+            ))
+            .block_task()
+            .await
+            .unwrap()
+            .stop_reason
+        },
+    )
+    .await;
+    assert_eq!(stop, StopReason::EndTurn);
+    assert_eq!(seen.permissions.len(), 2, "{:#?}", seen.permissions);
+    for asked in &seen.permissions {
+        let title = asked.tool_call.fields.title.clone().unwrap_or_default();
+        assert!(title.contains("get-sum"), "{title}");
+    }
+    assert_eq!(
+        tool_statuses(&seen, "echo"),
+        vec![ToolCallStatus::Completed],
+        "{:#?}",
+        seen.updates
+    );
+    assert_eq!(
+        tool_statuses(&seen, "get-sum"),
+        vec![ToolCallStatus::Completed, ToolCallStatus::Failed],
+        "{:#?}",
+        seen.updates
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_is_shown_as_an_acp_plan_whose_steps_progress() {
+    let script = ScriptBuilder::new()
+        .tool_call(
+            "create_plan",
+            json!({"goal": "Tidy up", "steps": [
+                {"index": 1, "title": "Look around", "description": "See what is there.", "expected_tools": []},
+                {"index": 2, "title": "Report", "description": "Say what was found.", "expected_tools": []}
+            ], "estimated_complexity": "low"}),
+        )
+        .text("Looked around: a README.")
+        .text("Reported.")
+        .text("All done.");
+    let (root, config, script) = workspace(&script);
+    let provider = format!("--provider=scripted:{}", script.display());
+    let cwd = root.path().to_path_buf();
+    let (_stop, seen) = with_agent(
+        config.path(),
+        &[&provider, "--mode", "plan", "--approve-plans"],
+        Vec::new(),
+        async move |cx, _seen| {
+            let session = cx
+                .send_request(NewSessionRequest::new(cwd))
+                .block_task()
+                .await
+                .unwrap();
+            cx.send_request(PromptRequest::new(
+                session.session_id.clone(),
+                text("tidy up"),
+            ))
+            .block_task()
+            .await
+            .map(|r| r.stop_reason)
+        },
+    )
+    .await;
+    let plans: Vec<Vec<(String, PlanEntryStatus)>> = seen
+        .updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::Plan(plan) => Some(
+                plan.entries
+                    .iter()
+                    .map(|e| (e.content.clone(), e.status.clone()))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect();
+    assert!(!plans.is_empty(), "no plan update in {:#?}", seen.updates);
+    assert_eq!(
+        plans[0],
+        vec![
+            ("Look around".to_owned(), PlanEntryStatus::Pending),
+            ("Report".to_owned(), PlanEntryStatus::Pending)
+        ]
+    );
+    assert!(
+        plans
+            .iter()
+            .any(|p| p[0].1 == PlanEntryStatus::InProgress && p[1].1 == PlanEntryStatus::Pending),
+        "{plans:#?}"
+    );
+    let last = plans.last().unwrap();
+    assert_eq!(last[0].1, PlanEntryStatus::Completed, "{plans:#?}");
 }

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::common::{events, keel};
 
-fn everything() -> Option<std::path::PathBuf> {
+pub(crate) fn everything() -> Option<std::path::PathBuf> {
     keel_test_support::processes::external_program(
         "mcp-server-everything",
         "KEEL_MCP_EVERYTHING",
@@ -39,7 +39,7 @@ fn processes_in(dir: &Path) -> Vec<String> {
     out
 }
 
-fn toml_string(path: &Path) -> String {
+pub(crate) fn toml_string(path: &Path) -> String {
     serde_json::to_string(&path.display().to_string()).unwrap()
 }
 

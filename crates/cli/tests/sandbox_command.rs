@@ -379,3 +379,62 @@ fn sandbox_check_reports_this_kernel() {
         "{text}"
     );
 }
+
+#[test]
+fn file_runs_are_confined_and_say_what_was_blocked_then_run_with_sandbox_off() {
+    let l = layout();
+    let target = l.outside.join("from-script.txt");
+    std::fs::write(
+        l.root.join("escape.sh"),
+        format!("echo in > inside.txt\necho out > {}\n", target.display()),
+    )
+    .unwrap();
+    let root = l.root.to_str().unwrap();
+
+    // The root's keel.toml says nothing: workspace-write, the default.
+    let out = run_keel(&["exec-file", "escape.sh", "--root", root], None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "blocked by the sandbox: write to {}",
+            target.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!target.exists());
+    assert_eq!(
+        std::fs::read_to_string(l.root.join("inside.txt")).unwrap(),
+        "in\n"
+    );
+
+    let out = run_keel(
+        &["exec-file", "escape.sh", "--root", root, "--sandbox", "off"],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "out\n");
+
+    let out = run_keel(
+        &[
+            "exec-file",
+            "escape.sh",
+            "--root",
+            root,
+            "--sandbox",
+            "sideways",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unknown sandbox mode `sideways`"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

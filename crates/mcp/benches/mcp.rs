@@ -1,5 +1,6 @@
 //! Session start with five stdio MCP servers, all at once versus one after another, and the
-//! cost of one MCP tool call against a built-in tool's.
+//! cost of one MCP tool call against a built-in tool's; and the concurrent start with every
+//! server in the OS sandbox.
 //!
 //! The servers are the `mcp_test_server` example: `KEEL_MCP_TEST_SERVER` names it, else it is
 //! looked up in the target folder's `debug/examples` (build it with
@@ -13,6 +14,7 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use keel_events::{Bus, Emitter, Sequencer};
 use keel_mcp::{McpManager, ServerConfig, ServerSpec};
+use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
 use keel_tools::{ApprovalPolicy, ApproveAll, Tool, ToolContext, ToolSource};
 use serde_json::json;
 
@@ -55,7 +57,7 @@ fn startup(c: &mut Criterion) {
             rt.block_on(async {
                 let manager = McpManager::new(dir.path(), specs());
                 manager.start_all().await;
-                assert_eq!(manager.tools().len(), 5 * 8 + 2);
+                assert_eq!(manager.tools().len(), 5 * 9 + 2);
                 manager.shutdown().await;
             })
         })
@@ -72,6 +74,19 @@ fn startup(c: &mut Criterion) {
                 for manager in managers {
                     manager.shutdown().await;
                 }
+            })
+        })
+    });
+    // The same concurrent start with every server in the workspace-write sandbox (Landlock,
+    // mount namespace; network allowed, as MCP servers get by default).
+    group.bench_function("concurrent_sandboxed", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                let manager = McpManager::new(dir.path(), specs());
+                manager.confine(SandboxPolicy::new(SandboxMode::WorkspaceWrite));
+                manager.start_all().await;
+                assert_eq!(manager.tools().len(), 5 * 9 + 2);
+                manager.shutdown().await;
             })
         })
     });

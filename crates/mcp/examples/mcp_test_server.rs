@@ -51,6 +51,11 @@ fn tools(extra: bool) -> Vec<Tool> {
             .annotate(ToolAnnotations::new().read_only(true)),
         Tool::new("big", "Returns 10 MB of text.", empty()),
         Tool::new("crash", "Exits the server process.", empty()),
+        Tool::new(
+            "write_file",
+            "Writes `text` to the file at `path` (relative to the server's folder).",
+            schema(json!({"type": "object", "properties": {"path": {"type": "string"}, "text": {"type": "string"}}, "required": ["path", "text"]})),
+        ),
         Tool::new("hang", "Never answers.", empty()),
         Tool::new("add_tool", "Adds the tool `added` and says the list changed.", empty()),
         Tool::new("same.name", "Collides with same_name once sanitised.", empty()),
@@ -105,6 +110,18 @@ impl ServerHandler for TestServer {
                 CallToolResult::success(vec![ContentBlock::text("x".repeat(10 * 1024 * 1024))])
             }
             "crash" => std::process::exit(3),
+            "write_file" => {
+                let path = args.get("path").and_then(|p| p.as_str()).unwrap_or("");
+                let text = args.get("text").and_then(|t| t.as_str()).unwrap_or("");
+                match std::fs::write(path, text) {
+                    Ok(()) => {
+                        CallToolResult::success(vec![ContentBlock::text(format!("wrote {path}"))])
+                    }
+                    Err(e) => CallToolResult::error(vec![ContentBlock::text(format!(
+                        "cannot write {path}: {e}"
+                    ))]),
+                }
+            }
             "hang" => {
                 std::future::pending::<()>().await;
                 CallToolResult::success(Vec::new())

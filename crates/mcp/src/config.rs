@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::ConfigError;
@@ -66,7 +67,7 @@ impl<'de> Deserialize<'de> for ServerApproval {
 
 /// One `[mcp_servers.NAME]` table, as written. Either `command` (a stdio server) or `url` (a
 /// streamable HTTP server).
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerConfig {
     /// The program of a stdio server.
@@ -111,6 +112,14 @@ pub struct ServerConfig {
     /// Per-tool approval, over `approval`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tool_approval: BTreeMap<String, ServerApproval>,
+    /// The OS sandbox of a stdio server: read-only, workspace-write or off (default: the
+    /// session's mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxMode>,
+    /// Whether a sandboxed stdio server may use the network (default true: most servers
+    /// reach an API).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<bool>,
 }
 
 /// One entry of `.mcp.json`: `{command, args, env}` or `{url, headers}` (a `type` is accepted
@@ -222,6 +231,10 @@ pub struct ServerSpec {
     pub approval: Option<ServerApproval>,
     /// Approval per tool.
     pub tool_approval: BTreeMap<String, ServerApproval>,
+    /// Its own sandbox mode (`None`: the session's).
+    pub sandbox: Option<SandboxMode>,
+    /// Its own network setting (`None`: allowed).
+    pub network: Option<bool>,
 }
 
 impl ServerSpec {
@@ -308,7 +321,21 @@ impl ServerSpec {
             disabled_tools: globs("disabled_tools", &config.disabled_tools)?,
             approval: config.approval,
             tool_approval: config.tool_approval.clone(),
+            sandbox: config.sandbox,
+            network: config.network,
         })
+    }
+
+    /// The sandbox a stdio server runs in under the session's `session` policy: the server's
+    /// own `sandbox` mode over the session's, the network allowed unless its `network = false`,
+    /// the session's writable roots and fallback.
+    pub fn sandbox_policy(&self, session: &SandboxPolicy) -> SandboxPolicy {
+        SandboxPolicy {
+            mode: self.sandbox.unwrap_or(session.mode),
+            network: self.network.unwrap_or(true),
+            writable_roots: session.writable_roots.clone(),
+            fallback: session.fallback,
+        }
     }
 
     /// Whether tool `tool` is offered (`enabled_tools` and `disabled_tools`).
@@ -452,5 +479,32 @@ mod tests {
         assert!(spec.offers("get_weather"));
         assert!(!spec.offers("get_secret"));
         assert!(!spec.offers("delete"));
+    }
+
+    #[test]
+    fn a_server_takes_the_session_sandbox_with_the_network_unless_it_says_otherwise() {
+        let session = SandboxPolicy {
+            writable_roots: vec![PathBuf::from("out")],
+            ..SandboxPolicy::new(SandboxMode::ReadOnly)
+        };
+        let plain: ServerConfig = toml_like(r#"{"command": "srv"}"#);
+        let policy = ServerSpec::new("s", &plain)
+            .unwrap()
+            .sandbox_policy(&session);
+        assert_eq!(policy.mode, SandboxMode::ReadOnly);
+        assert!(policy.network);
+        assert_eq!(policy.writable_roots, vec![PathBuf::from("out")]);
+        let own: ServerConfig =
+            toml_like(r#"{"command": "srv", "sandbox": "workspace-write", "network": false}"#);
+        let policy = ServerSpec::new("s", &own).unwrap().sandbox_policy(&session);
+        assert_eq!(policy.mode, SandboxMode::WorkspaceWrite);
+        assert!(!policy.network);
+        let bad = serde_json::from_str::<ServerConfig>(r#"{"command": "srv", "sandbox": "loose"}"#)
+            .unwrap_err();
+        assert!(bad.to_string().contains("unknown variant `loose`"), "{bad}");
+    }
+
+    fn toml_like(json: &str) -> ServerConfig {
+        serde_json::from_str(json).unwrap()
     }
 }

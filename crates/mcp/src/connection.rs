@@ -10,6 +10,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use keel_tools::process::{GroupGuard, scrubbed_env};
+use keel_tools::sandbox::{Confinement, Sandbox, SandboxPolicy};
 use nix::sys::signal::Signal;
 use rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams};
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
@@ -52,6 +53,10 @@ pub(crate) struct Connection {
     pub(crate) service: RunningService<RoleClient, Handler>,
     /// The stdio child: its group is killed when the connection is dropped.
     child: Option<(Child, GroupGuard)>,
+    /// The stdio child's sandbox (its private temp dir lives as long as the connection).
+    _confinement: Option<Confinement>,
+    /// Said once when the server's sandbox is only partly enforced here.
+    pub(crate) sandbox_warning: Option<String>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -63,11 +68,13 @@ impl std::fmt::Debug for Connection {
 }
 
 impl Connection {
-    /// Starts `spec` (a relative `cwd` is taken from `root`) and initialises it within its
-    /// start-up time.
+    /// Starts `spec` (a relative `cwd` is taken from `root`; a stdio child confined by
+    /// `sandbox`, see [`ServerSpec::sandbox_policy`]) and initialises it within its start-up
+    /// time.
     pub(crate) async fn start(
         spec: &ServerSpec,
         root: &Path,
+        sandbox: &SandboxPolicy,
         on_tools_changed: OnToolsChanged,
     ) -> Result<Self, String> {
         let handler = Handler { on_tools_changed };
@@ -77,7 +84,16 @@ impl Connection {
                 args,
                 env,
                 cwd,
-            } => start_stdio(spec, root, handler, command, args, env, cwd.as_deref()).await,
+            } => {
+                let launch = Launch {
+                    command,
+                    args,
+                    env,
+                    cwd: cwd.as_deref(),
+                    sandbox: spec.sandbox_policy(sandbox),
+                };
+                start_stdio(spec, root, handler, launch).await
+            }
             Transport::Http {
                 url,
                 headers,
@@ -151,16 +167,28 @@ impl<R: AsyncRead + Unpin> AsyncRead for Recording<R> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// How a stdio child is started.
+struct Launch<'a> {
+    command: &'a str,
+    args: &'a [String],
+    env: &'a std::collections::BTreeMap<String, String>,
+    cwd: Option<&'a Path>,
+    sandbox: SandboxPolicy,
+}
+
 async fn start_stdio(
     spec: &ServerSpec,
     root: &Path,
     handler: Handler,
-    command: &str,
-    args: &[String],
-    env: &std::collections::BTreeMap<String, String>,
-    cwd: Option<&Path>,
+    launch: Launch<'_>,
 ) -> Result<Connection, String> {
+    let Launch {
+        command,
+        args,
+        env,
+        cwd,
+        sandbox,
+    } = launch;
     let mut vars = scrubbed_env(std::env::vars_os());
     for (name, value) in env {
         let value = expand_vars(value, |v| std::env::var(v).ok())
@@ -184,6 +212,17 @@ async fn start_stdio(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
+    let (confinement, sandbox_warning) = if sandbox.is_off() {
+        (None, None)
+    } else {
+        let described = sandbox.describe();
+        let sandbox = Sandbox::new(sandbox, root)
+            .map_err(|e| format!("it cannot be sandboxed ({described}): {e}"))?;
+        let confinement = sandbox
+            .confine(&mut cmd)
+            .map_err(|e| format!("it cannot be sandboxed ({described}): {e}"))?;
+        (Some(confinement), sandbox.warning())
+    };
     let mut child = cmd.spawn().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => {
             format!("`{command}` was not found (is it installed and on PATH?)")
@@ -224,6 +263,8 @@ async fn start_stdio(
             return Ok(Connection {
                 service,
                 child: Some((child, group)),
+                _confinement: confinement,
+                sandbox_warning,
             });
         }
         Ok(Err(e)) => format!("initialisation failed: {e}"),
@@ -307,6 +348,8 @@ async fn start_http(
         Ok(Ok(service)) => Ok(Connection {
             service,
             child: None,
+            _confinement: None,
+            sandbox_warning: None,
         }),
         Ok(Err(e)) => Err(format!("initialisation at {url} failed: {e}")),
         Err(_) => Err(format!(

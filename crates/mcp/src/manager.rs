@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use keel_events::{Emitter, LogLevel, SystemLog};
+use keel_tools::sandbox::SandboxPolicy;
 use keel_tools::{Tool, ToolResult, ToolSource};
 use rmcp::ServiceError;
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
@@ -88,6 +89,8 @@ struct Slot {
 
 pub(crate) struct Inner {
     root: PathBuf,
+    /// The session's sandbox; each stdio server runs in [`ServerSpec::sandbox_policy`] of it.
+    sandbox: Mutex<SandboxPolicy>,
     slots: BTreeMap<String, Slot>,
     generation: AtomicU64,
     emitter: Mutex<Option<Emitter>>,
@@ -117,6 +120,7 @@ impl McpManager {
         let root = root.into();
         let inner = Arc::new_cyclic(|me| Inner {
             root,
+            sandbox: Mutex::new(SandboxPolicy::off()),
             slots: specs
                 .into_iter()
                 .map(|spec| {
@@ -149,6 +153,15 @@ impl McpManager {
     /// Whether no server is configured.
     pub fn is_empty(&self) -> bool {
         self.inner.slots.is_empty()
+    }
+
+    /// Runs the stdio servers started from now on in the session's `sandbox` (each server's
+    /// own `sandbox`/`network` keys over it; see [`ServerSpec::sandbox_policy`]). Without this
+    /// call they run unconfined.
+    pub fn confine(&self, sandbox: SandboxPolicy) {
+        if let Ok(mut slot) = self.inner.sandbox.lock() {
+            *slot = sandbox;
+        }
     }
 
     /// Reports failures, restarts and name collisions as `system.log` on `emitter` from now on.
@@ -374,7 +387,15 @@ impl Inner {
                 }
             });
         });
-        let conn = Connection::start(spec, &self.root, on_change).await?;
+        let sandbox = self
+            .sandbox
+            .lock()
+            .map(|s| s.clone())
+            .map_err(|_| "its sandbox settings were lost".to_owned())?;
+        let conn = Connection::start(spec, &self.root, &sandbox, on_change).await?;
+        if let Some(warning) = &conn.sandbox_warning {
+            self.warn(&spec.name, format!("MCP server `{}`: {warning}", spec.name));
+        }
         let listed =
             tokio::time::timeout(spec.startup_timeout, conn.service.peer().list_all_tools()).await;
         let tools = match listed {

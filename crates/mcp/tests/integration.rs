@@ -10,4 +10,6 @@ mod common;
 
 mod bad_input;
 mod everything;
+mod http;
+mod sandbox;
 mod test_server;

@@ -186,6 +186,10 @@ pub struct ProjectConfig {
     /// Workspace roots the project's sessions may use.
     #[serde(default)]
     pub roots: Vec<PathBuf>,
+    /// `[projects.P.mcp_servers.NAME]`: MCP servers this project's sessions start, over the
+    /// server-wide ones of the same name.
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
 }
 
 /// Model settings, as the CLI takes them.
@@ -262,6 +266,8 @@ struct FileConfig {
     #[serde(default)]
     projects: BTreeMap<String, ProjectConfig>,
     #[serde(default)]
+    mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
+    #[serde(default)]
     provider: FileProvider,
     #[serde(default)]
     pricing: BTreeMap<String, PriceConfig>,
@@ -307,6 +313,9 @@ pub struct ServerConfig {
     pub default_roots: Vec<PathBuf>,
     /// Per-project settings.
     pub projects: BTreeMap<String, ProjectConfig>,
+    /// `[mcp_servers.NAME]`: MCP servers every project's sessions start (only from this
+    /// configuration, never from a request or a workspace's own files).
+    pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
     /// Model settings.
     pub provider: ProviderSettings,
     /// Largest request body.
@@ -340,6 +349,7 @@ impl ServerConfig {
             stream_token_ttl_secs: DEFAULT_STREAM_TOKEN_TTL,
             default_roots: Vec::new(),
             projects: BTreeMap::new(),
+            mcp_servers: BTreeMap::new(),
             provider: ProviderSettings::default(),
             body_limit: DEFAULT_BODY_LIMIT,
             stream_buffer: DEFAULT_STREAM_BUFFER,
@@ -389,6 +399,7 @@ impl ServerConfig {
                 .max(1),
             default_roots,
             projects: file.projects,
+            mcp_servers: file.mcp_servers,
             provider: provider_settings(args, file.provider, file.pricing)?,
             body_limit: args
                 .body_limit
@@ -405,6 +416,13 @@ impl ServerConfig {
             turn_lease: turn_lease(args.turn_lease_secs.or(file.turn_lease_secs))?,
             log_format: args.log_format.or(file.log_format).unwrap_or_default(),
         })
+    }
+
+    /// The MCP servers a project's sessions start: the project's `mcp_servers` over the
+    /// server-wide ones (a name defined for the project wins as a whole).
+    pub fn mcp_servers_for(&self, project_id: &str) -> BTreeMap<String, keel_mcp::ServerConfig> {
+        let project = self.projects.get(project_id).map(|p| &p.mcp_servers);
+        keel_mcp::config::merge_layers(project.into_iter().chain([&self.mcp_servers]))
     }
 
     /// The workspace roots a project's sessions may use.

@@ -34,6 +34,13 @@
 //! [projects.p1]
 //! roots = ["/srv/work/p1"]           # workspace roots this project's sessions may use
 //!
+//! [mcp_servers.everything]           # MCP servers every session starts, as in keel.toml
+//! command = "mcp-server-everything"  # (stdio servers run in the [provider] sandbox mode,
+//!                                    # network allowed unless `network = false`)
+//! [projects.p1.mcp_servers.github]   # one project's own, over the server-wide ones
+//! url = "https://…/mcp"
+//! bearer_token_env_var = "GITHUB_TOKEN"
+//!
 //! [provider]                         # as `keel run` takes them
 //! provider = "openai"                # or "scripted:FILE"
 //! model = "gpt-4o,gpt-4o-mini"       # fallback chain

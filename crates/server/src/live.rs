@@ -7,11 +7,12 @@ use std::sync::{Arc, Mutex};
 
 use keel_context::InstructionSources;
 use keel_engine::{AgentSession, Mode};
-use keel_events::{Emitter, SystemError};
+use keel_events::{Emitter, LogLevel, SystemError, SystemLog};
 use keel_host::{
     AgentSettings, EventLog, HostError, SavedConversation, TurnEnd, finish_turn, open_session,
     saved_conversation,
 };
+use keel_mcp::McpManager;
 use keel_store::{NewTurn, SessionStatus, StoreResult, Turn, WriterOptions};
 use tokio_util::sync::CancellationToken;
 
@@ -56,6 +57,9 @@ pub struct LiveSession {
     last_active: Mutex<std::time::Instant>,
     /// Parked approvals and questions.
     pub interactions: Arc<Interactions>,
+    /// The MCP servers of the current agent session (stopped when it is rebuilt or this
+    /// session is dropped).
+    mcp: Mutex<Option<McpManager>>,
 }
 
 impl std::fmt::Debug for LiveSession {
@@ -93,7 +97,13 @@ impl LiveSession {
             file_runs: Mutex::new(HashMap::new()),
             last_active: Mutex::new(std::time::Instant::now()),
             interactions: Arc::new(Interactions::default()),
+            mcp: Mutex::new(None),
         }
+    }
+
+    /// The MCP servers of the agent session, once a turn has built it.
+    pub fn mcp(&self) -> Option<McpManager> {
+        self.mcp.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     fn touch(&self) {
@@ -417,6 +427,7 @@ impl LiveSession {
             Some(model) if !model.trim().is_empty() => crate::config::split_models(Some(model)),
             _ => default_models,
         };
+        let mcp_servers = state.config.mcp_servers_for(&session.project_id);
         let agent = AgentSettings {
             mode: session
                 .mode
@@ -439,11 +450,26 @@ impl LiveSession {
             rules_dir: crate::routes::rules::user_rules_dir(),
             ..AgentSettings::new(&session.root, models)
         };
-        Ok(agent
-            .build(provider, emitter, opened.saved)
+        let built = agent
+            .build(provider, emitter.clone(), opened.saved)
             .map_err(|e| ApiError::unprocessable(e.to_string()))?
             .with_approver(Arc::new(HttpApprover(Arc::clone(&self.interactions))))
-            .with_answerer(Arc::new(HttpAnswerer(Arc::clone(&self.interactions)))))
+            .with_answerer(Arc::new(HttpAnswerer(Arc::clone(&self.interactions))));
+        // The previous agent's servers stop before this one's start.
+        let previous = self.mcp.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(previous) = previous {
+            previous.shutdown().await;
+        }
+        let (built, mcp) = keel_host::attach_mcp(
+            built,
+            &session.root,
+            &mcp_servers,
+            &settings.sandbox,
+            &emitter,
+        )
+        .await;
+        *self.mcp.lock().unwrap_or_else(|p| p.into_inner()) = mcp;
+        Ok(built)
     }
 
     /// Starts a file run of `path` with `args` (argv, no shell) on the session's stream; returns
@@ -467,7 +493,19 @@ impl LiveSession {
             return Err(ApiError::unprocessable(format!("`{path}` is not a file")));
         }
         interpreter_for(&resolved, &path).map_err(|e| ApiError::unprocessable(e.to_string()))?;
-        let request = FileRun::new(root, path).with_args(args);
+        // File runs are confined like the session's commands (the server's sandbox settings).
+        let policy = &state.config.provider.sandbox;
+        let sandbox = if policy.is_off() {
+            None
+        } else {
+            let sandbox = keel_tools::sandbox::Sandbox::new(policy.clone(), &root)
+                .map_err(|e| ApiError::unprocessable(format!("`{path}` was not run: {e}")))?;
+            Some(Arc::new(sandbox))
+        };
+        let warning = sandbox.as_ref().and_then(|s| s.warning());
+        let request = FileRun::new(root, path)
+            .with_args(args)
+            .with_sandbox(sandbox);
         let run_id = request.run_id.clone();
         let others = self.others_running();
         let cancel = CancellationToken::new();
@@ -489,14 +527,32 @@ impl LiveSession {
         let live = Arc::clone(self);
         let id = run_id.clone();
         state.producers.spawn(async move {
-            if let Err(e) = run_file(&request, &emitter, &cancel).await {
-                emitter.emit(SystemError {
-                    error: e.to_string(),
-                    error_type: "file_run".to_owned(),
-                    recoverable: true,
-                    stack: None,
-                    error_display: None,
+            if let Some(warning) = warning {
+                emitter.emit(SystemLog {
+                    level: LogLevel::Warn,
+                    message: warning,
+                    metadata: None,
                 });
+            }
+            match run_file(&request, &emitter, &cancel).await {
+                Ok(outcome) => {
+                    if let Some(blocked) = outcome.blocked {
+                        emitter.emit(SystemLog {
+                            level: LogLevel::Warn,
+                            message: format!("{}: {blocked}", outcome.file),
+                            metadata: None,
+                        });
+                    }
+                }
+                Err(e) => {
+                    emitter.emit(SystemError {
+                        error: e.to_string(),
+                        error_type: "file_run".to_owned(),
+                        recoverable: true,
+                        stack: None,
+                        error_display: None,
+                    });
+                }
             }
             live.flush().await;
             live.touch();

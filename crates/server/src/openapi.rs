@@ -7,7 +7,7 @@ use utoipa::{Modify, OpenApi};
 use crate::api;
 use crate::error::{ErrorBody, ErrorDetail};
 use crate::routes::{
-    events, file_runs, health, interactions, rules, sessions, stream_tokens, timeline, turns,
+    events, file_runs, health, interactions, mcp, rules, sessions, stream_tokens, timeline, turns,
 };
 
 /// The API description.
@@ -21,7 +21,7 @@ use crate::routes::{
         events::events, events::ws,
         interactions::approve, interactions::answer,
         file_runs::create, timeline::timeline, stream_tokens::create,
-        rules::list, rules::revoke,
+        rules::list, rules::revoke, mcp::list,
     ),
     components(schemas(
         ErrorBody, ErrorDetail, api::Health, api::CreateSession, api::SessionMode,
@@ -30,6 +30,7 @@ use crate::routes::{
         api::ApprovalResult, api::AnswerBody, api::AnswerResult, api::FileRunBody,
         api::FileRunStarted, api::Timeline, api::StreamTokenBody, api::StreamToken,
         api::FileList, api::RuleView, api::RuleList,
+        mcp::McpServerList, mcp::McpServerView, mcp::McpToolView,
     )),
     modifiers(&Security),
 )]

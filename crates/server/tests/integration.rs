@@ -10,6 +10,7 @@ mod common;
 
 mod api;
 mod logging;
+mod mcp;
 mod postgres;
 mod recovery;
 mod streams;

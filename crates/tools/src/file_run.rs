@@ -158,6 +158,9 @@ pub struct FileRunOutcome {
     pub timed_out: bool,
     /// Ended by cancellation.
     pub cancelled: bool,
+    /// What the sandbox stopped, when the run failed and its output shows a sandbox denial
+    /// ("blocked by the sandbox: write to /etc/hosts").
+    pub blocked: Option<String>,
 }
 
 /// The command (interpreter and its arguments, without the file) that runs `file`, chosen by
@@ -326,9 +329,15 @@ pub async fn run_file(
     };
     let started = std::time::Instant::now();
     let result = process::run(&spec, cancel, &mut on_output).await;
-    let (exit_code, timed_out, cancelled, duration) = match &result {
-        Ok(o) => (o.exit_code, o.timed_out, o.cancelled, o.duration),
-        Err(_) => (None, false, false, started.elapsed()),
+    let (exit_code, timed_out, cancelled, duration, blocked) = match &result {
+        Ok(o) => (
+            o.exit_code,
+            o.timed_out,
+            o.cancelled,
+            o.duration,
+            o.blocked.clone(),
+        ),
+        Err(_) => (None, false, false, started.elapsed(), None),
     };
     let duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
     // The start was reported, so the end is too, even when the interpreter failed to start.
@@ -348,6 +357,7 @@ pub async fn run_file(
         duration_ms,
         timed_out,
         cancelled,
+        blocked,
     })
 }
 

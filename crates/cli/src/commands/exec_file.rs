@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use keel_events::{Bus, Emitter, Event, EventHandler, EventKind, JsonlHandler, Sequencer};
 use keel_tools::file_run::{FileRun, FileRunError, run_file};
+use keel_tools::sandbox::{Sandbox, SandboxMode};
 use tokio_util::sync::CancellationToken;
 
 use super::EXIT_USAGE;
@@ -33,6 +34,10 @@ pub struct ExecFileArgs {
     /// Seconds before the script and everything it started are killed (default 120).
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
+    /// The OS sandbox the script runs in: read-only, workspace-write or off [default: the
+    /// root's keel.toml `sandbox`, else workspace-write].
+    #[arg(long, value_parser = super::agent_args::parse_sandbox, value_name = "MODE")]
+    pub sandbox: Option<SandboxMode>,
 }
 
 /// Prints the script's output as it arrives.
@@ -83,7 +88,19 @@ async fn exec(args: ExecFileArgs) -> ExitCode {
     } else {
         emitter.bus().add_handler(Human);
     }
-    let mut request = FileRun::new(&args.root, &args.path).with_args(args.args.iter().cloned());
+    let sandbox = match sandbox_for(&args) {
+        Ok(sandbox) => sandbox,
+        Err(message) => {
+            eprintln!("keel exec-file: {message}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    if let Some(warning) = sandbox.as_ref().and_then(|s| s.warning()) {
+        eprintln!("keel exec-file: warning: {warning}");
+    }
+    let mut request = FileRun::new(&args.root, &args.path)
+        .with_args(args.args.iter().cloned())
+        .with_sandbox(sandbox);
     if let Some(secs) = args.timeout {
         request = request.with_timeout(Duration::from_secs(secs));
     }
@@ -111,6 +128,9 @@ async fn exec(args: ExecFileArgs) -> ExitCode {
                     }
                 };
                 eprintln!("[{}: {ending} in {} ms]", outcome.file, outcome.duration_ms);
+                if let Some(blocked) = &outcome.blocked {
+                    eprintln!("[{}: {blocked}]", outcome.file);
+                }
             }
             match outcome.exit_code {
                 Some(code) if !outcome.timed_out && !outcome.cancelled => {
@@ -128,4 +148,21 @@ async fn exec(args: ExecFileArgs) -> ExitCode {
             ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+/// The sandbox the script runs in: `--sandbox` over the root's and the user's keel.toml
+/// (`None` when off). A mode this system cannot enforce is refused (unless
+/// `sandbox_fallback = "warn"`), naming what is missing.
+fn sandbox_for(args: &ExecFileArgs) -> Result<Option<std::sync::Arc<Sandbox>>, String> {
+    let root = args
+        .root
+        .canonicalize()
+        .map_err(|e| format!("--root `{}`: {e}", args.root.display()))?;
+    let policy = crate::config::load_sandbox(&root, args.sandbox).map_err(|e| e.to_string())?;
+    if policy.is_off() {
+        return Ok(None);
+    }
+    Sandbox::new(policy, &root)
+        .map(|sandbox| Some(std::sync::Arc::new(sandbox)))
+        .map_err(|e| format!("the script was not run: {e}"))
 }

@@ -256,8 +256,14 @@ impl Host {
         let session = agent_settings
             .build(provider, emitter.clone(), opened.and_then(|o| o.saved))
             .map_err(|e| e.to_string())?;
-        let (session, mcp) =
-            keel_host::attach_mcp(session, &root, &settings.mcp_servers, &emitter).await;
+        let (session, mcp) = keel_host::attach_mcp(
+            session,
+            &root,
+            &settings.mcp_servers,
+            &agent_settings.sandbox,
+            &emitter,
+        )
+        .await;
         let input = LineReader::stdin();
         let embedded = approver.is_some();
         let session = if let Some(approver) = approver {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use keel_events::{Bus, Delivery, Emitter, EventKind, Sequencer};
 use keel_mcp::{McpManager, ServerConfig, ServerSpec};
+use keel_tools::sandbox::SandboxPolicy;
 use keel_tools::{ApprovalPolicy, ApproveAll, Tool, ToolContext, ToolSource};
 
 /// The example binary `mcp_test_server` (built with the tests).
@@ -54,10 +55,16 @@ pub struct Fixture {
 
 impl Fixture {
     pub async fn start(specs: Vec<ServerSpec>) -> Self {
+        Self::start_confined(specs, SandboxPolicy::off()).await
+    }
+
+    /// [`Fixture::start`] with the stdio servers in the session sandbox `sandbox`.
+    pub async fn start_confined(specs: Vec<ServerSpec>, sandbox: SandboxPolicy) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let emitter = Emitter::new(Sequencer::new("s", "p"), Bus::default());
         let sub = emitter.bus().subscribe();
         let manager = McpManager::new(dir.path(), specs);
+        manager.confine(sandbox);
         manager.report_to(emitter.clone());
         manager.start_all().await;
         let ctx = ToolContext::new(dir.path().canonicalize().unwrap(), emitter)

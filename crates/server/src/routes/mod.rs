@@ -14,6 +14,7 @@ pub mod extract;
 pub mod file_runs;
 pub mod health;
 pub mod interactions;
+pub mod mcp;
 pub mod rules;
 pub mod sessions;
 pub mod stream_tokens;
@@ -49,6 +50,7 @@ pub fn router(state: SharedState) -> Router {
         )
         .route("/v1/sessions/{id}/file-runs", post(file_runs::create))
         .route("/v1/sessions/{id}/rules", get(rules::list))
+        .route("/v1/sessions/{id}/mcp", get(mcp::list))
         .route(
             "/v1/sessions/{id}/rules/{scope}/{index}",
             delete(rules::revoke),

@@ -115,6 +115,8 @@ pub struct Options {
     pub turn_lease: Option<Duration>,
     /// Changes to the model settings the tests share.
     pub provider: fn(&mut keel_server::config::ProviderSettings),
+    /// `[mcp_servers.NAME]` of the server's configuration (every project).
+    pub mcp_servers: std::collections::BTreeMap<String, keel_mcp::ServerConfig>,
 }
 
 impl Options {
@@ -129,6 +131,7 @@ impl Options {
             workspace: None,
             turn_lease: None,
             provider: |_| {},
+            mcp_servers: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -190,6 +193,7 @@ impl TestServer {
         config.provider.approval = options.approval;
         config.provider.max_iterations = 10;
         (options.provider)(&mut config.provider);
+        config.mcp_servers = options.mcp_servers.clone();
         config.stream_buffer = options.stream_buffer;
         config.body_limit = options.body_limit;
         config.keep_alive = options.keep_alive;

@@ -70,6 +70,7 @@ pub async fn auth_everywhere(s: &TestServer) {
             Some(json!({"path": "x.sh"})),
         ),
         (Method::GET, "/v1/projects/p1/timeline".into(), None),
+        (Method::GET, format!("/v1/sessions/{session}/mcp"), None),
         (
             Method::POST,
             "/v1/stream-tokens".into(),
