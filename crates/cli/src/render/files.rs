@@ -13,7 +13,7 @@ use super::style::Tone;
 pub(super) const DIFF_LINES: usize = 60;
 
 /// The tone of one unified-diff line.
-fn diff_tone(line: &str) -> Tone {
+pub(super) fn diff_tone(line: &str) -> Tone {
     if line.starts_with("+++") || line.starts_with("---") {
         Tone::Bold
     } else if line.starts_with("@@") {

@@ -96,10 +96,7 @@ impl<W: Write> ConsoleRenderer<W> {
         let files = if p.files_changed.is_empty() {
             String::new()
         } else {
-            format!(
-                " · {}",
-                plural(p.files_changed.len(), "file changed", "files changed")
-            )
+            format!(" · {}", self.files_changed(p.files_changed.len()))
         };
         self.line(&[(tone, head), (tone, &summary), (Tone::Dim, &files)]);
     }
