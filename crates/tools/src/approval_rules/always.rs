@@ -94,8 +94,15 @@ mod tests {
             })
             .collect();
         assert_eq!(prefixes, ["cargo build", "git push"]);
-        assert!(rules.iter().all(|r| r.decision == RuleDecision::Allow && !r.override_safety));
-        assert_eq!(always_rules(ApprovalKind::Tool, "write_file a.txt").len(), 1);
+        assert!(
+            rules
+                .iter()
+                .all(|r| r.decision == RuleDecision::Allow && !r.override_safety)
+        );
+        assert_eq!(
+            always_rules(ApprovalKind::Tool, "write_file a.txt").len(),
+            1
+        );
         assert!(always_rules(ApprovalKind::Plan, "ship it").is_empty());
         assert!(always_rules(ApprovalKind::Tool, "   ").is_empty());
     }
@@ -106,7 +113,10 @@ mod tests {
         let file = dir.path().join(".keel/rules.toml");
         let rules = append_always_rules(&file, ApprovalKind::Command, "ls && git status").unwrap();
         let text = describe_written(&file, &rules);
-        assert!(text.starts_with("wrote rule 1 `allow ls`, rule 2 `allow git status` to "), "{text}");
+        assert!(
+            text.starts_with("wrote rule 1 `allow ls`, rule 2 `allow git status` to "),
+            "{text}"
+        );
         assert!(text.ends_with("rules.toml"), "{text}");
     }
 }
