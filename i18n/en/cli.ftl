@@ -88,3 +88,65 @@ prompt-hint-edit-needs-command = type e followed by the new command line ›{ " 
 prompt-answer = ›{ " " }
 prompt-planning = (planning)
 prompt-options = options: { $options }
+
+## Plans, steps, repairs (run.plan.*, run.execution.*, run.step.*, run.repair.*, run.anomaly.*)
+plan-created = Plan:{ " " }
+plan-updated = Plan updated:{ " " }
+plan-meta = { " " }· { $count ->
+    [one] { $n } step
+   *[other] { $n } steps
+} · complexity { $complexity }
+complexity-low = low
+complexity-medium = medium
+complexity-high = high
+plan-step-tools = tools: { $tools }
+plan-replan = ⚠ replan: { $message }
+plan-replan-reason = reason: { $reason }
+plan-complete = ✓ plan complete
+plan-failed = ✗ plan failed
+at-step = { " " }at step { $step }
+execution-failed = ✗ execution failed{ $step }: { $error }
+repair-attempt = ↻ repair { $attempt }/{ $max }
+repair-fixed = { " " }✓ fixed
+repair-not-fixed = { " " }✗ not fixed
+anomaly = ⚠ anomaly ({ $kind }): { $message }
+anomaly-repeated-call = repeated call
+anomaly-consecutive-failures = consecutive failures
+anomaly-no-progress = no progress
+
+## File runs (exec.file.*)
+exec-timed-out = ✗ { $file } timed out after { $duration }
+exec-exited-ok = ✓ { $file } exited with { $code } ({ $duration })
+exec-exited = ✗ { $file } exited with { $code } ({ $duration })
+exec-signalled = ✗ { $file } was ended by a signal ({ $duration })
+
+## Memory (run.memory.update)
+memory-remembered = remembered
+memory-distilled = memory distilled
+memory-nothing-new = { $source }: nothing new to keep
+memory-kept = { $source }: { $new } new, { $known } known
+memory-dropped = , { $dropped } dropped
+memory-total = { " " }· { $count ->
+    [one] { $n } entry
+   *[other] { $n } entries
+} in memory
+
+## Verbose detail (run.response.start, run.llm.start, run.file.change)
+response-direct = — direct mode —
+response-plan = — plan mode —
+llm-call = → { $model } · iteration { $iteration } · { $count ->
+    [one] { $n } message
+   *[other] { $n } messages
+}
+system-prompt = system prompt ({ $count ->
+    [one] { $n } character
+   *[other] { $n } characters
+}):
+system-prompt-unchanged = system prompt unchanged ({ $count ->
+    [one] { $n } character
+   *[other] { $n } characters
+})
+diff-more = … { $n } more diff { $count ->
+    [one] line
+   *[other] lines
+} (--verbose shows them)

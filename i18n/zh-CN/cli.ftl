@@ -84,3 +84,59 @@ prompt-hint-edit-needs-command = 请输入 e，后面跟新的命令行 ›{ " "
 prompt-answer = ›{ " " }
 prompt-planning = （计划）
 prompt-options = 选项：{ $options }
+
+## 计划、步骤、修复（run.plan.*、run.execution.*、run.step.*、run.repair.*、run.anomaly.*）
+plan-created = 计划：
+plan-updated = 计划已更新：
+plan-meta = { " " }· { $count ->
+   *[other] { $n } 个步骤
+} · 复杂度{ $complexity }
+complexity-low = 低
+complexity-medium = 中
+complexity-high = 高
+plan-step-tools = 工具：{ $tools }
+plan-replan = ⚠ 重新规划：{ $message }
+plan-replan-reason = 原因：{ $reason }
+plan-complete = ✓ 计划完成
+plan-failed = ✗ 计划失败
+at-step = （第 { $step } 步）
+execution-failed = ✗ 执行失败{ $step }：{ $error }
+repair-attempt = ↻ 修复 { $attempt }/{ $max }
+repair-fixed = { " " }✓ 已修复
+repair-not-fixed = { " " }✗ 未修复
+anomaly = ⚠ 异常（{ $kind }）：{ $message }
+anomaly-repeated-call = 重复调用
+anomaly-consecutive-failures = 连续失败
+anomaly-no-progress = 没有进展
+
+## 文件运行（exec.file.*）
+exec-timed-out = ✗ { $file } 在 { $duration } 后超时
+exec-exited-ok = ✓ { $file } 退出码 { $code }（{ $duration }）
+exec-exited = ✗ { $file } 退出码 { $code }（{ $duration }）
+exec-signalled = ✗ { $file } 被信号终止（{ $duration }）
+
+## 记忆（run.memory.update）
+memory-remembered = 已记住
+memory-distilled = 记忆已提炼
+memory-nothing-new = { $source }：没有新内容需要保存
+memory-kept = { $source }：新增 { $new }，已知 { $known }
+memory-dropped = ，丢弃 { $dropped }
+memory-total = { " " }· 记忆中共 { $count ->
+   *[other] { $n } 条
+}
+
+## 详细信息（run.response.start、run.llm.start、run.file.change）
+response-direct = — 直接模式 —
+response-plan = — 计划模式 —
+llm-call = → { $model } · 第 { $iteration } 次迭代 · { $count ->
+   *[other] { $n } 条消息
+}
+system-prompt = 系统提示（{ $count ->
+   *[other] { $n } 个字符
+}）：
+system-prompt-unchanged = 系统提示未变（{ $count ->
+   *[other] { $n } 个字符
+}）
+diff-more = … 还有 { $count ->
+   *[other] { $n } 行差异
+}（--verbose 显示全部）

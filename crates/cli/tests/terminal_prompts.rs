@@ -90,9 +90,10 @@ impl Pane {
         self.tmux(&["send-keys".into(), "Enter".into()]);
     }
 
-    /// The screen as text, trailing blank lines dropped.
+    /// The screen as text, lines the terminal wrapped joined again (where a long line wraps
+    /// depends on timings in it), trailing blank lines dropped.
     fn screen(&self) -> String {
-        let text = self.tmux(&["capture-pane".into(), "-p".into()]);
+        let text = self.tmux(&["capture-pane".into(), "-p".into(), "-J".into()]);
         let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
         let end = lines
             .iter()

@@ -55,6 +55,12 @@ impl From<u64> for Arg<'_> {
     }
 }
 
+impl From<u32> for Arg<'_> {
+    fn from(n: u32) -> Self {
+        Arg::Number(u64::from(n))
+    }
+}
+
 impl From<usize> for Arg<'_> {
     fn from(n: usize) -> Self {
         Arg::Number(n as u64)

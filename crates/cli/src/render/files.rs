@@ -8,6 +8,7 @@ use keel_events::{FileOp, RunFileChange};
 
 use super::renderer::ConsoleRenderer;
 use super::style::Tone;
+use crate::i18n::Arg;
 
 /// Diff lines shown without `--verbose`.
 pub(super) const DIFF_LINES: usize = 60;
@@ -84,10 +85,14 @@ impl<W: Write> ConsoleRenderer<W> {
             self.line(&[(Tone::Plain, "    "), (diff_tone(line), line)]);
         }
         if shown < lines.len() {
-            let note = format!(
-                "    … {} more diff lines (--verbose shows them)",
-                lines.len() - shown
+            let note = self.t(
+                "diff-more",
+                &[
+                    ("count", Arg::from(lines.len() - shown)),
+                    ("n", Arg::from((lines.len() - shown).to_string())),
+                ],
             );
+            let note = format!("    {note}");
             self.line(&[(Tone::Dim, &note)]);
         }
     }

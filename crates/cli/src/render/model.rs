@@ -14,7 +14,7 @@ use keel_events::{
     RunThinkingFail, RunThinkingStart, RunUsageReport, SummarizerKind,
 };
 
-use super::format::{count, duration, one_line, plural, usd};
+use super::format::{count, duration, one_line, usd};
 use super::renderer::{ConsoleRenderer, StreamKind};
 use super::style::Tone;
 use crate::i18n::Arg;
@@ -27,10 +27,10 @@ impl<W: Write> ConsoleRenderer<W> {
     pub(super) fn print_run_response_start(&mut self, p: &RunResponseStart) {
         if self.verbose {
             let text = match p.mode {
-                ResponseMode::Direct => "— direct mode —",
-                ResponseMode::Plan => "— plan mode —",
+                ResponseMode::Direct => self.t("response-direct", &[]),
+                ResponseMode::Plan => self.t("response-plan", &[]),
             };
-            self.line(&[(Tone::Dim, text)]);
+            self.line(&[(Tone::Dim, &text)]);
         }
     }
 
@@ -47,11 +47,14 @@ impl<W: Write> ConsoleRenderer<W> {
         self.answer_streamed = false;
         self.answer_shown = false;
         if self.verbose {
-            let text = format!(
-                "→ {} · iteration {} · {}",
-                p.model,
-                p.iteration,
-                plural(p.message_count as usize, "message", "messages")
+            let text = self.t(
+                "llm-call",
+                &[
+                    ("model", Arg::from(&p.model)),
+                    ("iteration", Arg::from(p.iteration.to_string())),
+                    ("count", Arg::from(u64::from(p.message_count))),
+                    ("n", Arg::from(count(u64::from(p.message_count)))),
+                ],
             );
             self.line(&[(Tone::Dim, &text)]);
             if let Some(prompt) = &p.system_prompt {
@@ -65,14 +68,18 @@ impl<W: Write> ConsoleRenderer<W> {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         std::hash::Hash::hash(prompt, &mut hasher);
         let hash = std::hash::Hasher::finish(&hasher);
-        let size = plural(prompt.chars().count(), "character", "characters");
+        let chars = prompt.chars().count();
+        let size = [
+            ("count", Arg::from(chars)),
+            ("n", Arg::from(count(chars as u64))),
+        ];
         if self.last_system_prompt == Some(hash) {
-            let text = format!("  system prompt unchanged ({size})");
+            let text = format!("  {}", self.t("system-prompt-unchanged", &size));
             self.line(&[(Tone::Dim, &text)]);
             return;
         }
         self.last_system_prompt = Some(hash);
-        let text = format!("  system prompt ({size}):");
+        let text = format!("  {}", self.t("system-prompt", &size));
         self.line(&[(Tone::Dim, &text)]);
         self.block("  │ ", Tone::Dim, prompt.trim_end());
     }
