@@ -7,6 +7,7 @@
 mod commands;
 mod config;
 mod host;
+mod i18n;
 mod render;
 mod terminal;
 

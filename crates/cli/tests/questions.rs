@@ -156,7 +156,7 @@ fn a_planning_reply_is_answered_at_the_terminal() {
         stderr.contains("? (planning) Patch mean() or rewrite the module?"),
         "{stderr}"
     );
-    assert!(stderr.contains("options: patch | rewrite"), "{stderr}");
+    assert!(stderr.contains("options: 1. patch  2. rewrite"), "{stderr}");
     let events = events(&stdout);
     let (question_id, answer, next) = reply_and_answer(&events);
     assert_eq!(question_id, "call_respond");

@@ -290,6 +290,10 @@ pub enum Decision {
     Reject,
     /// Go ahead with `modified`.
     Modify,
+    /// Go ahead, and write allow rules for the same subject into the project's
+    /// `.keel/rules.toml` (one per command of a command line, or one for the tool; none for a
+    /// plan): they are in the response's `rules_written` and the resolve event's reason.
+    Always,
 }
 
 /// `POST …/approvals/{approval_id}` response.
@@ -301,6 +305,9 @@ pub struct ApprovalResult {
     pub decision: Decision,
     /// False when the same decision had been given already.
     pub applied: bool,
+    /// The rules an `always` wrote, with the file each is in (absent otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules_written: Vec<RuleView>,
 }
 
 /// `POST …/questions/{question_id}` body.

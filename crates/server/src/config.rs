@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use keel_host::PriceConfig;
-use keel_tools::ApprovalPolicy;
 use keel_tools::sandbox::{Fallback, SandboxMode, SandboxPolicy};
+use keel_tools::{ApprovalPolicy, EditApproval};
 use serde::Deserialize;
 
 use crate::logging::LogFormat;
@@ -122,6 +122,9 @@ pub struct ServerArgs {
     /// Ask (over HTTP) before executing a plan.
     #[arg(long, env = "KEEL_APPROVE_PLANS")]
     pub approve_plans: bool,
+    /// File edits put up for approval with their diff before they apply: ask or never.
+    #[arg(long, env = "KEEL_APPROVAL_EDITS", value_name = "ask|never")]
+    pub approval_edits: Option<String>,
     /// The OS sandbox for commands: read-only, workspace-write (default) or off.
     #[arg(long, env = "KEEL_SANDBOX", value_name = "MODE")]
     pub sandbox: Option<String>,
@@ -207,6 +210,9 @@ pub struct ProviderSettings {
     pub approval: ApprovalPolicy,
     /// Ask before executing plans.
     pub approve_plans: bool,
+    /// File edits put up for approval with their diff before they apply
+    /// (`approval_edits = "ask"`; default: never).
+    pub approval_edits: EditApproval,
     /// The OS sandbox for commands (`--sandbox`; `sandbox`, `network`, `writable_roots`,
     /// `sandbox_fallback` in `[provider]`).
     pub sandbox: SandboxPolicy,
@@ -233,6 +239,7 @@ impl Default for ProviderSettings {
             max_iterations: 25,
             approval: ApprovalPolicy::default(),
             approve_plans: false,
+            approval_edits: EditApproval::Never,
             sandbox: SandboxPolicy::default(),
             repo_map: true,
             include_system_prompt: false,
@@ -282,6 +289,7 @@ struct FileProvider {
     max_iterations: Option<u32>,
     approval: Option<String>,
     approve_plans: Option<bool>,
+    approval_edits: Option<String>,
     sandbox: Option<String>,
     network: Option<bool>,
     writable_roots: Option<Vec<PathBuf>>,
@@ -481,6 +489,15 @@ fn provider_settings(
             })?,
         None => ApprovalPolicy::default(),
     };
+    let approval_edits = match args.approval_edits.clone().or(file.approval_edits) {
+        Some(text) => text
+            .parse::<EditApproval>()
+            .map_err(|e| ConfigError::Invalid {
+                what: "approval_edits",
+                message: e.to_string(),
+            })?,
+        None => EditApproval::Never,
+    };
     let context_window = args.context_window.or(file.context_window);
     if context_window == Some(0) {
         return Err(ConfigError::Invalid {
@@ -526,6 +543,7 @@ fn provider_settings(
         max_iterations,
         approval,
         approve_plans: args.approve_plans || file.approve_plans.unwrap_or(false),
+        approval_edits,
         sandbox,
         repo_map: args.repo_map.or(file.repo_map).unwrap_or(true),
         include_system_prompt: args
@@ -627,6 +645,7 @@ roots = ["/srv/p1"]
 [provider]
 model = "a, b"
 approval = "always"
+approval_edits = "ask"
 include_system_prompt = true
 sandbox = "read-only"
 network = true
@@ -651,6 +670,7 @@ output = 1.5
         assert_eq!(config.tokens[1].projects, Some(vec!["p1".to_owned()]));
         assert_eq!(config.provider.models, vec!["a", "b"]);
         assert_eq!(config.provider.approval, ApprovalPolicy::Always);
+        assert_eq!(config.provider.approval_edits, EditApproval::Ask);
         assert!(config.provider.include_system_prompt);
         assert_eq!(config.provider.context_window, Some(32768));
         assert_eq!(config.provider.instructions_files, vec!["CLAUDE.md"]);
@@ -722,6 +742,10 @@ output = 1.5
                 context_window: Some(0),
                 ..ServerArgs::default()
             },
+            ServerArgs {
+                approval_edits: Some("sometimes".to_owned()),
+                ..ServerArgs::default()
+            },
         ] {
             assert!(matches!(
                 ServerConfig::resolve(&args),
@@ -747,5 +771,15 @@ output = 1.5
             assert!(matches!(err, ConfigError::Parse { .. }), "{err}");
             assert!(err.to_string().contains(names), "{err}");
         }
+        std::fs::write(&path, "[provider]\napproval_edits = \"maybe\"").unwrap();
+        let args = ServerArgs {
+            config: Some(path.clone()),
+            ..ServerArgs::default()
+        };
+        let err = ServerConfig::resolve(&args).unwrap_err();
+        assert!(
+            matches!(err, ConfigError::Invalid { .. }) && err.to_string().contains("ask or never"),
+            "{err}"
+        );
     }
 }

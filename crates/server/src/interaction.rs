@@ -183,6 +183,23 @@ async fn stored_approval(store: &dyn Store, session_id: &str, id: &str) -> ApiRe
     Ok(state)
 }
 
+/// The stored `run.approval.request` of approval `id` (`None`: never asked) and what the store
+/// shows of it.
+pub(crate) async fn stored_request(
+    store: &dyn Store,
+    session_id: &str,
+    id: &str,
+) -> ApiResult<(Option<keel_events::RunApprovalRequest>, StoredState)> {
+    let events = store.read_events(session_id, EventRange::all()).await?;
+    let request = events.iter().find_map(|event| match &event.kind {
+        EventKind::RunApprovalRequest(r) if r.approval_id == id => Some(r.clone()),
+        _ => None,
+    });
+    let mut state = StoredState::Unknown;
+    scan_approval(&events, id, &mut state);
+    Ok((request, state))
+}
+
 async fn stored_question(store: &dyn Store, session_id: &str, id: &str) -> ApiResult<StoredState> {
     let events = store.read_events(session_id, EventRange::all()).await?;
     let mut state = StoredState::Unknown;

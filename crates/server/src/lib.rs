@@ -48,6 +48,7 @@
 //! max_iterations = 25
 //! approval = "on-dangerous"          # never | on-dangerous | always | deny-dangerous
 //! approve_plans = false
+//! approval_edits = "never"           # ask: each file edit is put up for approval with its diff
 //! repo_map = true
 //! include_system_prompt = false     # the system prompt in every run.llm.start event
 //! memory_distill = true             # after each turn that changed files: one call that

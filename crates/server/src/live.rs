@@ -438,6 +438,7 @@ impl LiveSession {
             approval: settings.approval,
             sandbox: settings.sandbox.clone(),
             approve_plans: settings.approve_plans,
+            approval_edits: settings.approval_edits,
             repo_map: settings.repo_map,
             include_system_prompt: settings.include_system_prompt,
             distill_memory: settings.memory_distill,

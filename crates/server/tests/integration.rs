@@ -9,6 +9,7 @@
 mod common;
 
 mod api;
+mod approval_parity;
 mod logging;
 mod mcp;
 mod postgres;

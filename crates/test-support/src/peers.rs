@@ -29,3 +29,26 @@ pub fn python_with(module: &str, install: &str) -> Option<String> {
     }
     None
 }
+
+/// True when `program` runs (`program version_arg` succeeds); otherwise a notice on standard
+/// error and `false` when `CI` is not `true`, a panic under `CI=true` (`.ci/run` installs it).
+pub fn program_available(program: &str, version_arg: &str, install: &str) -> bool {
+    let found = Command::new(program)
+        .arg(version_arg)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if found {
+        return true;
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("`{program} {version_arg}` fails under CI=true: `.ci/run` installs it ({install})");
+    }
+    #[allow(clippy::print_stderr)] // the notice is the point: a skip must not be silent
+    {
+        eprintln!("note: `{program}` is missing ({install}); skipping");
+    }
+    false
+}

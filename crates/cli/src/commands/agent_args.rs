@@ -94,6 +94,10 @@ pub struct AgentArgs {
     /// Colour: auto, always or never [default: auto].
     #[arg(long, value_enum)]
     pub color: Option<ColorWhen>,
+    /// Language of the terminal's words: en or zh-CN [default: from LC_ALL, LC_MESSAGES or
+    /// LANG, else en].
+    #[arg(long, value_name = "en|zh-CN")]
+    pub lang: Option<crate::i18n::Lang>,
 }
 
 fn parse_policy(s: &str) -> Result<ApprovalPolicy, String> {

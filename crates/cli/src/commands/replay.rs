@@ -70,6 +70,7 @@ pub fn run(args: ReplayArgs) -> ExitCode {
     let options = RenderOptions {
         color: args.color.for_stdout(),
         verbose: args.verbose,
+        lang: crate::i18n::Lang::from_env(None),
     };
     let speed = if args.no_delay { None } else { args.speed };
     // A spinner only makes sense when there is something to wait for.

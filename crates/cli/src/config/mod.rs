@@ -15,6 +15,7 @@ use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
 pub use file::{CONFIG_FILE, ConfigError, FileConfig, ImagesConfig, split_models};
 
 use crate::commands::agent_args::AgentArgs;
+use crate::i18n::Lang;
 use crate::render::ColorWhen;
 
 /// Default most model calls in one turn.
@@ -30,6 +31,8 @@ pub struct Environment {
     pub base_url: Option<String>,
     /// `KEEL_CONFIG_DIR`: the folder holding the user's `keel.toml`.
     pub config_dir: Option<PathBuf>,
+    /// The language `LC_ALL`, `LC_MESSAGES` or `LANG` names (English when none does).
+    pub lang: Lang,
 }
 
 impl Environment {
@@ -40,6 +43,7 @@ impl Environment {
             model: var("KEEL_MODEL"),
             base_url: var("KEEL_BASE_URL"),
             config_dir: var("KEEL_CONFIG_DIR").map(PathBuf::from),
+            lang: Lang::from_env(None),
         }
     }
 
@@ -117,6 +121,8 @@ pub struct Settings {
     pub include_system_prompt: bool,
     /// Colour.
     pub color: ColorWhen,
+    /// The language of the terminal's words: `--lang`, else the locale variables.
+    pub lang: Lang,
     /// The user's config folder, for user-wide instruction files.
     pub user_config_dir: Option<PathBuf>,
     /// Instruction files read besides `AGENTS.md` (the project's `keel.toml` over the user's).
@@ -226,6 +232,7 @@ impl Settings {
                     .find_map(|l| l.config.include_system_prompt)
                     .unwrap_or(false),
             color: pick!(args.color, color, ColorWhen::Auto),
+            lang: args.lang.unwrap_or(env.lang),
             user_config_dir: env.user_config_dir(),
             instructions_files: files
                 .iter()
@@ -442,11 +449,15 @@ mod tests {
             model: Some("env-a,env-b".to_owned()),
             base_url: None,
             config_dir: None,
+            lang: Lang::ZhCn,
         };
         let s = Settings::resolve(&args(&[]), &env, &project, &user);
         assert_eq!(s.models, ["env-a", "env-b"]);
         assert_eq!(s.mode, Mode::Plan);
         assert_eq!(s.max_iterations, 5);
+        assert_eq!(s.lang, Lang::ZhCn, "the locale's language without --lang");
+        let s = Settings::resolve(&args(&["--lang", "en"]), &env, &project, &user);
+        assert_eq!(s.lang, Lang::En, "--lang wins over the locale");
         assert_eq!(s.base_url.as_deref(), Some("http://user"));
         assert_eq!(s.tool_format, ToolFormat::Xml);
         assert_eq!(s.context_window, Some(8192));

@@ -238,6 +238,7 @@ impl Host {
             let options = RenderOptions {
                 color: settings.color.for_stdout(),
                 verbose: settings.verbose,
+                lang: settings.lang,
             };
             let shared = SharedRenderer(Arc::new(Mutex::new(
                 ConsoleRenderer::new(stdout, options).with_spinner(spinner),
@@ -271,13 +272,20 @@ impl Host {
                 .with_approver(approver)
                 .with_answerer(Arc::new(CannotAnswer))
         } else if std::io::stdin().is_terminal() {
+            // With the renderer on the terminal, the request is already shown (once): the
+            // prompt is then only its choices; with `--json` the prompt says it all.
+            let shown = renderer.is_some();
             session
                 .with_approver(Arc::new(
-                    TerminalApprover::new(input.clone()).with_rules_file(
-                        keel_tools::approval_rules::project_rules_path(&agent_settings.root),
-                    ),
+                    TerminalApprover::new(input.clone(), settings.lang)
+                        .with_rules_file(keel_tools::approval_rules::project_rules_path(
+                            &agent_settings.root,
+                        ))
+                        .question_shown(shown),
                 ))
-                .with_answerer(Arc::new(TerminalAnswerer::new(input.clone())))
+                .with_answerer(Arc::new(
+                    TerminalAnswerer::new(input.clone(), settings.lang).question_shown(shown),
+                ))
         } else {
             session
                 .with_approver(Arc::new(CannotAsk))

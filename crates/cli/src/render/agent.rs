@@ -7,9 +7,10 @@ use keel_events::{
     PrepareHistoryLoad, PrepareInstructionsLoad, PrepareModelSelect, PrepareRepomapBuild, Usage,
 };
 
-use super::format::{count, duration, one_line, plural};
+use super::format::{count, duration, one_line};
 use super::renderer::ConsoleRenderer;
 use super::style::Tone;
+use crate::i18n::Arg;
 
 /// Files listed by name in the final status line; more are only counted.
 const NAMED_FILES: usize = 3;
@@ -18,12 +19,12 @@ impl<W: Write> ConsoleRenderer<W> {
     /// `agent.start`: `› task` (its first line; verbose adds the rest of a multi-line task).
     pub(super) fn print_agent_start(&mut self, p: &AgentStart) {
         let mode = match p.mode_hint {
-            Some(ModeHint::Plan) => " (plan mode)",
-            Some(ModeHint::Direct) => " (direct mode)",
-            Some(ModeHint::Auto) | None => "",
+            Some(ModeHint::Plan) => format!(" {}", self.t("mode-plan", &[])),
+            Some(ModeHint::Direct) => format!(" {}", self.t("mode-direct", &[])),
+            Some(ModeHint::Auto) | None => String::new(),
         };
         let task = one_line(&p.task_input, 120);
-        self.line(&[(Tone::Bold, "› "), (Tone::Bold, &task), (Tone::Dim, mode)]);
+        self.line(&[(Tone::Bold, "› "), (Tone::Bold, &task), (Tone::Dim, &mode)]);
         let rest: Vec<&str> = p
             .task_input
             .trim()
@@ -42,32 +43,28 @@ impl<W: Write> ConsoleRenderer<W> {
         self.in_step = false;
         self.awaiting_person = false;
         let (tone, head) = match p.status {
-            AgentStatus::Completed => (Tone::Success, "✓ completed".to_owned()),
+            AgentStatus::Completed => (Tone::Success, self.t("end-completed", &[])),
             AgentStatus::Failed => (
                 Tone::ErrorBold,
-                format!("✗ failed: {}", one_line(&p.result, 160)),
+                self.t(
+                    "end-failed",
+                    &[("reason", Arg::from(one_line(&p.result, 160)))],
+                ),
             ),
-            AgentStatus::Cancelled => (Tone::Warning, "⊘ cancelled".to_owned()),
-            AgentStatus::MaxIterations => (
-                Tone::Warning,
-                "⚠ stopped: the iteration limit was reached".to_owned(),
-            ),
+            AgentStatus::Cancelled => (Tone::Warning, self.t("end-cancelled", &[])),
+            AgentStatus::MaxIterations => (Tone::Warning, self.t("end-max-iterations", &[])),
         };
         let mut tail = String::new();
         if !p.files_changed.is_empty() {
             tail.push_str(" · ");
-            tail.push_str(&plural(
-                p.files_changed.len(),
-                "file changed",
-                "files changed",
-            ));
+            tail.push_str(&self.files_changed(p.files_changed.len()));
             if p.files_changed.len() <= NAMED_FILES {
                 tail.push_str(&format!(" ({})", p.files_changed.join(", ")));
             }
         }
         if p.usage.total_tokens > 0 {
             tail.push_str(" · ");
-            tail.push_str(&usage_text(&p.usage));
+            tail.push_str(&self.usage_text(&p.usage));
         }
         self.line(&[(tone, &head), (Tone::Dim, &tail)]);
         if self.verbose && p.files_changed.len() > NAMED_FILES {
@@ -80,44 +77,58 @@ impl<W: Write> ConsoleRenderer<W> {
     /// `prepare.model.select`: the model, in yellow when it is a fallback.
     pub(super) fn print_prepare_model_select(&mut self, p: &PrepareModelSelect) {
         if p.is_fallback {
-            let reason = p
-                .reason
-                .as_deref()
-                .map(|r| format!(": {}", one_line(r, 120)))
-                .unwrap_or_default();
-            let text = format!(
-                "⚠ model {} (fallback from {}{reason})",
-                p.final_model, p.requested_model
-            );
+            let model = Arg::from(&p.final_model);
+            let requested = Arg::from(&p.requested_model);
+            let text = match p.reason.as_deref() {
+                Some(r) => self.t(
+                    "model-fallback-reason",
+                    &[
+                        ("model", model),
+                        ("requested", requested),
+                        ("reason", Arg::from(one_line(r, 120))),
+                    ],
+                ),
+                None => self.t(
+                    "model-fallback",
+                    &[("model", model), ("requested", requested)],
+                ),
+            };
             self.line(&[(Tone::Warning, &text)]);
         } else {
-            let text = format!("model {}", p.final_model);
+            let text = self.t("model-selected", &[("model", Arg::from(&p.final_model))]);
             self.line(&[(Tone::Dim, &text)]);
         }
     }
 
     /// `prepare.conversation.open`: a dim note with the conversation id.
     pub(super) fn print_prepare_conversation_open(&mut self, p: &PrepareConversationOpen) {
-        let action = match p.action {
-            ConversationAction::New => "new conversation",
-            ConversationAction::Resume => "resumed conversation",
+        let id = match p.action {
+            ConversationAction::New => "conversation-new",
+            ConversationAction::Resume => "conversation-resumed",
         };
-        let text = format!("{action} {}", p.conversation_id);
+        let text = self.t(id, &[("id", Arg::from(&p.conversation_id))]);
         self.line(&[(Tone::Dim, &text)]);
     }
 
     /// `prepare.history.load`: a dim note with the history size.
     pub(super) fn print_prepare_history_load(&mut self, p: &PrepareHistoryLoad) {
-        let mut text = format!(
-            "history: {} · turn {}",
-            plural(p.action_history_len as usize, "message", "messages"),
-            p.start_turn
+        let mut text = self.t(
+            "history-loaded",
+            &[
+                ("count", Arg::from(p.action_history_len)),
+                ("n", Arg::from(count(p.action_history_len))),
+                ("turn", Arg::from(p.start_turn.to_string())),
+            ],
         );
         if p.pending_tool_count > 0 {
-            text.push_str(&format!(
-                " · {} pending",
-                plural(p.pending_tool_count as usize, "tool call", "tool calls")
-            ));
+            let pending = self.t(
+                "history-pending",
+                &[
+                    ("count", Arg::from(p.pending_tool_count)),
+                    ("n", Arg::from(count(p.pending_tool_count))),
+                ],
+            );
+            text.push_str(&format!(" · {pending}"));
         }
         self.line(&[(Tone::Dim, &text)]);
     }
@@ -128,43 +139,71 @@ impl<W: Write> ConsoleRenderer<W> {
             .files
             .iter()
             .map(|f| {
-                let cut = if f.truncated { ", cut" } else { "" };
-                format!("{} ({} tokens{cut})", f.path, count(f.tokens))
+                let id = if f.truncated {
+                    "instructions-file-cut"
+                } else {
+                    "instructions-file"
+                };
+                self.t(
+                    id,
+                    &[
+                        ("path", Arg::from(&f.path)),
+                        ("tokens", Arg::from(count(f.tokens))),
+                    ],
+                )
             })
             .collect();
         let text = if files.is_empty() {
-            "instructions: none".to_owned()
+            self.t("instructions-none", &[])
         } else {
-            format!("instructions: {}", files.join(", "))
+            self.t(
+                "instructions-files",
+                &[("files", Arg::from(files.join(", ")))],
+            )
         };
         self.line(&[(Tone::Dim, &text)]);
     }
 
     /// `prepare.repomap.build`: a dim note with the map's size and build time.
     pub(super) fn print_prepare_repomap_build(&mut self, p: &PrepareRepomapBuild) {
-        let cached = if p.cached { ", cached" } else { "" };
-        let text = format!(
-            "repo map: {} files, {} symbols, {} tokens ({}{cached})",
-            count(p.files),
-            count(p.symbols),
-            count(p.tokens),
-            duration(p.duration_ms)
+        let id = if p.cached {
+            "repomap-built-cached"
+        } else {
+            "repomap-built"
+        };
+        let text = self.t(
+            id,
+            &[
+                ("files", Arg::from(count(p.files))),
+                ("symbols", Arg::from(count(p.symbols))),
+                ("tokens", Arg::from(count(p.tokens))),
+                ("duration", Arg::from(duration(p.duration_ms))),
+            ],
         );
         self.line(&[(Tone::Dim, &text)]);
     }
-}
 
-/// `1,234 tokens (1,000 in, 234 out, 200 cached)`.
-pub(super) fn usage_text(usage: &Usage) -> String {
-    let cached = usage
-        .cached_tokens
-        .filter(|c| *c > 0)
-        .map(|c| format!(", {} cached", count(c)))
-        .unwrap_or_default();
-    format!(
-        "{} tokens ({} in, {} out{cached})",
-        count(usage.total_tokens),
-        count(usage.prompt_tokens),
-        count(usage.completion_tokens)
-    )
+    /// `3 files changed`.
+    pub(super) fn files_changed(&self, n: usize) -> String {
+        self.t(
+            "files-changed",
+            &[("count", Arg::from(n)), ("n", Arg::from(count(n as u64)))],
+        )
+    }
+
+    /// `1,234 tokens (1,000 in, 234 out, 200 cached)`.
+    pub(super) fn usage_text(&self, usage: &Usage) -> String {
+        let mut args = vec![
+            ("total", Arg::from(count(usage.total_tokens))),
+            ("prompt", Arg::from(count(usage.prompt_tokens))),
+            ("completion", Arg::from(count(usage.completion_tokens))),
+        ];
+        match usage.cached_tokens.filter(|c| *c > 0) {
+            Some(cached) => {
+                args.push(("cached", Arg::from(count(cached))));
+                self.t("usage-tokens-cached", &args)
+            }
+            None => self.t("usage-tokens", &args),
+        }
+    }
 }

@@ -8,6 +8,7 @@ use keel_events::{ExecFileExit, ExecFileStart, ExecFileStderr, ExecFileStdout};
 use super::format::duration;
 use super::renderer::{ConsoleRenderer, StreamKind};
 use super::style::Tone;
+use crate::i18n::Arg;
 
 impl<W: Write> ConsoleRenderer<W> {
     /// `exec.file.start`: `▶ interpreter file`.
@@ -34,24 +35,23 @@ impl<W: Write> ConsoleRenderer<W> {
     pub(super) fn print_exec_file_exit(&mut self, p: &ExecFileExit) {
         self.close_line();
         let took = duration(p.duration_ms);
-        let (tone, text) = if p.timed_out {
-            (Tone::Error, format!("✗ {} timed out after {took}", p.file))
+        let (tone, id, code) = if p.timed_out {
+            (Tone::Error, "exec-timed-out", String::new())
         } else {
             match p.exit_code {
-                Some(0) => (
-                    Tone::Success,
-                    format!("✓ {} exited with 0 ({took})", p.file),
-                ),
-                Some(code) => (
-                    Tone::Error,
-                    format!("✗ {} exited with {code} ({took})", p.file),
-                ),
-                None => (
-                    Tone::Error,
-                    format!("✗ {} was ended by a signal ({took})", p.file),
-                ),
+                Some(0) => (Tone::Success, "exec-exited-ok", "0".to_owned()),
+                Some(code) => (Tone::Error, "exec-exited", code.to_string()),
+                None => (Tone::Error, "exec-signalled", String::new()),
             }
         };
+        let text = self.t(
+            id,
+            &[
+                ("file", Arg::from(&p.file)),
+                ("code", Arg::from(code)),
+                ("duration", Arg::from(took)),
+            ],
+        );
         self.line(&[(tone, &text)]);
     }
 }

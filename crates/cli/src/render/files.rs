@@ -8,12 +8,13 @@ use keel_events::{FileOp, RunFileChange};
 
 use super::renderer::ConsoleRenderer;
 use super::style::Tone;
+use crate::i18n::Arg;
 
 /// Diff lines shown without `--verbose`.
 pub(super) const DIFF_LINES: usize = 60;
 
 /// The tone of one unified-diff line.
-fn diff_tone(line: &str) -> Tone {
+pub(super) fn diff_tone(line: &str) -> Tone {
     if line.starts_with("+++") || line.starts_with("---") {
         Tone::Bold
     } else if line.starts_with("@@") {
@@ -84,10 +85,14 @@ impl<W: Write> ConsoleRenderer<W> {
             self.line(&[(Tone::Plain, "    "), (diff_tone(line), line)]);
         }
         if shown < lines.len() {
-            let note = format!(
-                "    … {} more diff lines (--verbose shows them)",
-                lines.len() - shown
+            let note = self.t(
+                "diff-more",
+                &[
+                    ("count", Arg::from(lines.len() - shown)),
+                    ("n", Arg::from((lines.len() - shown).to_string())),
+                ],
             );
+            let note = format!("    {note}");
             self.line(&[(Tone::Dim, &note)]);
         }
     }

@@ -40,11 +40,6 @@ pub(crate) fn usd(cost: f64) -> String {
     }
 }
 
-/// `1 file` / `3 files`.
-pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 /// The first non-blank line of `text`, cut to `max` characters with `…` (and `…` appended when
 /// more lines follow).
 pub(crate) fn one_line(text: &str, max: usize) -> String {

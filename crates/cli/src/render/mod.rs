@@ -29,7 +29,7 @@ mod tools;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use format::{count, usd};
+pub(crate) use format::{brief_arguments, count, one_line, usd};
 pub use renderer::{ConsoleRenderer, RenderOptions};
 pub use spinner::{NoSpinner, Spinner, TerminalSpinner};
 pub use style::ColorWhen;

@@ -14,10 +14,10 @@ use keel_events::{
     RunThinkingFail, RunThinkingStart, RunUsageReport, SummarizerKind,
 };
 
-use super::agent::usage_text;
-use super::format::{count, duration, one_line, plural, usd};
+use super::format::{count, duration, one_line, usd};
 use super::renderer::{ConsoleRenderer, StreamKind};
 use super::style::Tone;
+use crate::i18n::Arg;
 
 /// Context-window use from which the window line turns yellow, in percent.
 const WINDOW_WARNING_PERCENT: u64 = 80;
@@ -27,10 +27,10 @@ impl<W: Write> ConsoleRenderer<W> {
     pub(super) fn print_run_response_start(&mut self, p: &RunResponseStart) {
         if self.verbose {
             let text = match p.mode {
-                ResponseMode::Direct => "— direct mode —",
-                ResponseMode::Plan => "— plan mode —",
+                ResponseMode::Direct => self.t("response-direct", &[]),
+                ResponseMode::Plan => self.t("response-plan", &[]),
             };
-            self.line(&[(Tone::Dim, text)]);
+            self.line(&[(Tone::Dim, &text)]);
         }
     }
 
@@ -47,11 +47,14 @@ impl<W: Write> ConsoleRenderer<W> {
         self.answer_streamed = false;
         self.answer_shown = false;
         if self.verbose {
-            let text = format!(
-                "→ {} · iteration {} · {}",
-                p.model,
-                p.iteration,
-                plural(p.message_count as usize, "message", "messages")
+            let text = self.t(
+                "llm-call",
+                &[
+                    ("model", Arg::from(&p.model)),
+                    ("iteration", Arg::from(p.iteration.to_string())),
+                    ("count", Arg::from(u64::from(p.message_count))),
+                    ("n", Arg::from(count(u64::from(p.message_count)))),
+                ],
             );
             self.line(&[(Tone::Dim, &text)]);
             if let Some(prompt) = &p.system_prompt {
@@ -65,14 +68,18 @@ impl<W: Write> ConsoleRenderer<W> {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         std::hash::Hash::hash(prompt, &mut hasher);
         let hash = std::hash::Hasher::finish(&hasher);
-        let size = plural(prompt.chars().count(), "character", "characters");
+        let chars = prompt.chars().count();
+        let size = [
+            ("count", Arg::from(chars)),
+            ("n", Arg::from(count(chars as u64))),
+        ];
         if self.last_system_prompt == Some(hash) {
-            let text = format!("  system prompt unchanged ({size})");
+            let text = format!("  {}", self.t("system-prompt-unchanged", &size));
             self.line(&[(Tone::Dim, &text)]);
             return;
         }
         self.last_system_prompt = Some(hash);
-        let text = format!("  system prompt ({size}):");
+        let text = format!("  {}", self.t("system-prompt", &size));
         self.line(&[(Tone::Dim, &text)]);
         self.block("  │ ", Tone::Dim, prompt.trim_end());
     }
@@ -97,14 +104,15 @@ impl<W: Write> ConsoleRenderer<W> {
         self.answer_streamed = false;
         self.close_stream(&StreamKind::Answer);
         let warning = match p.finish_reason {
-            FinishReason::Length => Some("⚠ the answer was cut off at the output token limit"),
-            FinishReason::ContentFilter => Some("⚠ the provider filtered the answer"),
-            FinishReason::Truncated => Some("⚠ the response stream ended early"),
-            FinishReason::Cancelled => Some("⊘ the response was cancelled"),
+            FinishReason::Length => Some("finish-length"),
+            FinishReason::ContentFilter => Some("finish-content-filter"),
+            FinishReason::Truncated => Some("finish-truncated"),
+            FinishReason::Cancelled => Some("finish-cancelled"),
             FinishReason::Stop | FinishReason::ToolCalls | FinishReason::Other => None,
         };
-        if let Some(warning) = warning {
-            self.line(&[(Tone::Warning, warning)]);
+        if let Some(id) = warning {
+            let warning = self.t(id, &[]);
+            self.line(&[(Tone::Warning, &warning)]);
         }
         if self.verbose {
             let reason = serde_json::to_value(p.finish_reason)
@@ -117,7 +125,7 @@ impl<W: Write> ConsoleRenderer<W> {
                 text.push_str(&format!(" · {}", names.join(", ")));
             }
             if let Some(usage) = &p.usage {
-                text.push_str(&format!(" · {}", usage_text(usage)));
+                text.push_str(&format!(" · {}", self.usage_text(usage)));
             }
             self.line(&[(Tone::Dim, &text)]);
         }
@@ -126,12 +134,14 @@ impl<W: Write> ConsoleRenderer<W> {
     /// `run.llm.retry`: a yellow line with the error and the wait.
     pub(super) fn print_run_llm_retry(&mut self, p: &RunLlmRetry) {
         self.waiting_for_model = true;
-        let text = format!(
-            "↻ model call failed (attempt {}/{}): {} — retrying in {}",
-            p.attempt,
-            p.max_attempts,
-            one_line(&p.error, 160),
-            duration(p.delay_ms)
+        let text = self.t(
+            "llm-retry",
+            &[
+                ("attempt", Arg::from(p.attempt.to_string())),
+                ("max", Arg::from(p.max_attempts.to_string())),
+                ("error", Arg::from(one_line(&p.error, 160))),
+                ("delay", Arg::from(duration(p.delay_ms))),
+            ],
         );
         self.line(&[(Tone::Warning, &text)]);
     }
@@ -142,11 +152,11 @@ impl<W: Write> ConsoleRenderer<W> {
         self.thinking = true;
         self.thought_streamed = false;
         let marker = if self.verbose {
-            "✻ thinking"
+            self.t("thinking", &[])
         } else {
-            "✻ thinking…"
+            self.t("thinking-collapsed", &[])
         };
-        self.line(&[(Tone::Dim, marker)]);
+        self.line(&[(Tone::Dim, &marker)]);
     }
 
     /// `run.thinking.delta`: verbose only, the reasoning streamed dim.
@@ -172,7 +182,10 @@ impl<W: Write> ConsoleRenderer<W> {
     pub(super) fn print_run_thinking_fail(&mut self, p: &RunThinkingFail) {
         self.thinking = false;
         self.thought_streamed = false;
-        let text = format!("⚠ thinking failed: {}", one_line(&p.error, 160));
+        let text = self.t(
+            "thinking-failed",
+            &[("error", Arg::from(one_line(&p.error, 160)))],
+        );
         self.line(&[(Tone::Warning, &text)]);
     }
 
@@ -182,17 +195,21 @@ impl<W: Write> ConsoleRenderer<W> {
         let cached = p
             .cached_tokens
             .filter(|c| *c > 0)
-            .map(|c| format!(", {} cached", count(c)))
+            .map(|c| self.t("usage-call-cached", &[("cached", Arg::from(count(c)))]))
             .unwrap_or_default();
         let cost = p
             .cost_usd
             .map(|c| format!(" · {}", usd(c)))
             .unwrap_or_default();
-        let text = format!(
-            "tokens: {} in, {} out{cached}{cost} · session {}",
-            count(p.prompt_tokens),
-            count(p.completion_tokens),
-            count(p.cumulative.total_tokens)
+        let text = self.t(
+            "usage-call",
+            &[
+                ("prompt", Arg::from(count(p.prompt_tokens))),
+                ("completion", Arg::from(count(p.completion_tokens))),
+                ("cached", Arg::from(cached)),
+                ("cost", Arg::from(cost)),
+                ("session", Arg::from(count(p.cumulative.total_tokens))),
+            ],
         );
         self.line(&[(Tone::Dim, &text)]);
     }
@@ -202,10 +219,13 @@ impl<W: Write> ConsoleRenderer<W> {
         let percent = (p.tokens_used.saturating_mul(100))
             .checked_div(p.limit)
             .unwrap_or(0);
-        let text = format!(
-            "context: {} / {} tokens ({percent}%)",
-            count(p.tokens_used),
-            count(p.limit)
+        let text = self.t(
+            "context-window",
+            &[
+                ("used", Arg::from(count(p.tokens_used))),
+                ("limit", Arg::from(count(p.limit))),
+                ("percent", Arg::from(percent.to_string())),
+            ],
         );
         let tone = if percent >= WINDOW_WARNING_PERCENT {
             Tone::Warning
@@ -217,10 +237,12 @@ impl<W: Write> ConsoleRenderer<W> {
 
     /// `run.context.compress`: one dim line (verbose adds the summary).
     pub(super) fn print_run_context_compress(&mut self, p: &RunContextCompress) {
-        let mut text = format!(
-            "context compressed: {} → {} tokens",
-            count(p.original_tokens),
-            count(p.compressed_tokens)
+        let mut text = self.t(
+            "context-compressed",
+            &[
+                ("from", Arg::from(count(p.original_tokens))),
+                ("to", Arg::from(count(p.compressed_tokens))),
+            ],
         );
         match (p.summarizer, &p.fallback_reason) {
             (Some(SummarizerKind::Model), _) => text.push_str(", summary by the model"),

@@ -10,32 +10,41 @@ use keel_events::{
     RunStepOutput, RunStepStart,
 };
 
-use super::format::{one_line, plural};
+use super::format::{count, one_line};
 use super::renderer::{ConsoleRenderer, StreamKind};
 use super::style::Tone;
+use crate::i18n::Arg;
 
 fn progress(p: &Progress) -> String {
     format!("[{}/{}]", p.current, p.total)
 }
 
-fn step_suffix(step_id: Option<u32>) -> String {
-    step_id.map(|s| format!(" at step {s}")).unwrap_or_default()
-}
-
 impl<W: Write> ConsoleRenderer<W> {
+    /// ` at step N`, or nothing.
+    fn step_suffix(&self, step_id: Option<u32>) -> String {
+        step_id
+            .map(|s| self.t("at-step", &[("step", Arg::from(s.to_string()))]))
+            .unwrap_or_default()
+    }
+
     /// A plan: `heading goal · complexity`, then the numbered steps.
     fn print_plan(&mut self, heading: &str, plan: &Plan) {
+        let heading = self.t(heading, &[]);
         let complexity = match plan.estimated_complexity {
-            Complexity::Low => "low",
-            Complexity::Medium => "medium",
-            Complexity::High => "high",
+            Complexity::Low => "complexity-low",
+            Complexity::Medium => "complexity-medium",
+            Complexity::High => "complexity-high",
         };
-        let meta = format!(
-            " · {} · complexity {complexity}",
-            plural(plan.steps.len(), "step", "steps")
+        let meta = self.t(
+            "plan-meta",
+            &[
+                ("count", Arg::from(plan.steps.len())),
+                ("n", Arg::from(count(plan.steps.len() as u64))),
+                ("complexity", Arg::from(self.t(complexity, &[]))),
+            ],
         );
         self.line(&[
-            (Tone::Bold, heading),
+            (Tone::Bold, &heading),
             (Tone::Bold, plan.goal.trim()),
             (Tone::Dim, &meta),
         ]);
@@ -54,7 +63,11 @@ impl<W: Write> ConsoleRenderer<W> {
                 (Tone::Dim, &description),
             ]);
             if self.verbose && !step.expected_tools.is_empty() {
-                let tools = format!("     tools: {}", step.expected_tools.join(", "));
+                let tools = self.t(
+                    "plan-step-tools",
+                    &[("tools", Arg::from(step.expected_tools.join(", ")))],
+                );
+                let tools = format!("     {tools}");
                 self.line(&[(Tone::Dim, &tools)]);
             }
         }
@@ -62,20 +75,27 @@ impl<W: Write> ConsoleRenderer<W> {
 
     /// `run.plan.create`: the plan as a numbered list with goal and complexity.
     pub(super) fn print_run_plan_create(&mut self, p: &RunPlanCreate) {
-        self.print_plan("Plan: ", &p.plan);
+        self.print_plan("plan-created", &p.plan);
     }
 
     /// `run.plan.modify`: the plan as it now stands.
     pub(super) fn print_run_plan_modify(&mut self, p: &RunPlanModify) {
-        self.print_plan("Plan updated: ", &p.plan);
+        self.print_plan("plan-updated", &p.plan);
     }
 
     /// `run.plan.replan`: a yellow warning with its reason.
     pub(super) fn print_run_plan_replan(&mut self, p: &RunPlanReplan) {
-        let text = format!("⚠ replan: {}", one_line(&p.message, 160));
+        let text = self.t(
+            "plan-replan",
+            &[("message", Arg::from(one_line(&p.message, 160)))],
+        );
         self.line(&[(Tone::Warning, &text)]);
         if !p.reason.trim().is_empty() {
-            let reason = format!("  reason: {}", one_line(&p.reason, 160));
+            let reason = self.t(
+                "plan-replan-reason",
+                &[("reason", Arg::from(one_line(&p.reason, 160)))],
+            );
+            let reason = format!("  {reason}");
             self.line(&[(Tone::Dim, &reason)]);
         }
     }
@@ -84,9 +104,9 @@ impl<W: Write> ConsoleRenderer<W> {
     pub(super) fn print_run_plan_complete(&mut self, p: &RunPlanComplete) {
         self.in_step = false;
         let (tone, head) = if p.success {
-            (Tone::Success, "✓ plan complete")
+            (Tone::Success, self.t("plan-complete", &[]))
         } else {
-            (Tone::Error, "✗ plan failed")
+            (Tone::Error, self.t("plan-failed", &[]))
         };
         let summary = if p.summary.trim().is_empty() {
             String::new()
@@ -96,12 +116,9 @@ impl<W: Write> ConsoleRenderer<W> {
         let files = if p.files_changed.is_empty() {
             String::new()
         } else {
-            format!(
-                " · {}",
-                plural(p.files_changed.len(), "file changed", "files changed")
-            )
+            format!(" · {}", self.files_changed(p.files_changed.len()))
         };
-        self.line(&[(tone, head), (tone, &summary), (Tone::Dim, &files)]);
+        self.line(&[(tone, &head), (tone, &summary), (Tone::Dim, &files)]);
     }
 
     /// `run.plan.respond`: the planning reply and its numbered options (it waits for the
@@ -134,10 +151,12 @@ impl<W: Write> ConsoleRenderer<W> {
     /// `run.execution.fail`: red, with the failing step.
     pub(super) fn print_run_execution_fail(&mut self, p: &RunExecutionFail) {
         self.in_step = false;
-        let text = format!(
-            "✗ execution failed{}: {}",
-            step_suffix(p.step_id),
-            one_line(&p.error, 200)
+        let text = self.t(
+            "execution-failed",
+            &[
+                ("step", Arg::from(self.step_suffix(p.step_id))),
+                ("error", Arg::from(one_line(&p.error, 200))),
+            ],
         );
         self.line(&[(Tone::ErrorBold, &text)]);
     }
@@ -145,7 +164,11 @@ impl<W: Write> ConsoleRenderer<W> {
     /// `run.execution.cancel`: yellow, with the step that was running.
     pub(super) fn print_run_execution_cancel(&mut self, p: &RunExecutionCancel) {
         self.in_step = false;
-        let text = format!("⊘ {}{}", one_line(&p.message, 160), step_suffix(p.step_id));
+        let text = format!(
+            "⊘ {}{}",
+            one_line(&p.message, 160),
+            self.step_suffix(p.step_id)
+        );
         self.line(&[(Tone::Warning, &text)]);
     }
 
@@ -210,18 +233,23 @@ impl<W: Write> ConsoleRenderer<W> {
         } else {
             format!(" ({})", p.trigger.trim())
         };
+        let head = self.t(
+            "repair-attempt",
+            &[
+                ("attempt", Arg::from(p.attempt_number.to_string())),
+                ("max", Arg::from(p.max_attempts.to_string())),
+            ],
+        );
         let head = format!(
-            "↻ repair {}/{}{trigger}{}{what}",
-            p.attempt_number,
-            p.max_attempts,
+            "{head}{trigger}{}{what}",
             if what.is_empty() { "" } else { ": " }
         );
         let (outcome_tone, outcome) = match p.result {
-            RepairResult::Pending => (Tone::Dim, ""),
-            RepairResult::Success => (Tone::Success, " ✓ fixed"),
-            RepairResult::Failed => (Tone::Error, " ✗ not fixed"),
+            RepairResult::Pending => (Tone::Dim, String::new()),
+            RepairResult::Success => (Tone::Success, self.t("repair-fixed", &[])),
+            RepairResult::Failed => (Tone::Error, self.t("repair-not-fixed", &[])),
         };
-        self.line(&[(Tone::Warning, &head), (outcome_tone, outcome)]);
+        self.line(&[(Tone::Warning, &head), (outcome_tone, &outcome)]);
         if let Some(suggestion) = p.suggestion.as_deref().filter(|s| !s.trim().is_empty()) {
             let text = format!("  → {}", one_line(suggestion, 160));
             self.line(&[(Tone::Dim, &text)]);
@@ -231,11 +259,17 @@ impl<W: Write> ConsoleRenderer<W> {
     /// `run.anomaly.detect`: a yellow warning naming the pattern.
     pub(super) fn print_run_anomaly_detect(&mut self, p: &RunAnomalyDetect) {
         let kind = match p.anomaly {
-            AnomalyKind::RepeatedCall => "repeated call",
-            AnomalyKind::ConsecutiveFailures => "consecutive failures",
-            AnomalyKind::NoProgress => "no progress",
+            AnomalyKind::RepeatedCall => "anomaly-repeated-call",
+            AnomalyKind::ConsecutiveFailures => "anomaly-consecutive-failures",
+            AnomalyKind::NoProgress => "anomaly-no-progress",
         };
-        let text = format!("⚠ anomaly ({kind}): {}", one_line(&p.message, 160));
+        let text = self.t(
+            "anomaly",
+            &[
+                ("kind", Arg::from(self.t(kind, &[]))),
+                ("message", Arg::from(one_line(&p.message, 160))),
+            ],
+        );
         self.line(&[(Tone::Warning, &text)]);
     }
 }

@@ -7,9 +7,9 @@ use std::io::Write;
 
 use keel_events::{Event, EventHandler, EventKind, RunToolStart, StatusKind, SystemStatus};
 
-use super::format::brief_arguments;
 use super::spinner::{NoSpinner, Spinner};
 use super::style::{Painter, Tone};
+use crate::i18n::{Arg, Lang, Messages};
 
 /// How the renderer shows events.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -19,6 +19,8 @@ pub struct RenderOptions {
     /// Show detail: thinking text, tool output, model-call lines, debug logs, whole diffs,
     /// error stacks, log metadata.
     pub verbose: bool,
+    /// The language of the renderer's words and of the tool action text.
+    pub lang: Lang,
 }
 
 /// A stream of text that can stop mid-line and continue with the next event.
@@ -76,6 +78,8 @@ pub struct ConsoleRenderer<W: Write> {
     pub(super) last_system_prompt: Option<u64>,
     /// Calls whose header line was printed because their output is being shown.
     pub(super) tool_headers: HashSet<String>,
+    /// The renderer's words in the chosen language.
+    messages: Messages,
 }
 
 impl<W: Write> std::fmt::Debug for ConsoleRenderer<W> {
@@ -109,6 +113,7 @@ impl<W: Write> ConsoleRenderer<W> {
             awaiting_person: false,
             answer_shown: false,
             last_system_prompt: None,
+            messages: Messages::new(options.lang),
         }
     }
 
@@ -197,6 +202,18 @@ impl<W: Write> ConsoleRenderer<W> {
             EventKind::SystemError(p) => self.print_system_error(p),
             EventKind::SystemCliDisplay(p) => self.print_system_cli_display(p),
         }
+    }
+
+    // ----- words ---------------------------------------------------------------------------
+
+    /// Message `id` of the catalogue, in the renderer's language, with `args` put in.
+    pub(super) fn t(&self, id: &str, args: &[(&str, Arg<'_>)]) -> String {
+        self.messages.text(id, args)
+    }
+
+    /// What a call of `tool` with `arguments` does, in words (`tools.ftl`).
+    pub(super) fn tool_action(&self, tool: &str, arguments: &serde_json::Value) -> String {
+        self.messages.tool_action(tool, arguments)
     }
 
     // ----- output primitives -------------------------------------------------------------
@@ -331,19 +348,13 @@ impl<W: Write> ConsoleRenderer<W> {
         let message = if announced.is_some() {
             announced
         } else if self.waiting_for_model {
-            Some("waiting for the model…".to_owned())
+            Some(self.t("waiting-model", &[]))
         } else if self.thinking && !self.verbose {
-            Some("thinking…".to_owned())
+            Some(self.t("waiting-thinking", &[]))
         } else {
-            self.pending_tools.last().map(|start| {
-                format!(
-                    "running {} {}",
-                    start.tool_name,
-                    brief_arguments(&start.arguments)
-                )
-                .trim_end()
-                .to_owned()
-            })
+            self.pending_tools
+                .last()
+                .map(|start| format!("{}…", self.tool_action(&start.tool_name, &start.arguments)))
         };
         if let Some(message) = message {
             self.spinner.show(&message);

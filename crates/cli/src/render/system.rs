@@ -8,6 +8,7 @@ use keel_events::{
 
 use super::renderer::ConsoleRenderer;
 use super::style::Tone;
+use crate::i18n::Arg;
 
 impl<W: Write> ConsoleRenderer<W> {
     /// `system.status`: a dim `· message`; a wait (a status with a `kind`) prints nothing and
@@ -61,9 +62,19 @@ impl<W: Write> ConsoleRenderer<W> {
         self.waiting_for_model = false;
         let mut lines = p.error.trim().lines();
         let first = lines.next().unwrap_or("");
-        let head = format!("✗ error [{}]: {first}", p.error_type);
-        let note = if p.recoverable { " (recoverable)" } else { "" };
-        self.line(&[(Tone::ErrorBold, &head), (Tone::Dim, note)]);
+        let head = self.t(
+            "error-line",
+            &[
+                ("kind", Arg::from(&p.error_type)),
+                ("message", Arg::from(first)),
+            ],
+        );
+        let note = if p.recoverable {
+            self.t("error-recoverable", &[])
+        } else {
+            String::new()
+        };
+        self.line(&[(Tone::ErrorBold, &head), (Tone::Dim, &note)]);
         let rest: Vec<&str> = lines.collect();
         if !rest.is_empty() {
             self.block("  ", Tone::Error, &rest.join("\n"));

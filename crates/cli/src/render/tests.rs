@@ -7,6 +7,7 @@ use keel_events::*;
 use serde_json::json;
 
 use super::{ConsoleRenderer, RenderOptions, Spinner};
+use crate::i18n::Lang;
 
 fn plan() -> Plan {
     Plan {
@@ -431,10 +432,12 @@ fn render_each(options: RenderOptions) -> String {
 const PLAIN: RenderOptions = RenderOptions {
     color: false,
     verbose: false,
+    lang: Lang::En,
 };
 const VERBOSE: RenderOptions = RenderOptions {
     color: false,
     verbose: true,
+    lang: Lang::En,
 };
 
 #[test]
@@ -657,7 +660,7 @@ fn the_spinner_shows_while_the_model_or_a_tool_is_awaited() {
         [
             "show waiting for the model…",
             "hide",
-            "show running read_file src/a.rs",
+            "show Reading src/a.rs…",
             "hide"
         ]
     );
@@ -768,11 +771,11 @@ fn no_spinner_while_the_person_is_asked() {
     assert_eq!(
         log,
         [
-            "show running execute_command x",
+            "show execute_command x…",
             "hide",
-            "show running execute_command x",
+            "show execute_command x…",
             "hide",
-            "show running execute_command x",
+            "show execute_command x…",
             "hide"
         ]
     );
@@ -940,7 +943,11 @@ proptest::proptest! {
     /// Any text in any payload renders without panicking, and the output ends on a new line.
     #[test]
     fn arbitrary_text_renders_and_ends_the_line(text in "\\PC{0,40}", verbose: bool, color: bool) {
-        let options = RenderOptions { color, verbose };
+        let options = RenderOptions {
+            color,
+            verbose,
+            lang: Lang::En,
+        };
         let kinds: Vec<EventKind> = vec![
             RunLlmDelta { text: text.clone() }.into(),
             SystemError {
@@ -957,4 +964,13 @@ proptest::proptest! {
         let out = render_all(&kinds, options);
         proptest::prop_assert!(out.is_empty() || out.ends_with('\n'));
     }
+}
+
+#[test]
+fn every_event_type_has_a_rendering_in_simplified_chinese() {
+    let zh = RenderOptions {
+        lang: Lang::ZhCn,
+        ..PLAIN
+    };
+    insta::assert_snapshot!("each_type_zh_cn", render_each(zh));
 }

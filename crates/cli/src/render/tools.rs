@@ -13,9 +13,11 @@ use keel_events::{
     RunToolStart, ToolStatus,
 };
 
+use super::files::diff_tone;
 use super::format::{brief_arguments, duration, one_line};
 use super::renderer::{ConsoleRenderer, StreamKind};
 use super::style::Tone;
+use crate::i18n::Arg;
 
 /// Prefix of streamed tool output lines.
 const OUTPUT_PREFIX: &str = "  │ ";
@@ -85,9 +87,9 @@ impl<W: Write> ConsoleRenderer<W> {
             ToolStatus::Cancelled => ("⊘ ", Tone::Warning, Tone::Warning),
         };
         let status_word = match p.status {
-            ToolStatus::Denied => " denied",
-            ToolStatus::Cancelled => " cancelled",
-            ToolStatus::Success | ToolStatus::Error => "",
+            ToolStatus::Denied => self.t("call-denied", &[]),
+            ToolStatus::Cancelled => self.t("call-cancelled", &[]),
+            ToolStatus::Success | ToolStatus::Error => String::new(),
         };
         let args = if args.is_empty() {
             args
@@ -111,7 +113,7 @@ impl<W: Write> ConsoleRenderer<W> {
             (tone, mark),
             (name_tone, &p.tool_name),
             (Tone::Plain, &args),
-            (tone, status_word),
+            (tone, &status_word),
             (Tone::Dim, &timing),
             (summary_tone, &summary),
         ]);
@@ -122,6 +124,7 @@ impl<W: Write> ConsoleRenderer<W> {
 
     /// Shows every started call that never ended (`… tool args — no result`).
     pub(super) fn drain_pending_tools(&mut self) {
+        let no_result = self.t("call-no-result", &[]);
         for start in std::mem::take(&mut self.pending_tools) {
             self.close_stream(&StreamKind::ToolOutput(start.call_id.clone()));
             let args = brief_arguments(&start.arguments);
@@ -134,26 +137,33 @@ impl<W: Write> ConsoleRenderer<W> {
                 (Tone::Warning, "… "),
                 (Tone::Warning, &start.tool_name),
                 (Tone::Plain, &args),
-                (Tone::Dim, " — no result"),
+                (Tone::Dim, &no_result),
             ]);
         }
         self.tool_headers.clear();
     }
 
-    /// `run.approval.request`: what is asked and why (the prompt itself is the CLI's job).
+    /// `run.approval.request`: what is asked and why; a change put up for approval
+    /// (`approval_edits = "ask"`) shows its diff coloured, whole. The prompt with the choices
+    /// is the asker's (the CLI's terminal approver), on the line after.
     pub(super) fn print_run_approval_request(&mut self, p: &RunApprovalRequest) {
         self.awaiting_person = true;
-        let kind = match p.kind {
-            ApprovalKind::Plan => "plan",
-            ApprovalKind::Command => "command",
-            ApprovalKind::Tool => "tool call",
+        let id = match p.kind {
+            ApprovalKind::Plan => "approval-needed-plan",
+            ApprovalKind::Command => "approval-needed-command",
+            ApprovalKind::Tool => "approval-needed-tool",
         };
-        let head = format!("? approval needed for {kind}: ");
+        let head = self.t(id, &[]);
         let mut lines = p.subject.trim().lines();
         let first = lines.next().unwrap_or("");
         self.line(&[(Tone::Attention, &head), (Tone::Bold, first)]);
         let rest: Vec<&str> = lines.collect();
-        if !rest.is_empty() {
+        if rest.iter().any(|l| l.starts_with("@@")) {
+            for line in rest {
+                let line = line.trim_end_matches('\r');
+                self.line(&[(Tone::Plain, "    "), (diff_tone(line), line)]);
+            }
+        } else if !rest.is_empty() {
             self.block("  ", Tone::Plain, &rest.join("\n"));
         }
         if !p.reason.trim().is_empty() {
@@ -169,12 +179,15 @@ impl<W: Write> ConsoleRenderer<W> {
             .reason
             .as_deref()
             .filter(|r| !r.trim().is_empty())
-            .map(|r| format!(": {}", one_line(r, 160)))
-            .unwrap_or_default();
-        let (tone, text) = match p.decision {
-            ApprovalDecision::Approve => (Tone::Success, format!("✓ approved{reason}")),
-            ApprovalDecision::Reject => (Tone::Error, format!("✗ rejected{reason}")),
-            ApprovalDecision::Modify => (Tone::Warning, format!("✎ approved with changes{reason}")),
+            .map(|r| one_line(r, 160));
+        let (tone, id) = match p.decision {
+            ApprovalDecision::Approve => (Tone::Success, "approval-approved"),
+            ApprovalDecision::Reject => (Tone::Error, "approval-rejected"),
+            ApprovalDecision::Modify => (Tone::Warning, "approval-modified"),
+        };
+        let text = match reason {
+            Some(reason) => self.t(&format!("{id}-reason"), &[("reason", Arg::from(reason))]),
+            None => self.t(id, &[]),
         };
         self.line(&[(tone, &text)]);
         if self.verbose
@@ -210,7 +223,8 @@ impl<W: Write> ConsoleRenderer<W> {
     /// `run.completion.attempt`: the result block, and the command that demonstrates it.
     pub(super) fn print_run_completion_attempt(&mut self, p: &RunCompletionAttempt) {
         self.close_line();
-        self.line(&[(Tone::Success, "✓ result")]);
+        let head = self.t("result", &[]);
+        self.line(&[(Tone::Success, &head)]);
         self.block("  ", Tone::Plain, p.result.trim());
         if let Some(command) = p.command.as_deref().filter(|c| !c.trim().is_empty()) {
             self.line(&[(Tone::Dim, "  $ "), (Tone::Bold, command.trim())]);

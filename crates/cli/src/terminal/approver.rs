@@ -1,4 +1,6 @@
-//! Approvals on the terminal: `[y]es / [n]o (reason) / [a]lways / [e]dit`.
+//! Approvals on the terminal: `[y]es [n]o [a]lways [e]dit`, asked on one line with the cursor
+//! after the choices. When the renderer has shown the request on the same terminal, the prompt
+//! is only the choices (the request is shown once); otherwise (`--json`) it says it all.
 //!
 //! "Always" approves the same subject for the rest of the session without asking again: the
 //! exact command line, the same plan goal, or the same tool; for commands and tools it also
@@ -11,11 +13,12 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use keel_events::{ApprovalDecision, ApprovalKind};
-use keel_tools::approval_rules::{RuleDecision, RuleScope, RuleSpec, RuleTarget, append_rule};
+use keel_tools::approval_rules::{append_always_rules, describe_written, subject_tool};
 use keel_tools::{ApprovalReply, ApprovalRequest, Approver};
 
 use super::BoxFuture;
 use super::input::LineReader;
+use crate::i18n::{Arg, Lang, Messages};
 
 /// Reason recorded when "always" answered an approval.
 const ALWAYS_REASON: &str = "approved for the rest of the session";
@@ -35,9 +38,32 @@ pub enum Answer {
     Edit(String),
 }
 
+/// What to type instead of an answer that was not understood.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hint {
+    /// `e` without the new command line.
+    EditNeedsCommand,
+    /// Neither y, n, a nor (where allowed) e.
+    Unclear {
+        /// `e NEW COMMAND` is one of the choices.
+        can_edit: bool,
+    },
+}
+
+impl Hint {
+    /// The catalogue message that says what to type.
+    fn message_id(self) -> &'static str {
+        match self {
+            Hint::EditNeedsCommand => "prompt-hint-edit-needs-command",
+            Hint::Unclear { can_edit: true } => "prompt-hint-edit",
+            Hint::Unclear { can_edit: false } => "prompt-hint",
+        }
+    }
+}
+
 /// Reads an answer: `y`/`yes`, `n`/`no` [reason], `a`/`always`, `e`/`edit` NEW COMMAND
-/// (only when `can_edit`). Case does not matter. Anything else is an error saying what to type.
-pub fn parse_answer(line: &str, can_edit: bool) -> Result<Answer, String> {
+/// (only when `can_edit`). Case does not matter. Anything else is a [`Hint`] at what to type.
+pub fn parse_answer(line: &str, can_edit: bool) -> Result<Answer, Hint> {
     let line = line.trim();
     let (word, rest) = match line.split_once(char::is_whitespace) {
         Some((word, rest)) => (word, rest.trim()),
@@ -50,10 +76,9 @@ pub fn parse_answer(line: &str, can_edit: bool) -> Result<Answer, String> {
         "a" | "always" if rest.is_none() => Ok(Answer::Always),
         "e" | "edit" if can_edit => match rest {
             Some(command) => Ok(Answer::Edit(command)),
-            None => Err("type `e` followed by the new command line".to_owned()),
+            None => Err(Hint::EditNeedsCommand),
         },
-        _ if can_edit => Err("answer y, n (reason), a or e NEW COMMAND".to_owned()),
-        _ => Err("answer y, n (reason) or a".to_owned()),
+        _ => Err(Hint::Unclear { can_edit }),
     }
 }
 
@@ -63,14 +88,7 @@ fn subject_key(request: &ApprovalRequest) -> (&'static str, String) {
     match request.kind {
         ApprovalKind::Command => ("command", request.subject.clone()),
         ApprovalKind::Plan => ("plan", request.subject.trim().to_owned()),
-        ApprovalKind::Tool => {
-            let subject = request.subject.trim();
-            let name = subject
-                .split(|c: char| c == '(' || c == ':' || c.is_whitespace())
-                .next()
-                .unwrap_or(subject);
-            ("tool", name.to_owned())
-        }
+        ApprovalKind::Tool => ("tool", subject_tool(&request.subject).to_owned()),
     }
 }
 
@@ -85,17 +103,59 @@ pub struct TerminalApprover {
     /// Where "always" answers are written as allow rules (the project's `.keel/rules.toml`);
     /// `None`: only remembered for the session.
     rules_file: Option<PathBuf>,
+    /// The prompts' words.
+    messages: Messages,
+    /// The renderer has shown the request on this terminal: ask only the choices.
+    shown: bool,
 }
 
 impl TerminalApprover {
-    /// An approver reading answers from `input`.
-    pub fn new(input: LineReader) -> Self {
+    /// An approver reading answers from `input`, asking in `lang`.
+    pub fn new(input: LineReader, lang: Lang) -> Self {
         Self {
             input,
             lock: tokio::sync::Mutex::new(()),
             always: Mutex::new(HashSet::new()),
             rules_file: None,
+            messages: Messages::new(lang),
+            shown: false,
         }
+    }
+
+    /// The same approver for a terminal where the renderer shows each request (`shown`):
+    /// the prompt is then only the choices, on the line after it.
+    pub fn question_shown(mut self, shown: bool) -> Self {
+        self.shown = shown;
+        self
+    }
+
+    /// The prompt for `request`: the choices, after the request itself unless it was shown.
+    /// The cursor stays at its end.
+    pub fn prompt(&self, request: &ApprovalRequest) -> String {
+        let choices = if request.kind == ApprovalKind::Command {
+            "prompt-choices-edit"
+        } else {
+            "prompt-choices"
+        };
+        let choices = self.messages.text(choices, &[]);
+        if self.shown {
+            return format!("  {choices}");
+        }
+        let id = match request.kind {
+            ApprovalKind::Command => "prompt-approve-command",
+            ApprovalKind::Plan => "prompt-approve-plan",
+            ApprovalKind::Tool => "prompt-approve-tool",
+        };
+        let question = self
+            .messages
+            .text(id, &[("subject", Arg::from(request.subject.trim()))]);
+        let reason = request.reason.trim();
+        let reason = if reason.is_empty() {
+            String::new()
+        } else {
+            format!("  {reason}\n")
+        };
+        format!("\n{question}\n{reason}  {choices}")
     }
 
     /// The same approver writing "always" answers to `file` as allow rules.
@@ -104,36 +164,16 @@ impl TerminalApprover {
         self
     }
 
-    /// Writes the allow rule(s) an "always" to `request` stands for: one per command of the
-    /// line (its words as a prefix) or one for the tool. Never `override_safety`: a command
-    /// the safety check flags is still asked about next time. Returns what was written, or
-    /// why nothing was.
+    /// Writes the allow rule(s) an "always" to `request` stands for
+    /// ([`append_always_rules`], as the server does). Returns what was written, or why
+    /// nothing was.
     fn persist(&self, request: &ApprovalRequest) -> Option<String> {
         let file = self.rules_file.as_ref()?;
-        let targets: Vec<RuleTarget> = match request.kind {
-            ApprovalKind::Plan => return None,
-            ApprovalKind::Command => keel_tools::safety::commands(&request.subject)
-                .into_iter()
-                .map(|(_, words)| RuleTarget::Command { prefix: words })
-                .collect(),
-            ApprovalKind::Tool => vec![RuleTarget::Tool {
-                tool: subject_key(request).1,
-                paths: Vec::new(),
-            }],
-        };
-        let mut written = Vec::new();
-        for target in targets {
-            let spec = RuleSpec {
-                target,
-                decision: RuleDecision::Allow,
-                override_safety: false,
-            };
-            match append_rule(file, RuleScope::Project, &spec) {
-                Ok(rule) => written.push(format!("rule {} `{}`", rule.index, rule.describe())),
-                Err(e) => return Some(format!("no rule written: {e}")),
-            }
+        match append_always_rules(file, request.kind, &request.subject) {
+            Ok(written) if written.is_empty() => None,
+            Ok(written) => Some(describe_written(file, &written)),
+            Err(e) => Some(format!("no rule written: {e}")),
         }
-        (!written.is_empty()).then(|| format!("wrote {} to {}", written.join(", "), file.display()))
     }
 
     /// True when an earlier "always" covers `request`.
@@ -185,27 +225,14 @@ impl TerminalApprover {
             };
         }
         let can_edit = request.kind == ApprovalKind::Command;
-        let what = match request.kind {
-            ApprovalKind::Command => "command",
-            ApprovalKind::Plan => "plan",
-            ApprovalKind::Tool => "tool call",
-        };
-        let choices = if can_edit {
-            "[y]es / [n]o (reason) / [a]lways / [e]dit (new command)"
-        } else {
-            "[y]es / [n]o (reason) / [a]lways"
-        };
-        let mut prompt = format!(
-            "\n? Approve {what}: {}\n  ({})\n  {choices}: ",
-            request.subject, request.reason
-        );
+        let mut prompt = self.prompt(request);
         loop {
             let Some(line) = self.input.read_line(Some(prompt.clone())).await else {
                 return ApprovalReply::reject("no answer (input closed)");
             };
             match parse_answer(&line, can_edit) {
                 Ok(answer) => return self.reply(request, answer),
-                Err(hint) => prompt = format!("  {hint}: "),
+                Err(hint) => prompt = format!("  {}", self.messages.text(hint.message_id(), &[])),
             }
         }
     }
@@ -225,6 +252,7 @@ impl Approver for TerminalApprover {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use keel_tools::approval_rules::RuleDecision;
 
     fn request(kind: ApprovalKind, subject: &str) -> ApprovalRequest {
         ApprovalRequest {
@@ -239,7 +267,7 @@ mod tests {
     fn always_writes_allow_rules_and_says_where() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join(".keel/rules.toml");
-        let approver = TerminalApprover::new(LineReader::spawn(std::io::empty()))
+        let approver = TerminalApprover::new(LineReader::spawn(std::io::empty()), Lang::En)
             .with_rules_file(file.clone());
         let reply = approver.reply(
             &request(
@@ -303,16 +331,15 @@ mod tests {
 
     #[test]
     fn unclear_answers_say_what_to_type() {
-        assert!(
-            parse_answer("", true)
-                .unwrap_err()
-                .contains("e NEW COMMAND")
+        assert_eq!(
+            parse_answer("", true),
+            Err(Hint::Unclear { can_edit: true })
         );
         assert!(parse_answer("maybe", true).is_err());
-        assert!(parse_answer("e", true).unwrap_err().contains("new command"));
+        assert_eq!(parse_answer("e", true), Err(Hint::EditNeedsCommand));
         assert_eq!(
             parse_answer("e ls", false),
-            Err("answer y, n (reason) or a".to_owned())
+            Err(Hint::Unclear { can_edit: false })
         );
         assert!(parse_answer("y please", true).is_err());
         assert!(parse_answer("always sometimes", true).is_err());
@@ -320,7 +347,7 @@ mod tests {
 
     #[test]
     fn replies_carry_the_decision() {
-        let approver = TerminalApprover::new(LineReader::spawn(std::io::empty()));
+        let approver = TerminalApprover::new(LineReader::spawn(std::io::empty()), Lang::En);
         let rm = request(ApprovalKind::Command, "rm -rf build");
         assert_eq!(approver.reply(&rm, Answer::Yes), ApprovalReply::approve());
         assert_eq!(
@@ -338,7 +365,7 @@ mod tests {
 
     #[test]
     fn always_covers_the_same_subject_only() {
-        let approver = TerminalApprover::new(LineReader::spawn(std::io::empty()));
+        let approver = TerminalApprover::new(LineReader::spawn(std::io::empty()), Lang::En);
         let rm = request(ApprovalKind::Command, "rm -rf build");
         let reply = approver.reply(&rm, Answer::Always);
         assert_eq!(reply.decision, ApprovalDecision::Approve);
@@ -364,8 +391,10 @@ mod tests {
     async fn a_remembered_subject_is_not_asked_again() {
         // "a" to the first request; the second is answered from memory, so the "n" that
         // follows is left for the third, different request.
-        let approver =
-            TerminalApprover::new(LineReader::spawn(std::io::Cursor::new("maybe\na\nn\n")));
+        let approver = TerminalApprover::new(
+            LineReader::spawn(std::io::Cursor::new("maybe\na\nn\n")),
+            Lang::En,
+        );
         let rm = request(ApprovalKind::Command, "rm -rf build");
         assert_eq!(approver.ask(&rm).await.decision, ApprovalDecision::Approve);
         let again = approver.ask(&rm).await;
@@ -379,5 +408,28 @@ mod tests {
             .ask(&request(ApprovalKind::Command, "rm -rf out"))
             .await;
         assert_eq!(closed.reason.as_deref(), Some("no answer (input closed)"));
+    }
+
+    #[test]
+    fn the_prompt_is_one_line_of_choices_when_the_request_was_shown() {
+        let approver = TerminalApprover::new(LineReader::spawn(std::io::empty()), Lang::En)
+            .question_shown(true);
+        let rm = request(ApprovalKind::Command, "rm -rf build");
+        assert_eq!(approver.prompt(&rm), "  [y]es [n]o [a]lways [e]dit › ");
+        let edit = request(ApprovalKind::Tool, "write_file a.txt\n@@ -1 +1 @@\n-a\n+b");
+        assert_eq!(approver.prompt(&edit), "  [y]es [n]o [a]lways › ");
+    }
+
+    #[test]
+    fn without_the_renderer_the_prompt_says_it_all() {
+        let approver = TerminalApprover::new(LineReader::spawn(std::io::empty()), Lang::En);
+        let rm = request(ApprovalKind::Command, "rm -rf build");
+        assert_eq!(
+            approver.prompt(&rm),
+            "\n? Approve command: rm -rf build\n  dangerous\n  [y]es [n]o [a]lways [e]dit › "
+        );
+        let zh = TerminalApprover::new(LineReader::spawn(std::io::empty()), Lang::ZhCn)
+            .question_shown(true);
+        assert_eq!(zh.prompt(&rm), "  [y]是 [n]否 [a]总是 [e]编辑 › ");
     }
 }

@@ -1,14 +1,21 @@
 //! Decisions on approvals and answers to questions the running turn is waiting for.
 
+use std::path::Path;
+
 use axum::Json;
 use axum::extract::State;
 use keel_events::ApprovalDecision;
 use keel_tools::ApprovalReply;
+use keel_tools::approval_rules::{append_always_rules, describe_written, project_rules_path};
 
 use super::extract::{ApiJson, ApiPath};
-use crate::api::{AnswerBody, AnswerResult, ApprovalBody, ApprovalResult, Decision};
+use super::rules::rules_error;
+use crate::api::{AnswerBody, AnswerResult, ApprovalBody, ApprovalResult, Decision, RuleView};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::interaction::Applied;
+use crate::interaction::{Applied, StoredState, stored_request};
+
+/// The resolve event's reason for an "always" given without one.
+const ALWAYS_REASON: &str = "approved always";
 use crate::state::{Caller, SharedState};
 
 /// Decides an approval.
@@ -18,24 +25,33 @@ use crate::state::{Caller, SharedState};
         ("approval_id" = String, Path, description = "Approval id (from run.approval.request)")),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "Recorded (`applied: false` when the same decision was given before)", body = ApprovalResult),
+        (status = 200, description = "Recorded (`applied: false` when the same decision was given before); `always` lists the rules it wrote", body = ApprovalResult),
         (status = 400, description = "Malformed JSON", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session or approval", body = ErrorBody),
         (status = 409, description = "Decided differently before, or not waiting", body = ErrorBody),
         (status = 413, description = "Too large to relay to the server instance running the turn", body = ErrorBody),
-        (status = 422, description = "Invalid fields", body = ErrorBody)))]
+        (status = 422, description = "Invalid fields, or (`always`) a rules file that does not parse", body = ErrorBody)))]
 pub async fn approve(
     State(state): State<SharedState>,
     Caller(scope): Caller,
     ApiPath((id, approval_id)): ApiPath<(String, String)>,
     ApiJson(body): ApiJson<ApprovalBody>,
 ) -> ApiResult<Json<ApprovalResult>> {
-    state.visible_session(&scope, &id).await?;
+    let session = state.visible_session(&scope, &id).await?;
+    let mut reason = body.reason;
+    let mut rules_written = Vec::new();
     let decision = match body.decision {
         Decision::Approve => ApprovalDecision::Approve,
         Decision::Reject => ApprovalDecision::Reject,
         Decision::Modify => ApprovalDecision::Modify,
+        Decision::Always => {
+            let (written, said) =
+                write_always_rules(&state, &id, &approval_id, &session.root, reason).await?;
+            rules_written = written;
+            reason = Some(said);
+            ApprovalDecision::Approve
+        }
     };
     if decision == ApprovalDecision::Modify && body.modified.is_none() {
         return Err(ApiError::unprocessable(
@@ -44,7 +60,7 @@ pub async fn approve(
     }
     let reply = ApprovalReply {
         decision,
-        reason: body.reason,
+        reason,
         modified: body.modified,
     };
     let live = state.live(&id);
@@ -59,7 +75,41 @@ pub async fn approve(
         approval_id,
         decision: body.decision,
         applied: applied == Applied::Yes,
+        rules_written,
     }))
+}
+
+/// For an "always" to approval `approval_id`: writes the allow rules it stands for into the
+/// project's `.keel/rules.toml` (only while the approval still waits, so deciding again writes
+/// nothing twice) and returns them with the reason the resolve event carries: `reason`, or
+/// that it was approved for good, and what was written where.
+async fn write_always_rules(
+    state: &SharedState,
+    session_id: &str,
+    approval_id: &str,
+    root: &Path,
+    reason: Option<String>,
+) -> ApiResult<(Vec<RuleView>, String)> {
+    let (request, stored) = stored_request(state.store.as_ref(), session_id, approval_id).await?;
+    let Some(request) = request else {
+        return Err(ApiError::not_found(format!("no approval `{approval_id}`")));
+    };
+    let mut said = reason
+        .filter(|r| !r.trim().is_empty())
+        .unwrap_or_else(|| ALWAYS_REASON.to_owned());
+    if stored != StoredState::Requested {
+        return Ok((Vec::new(), said));
+    }
+    let file = project_rules_path(root);
+    let (kind, subject, target) = (request.kind, request.subject, file.clone());
+    let written = tokio::task::spawn_blocking(move || append_always_rules(&target, kind, &subject))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?
+        .map_err(rules_error)?;
+    if !written.is_empty() {
+        said = format!("{said}; {}", describe_written(&file, &written));
+    }
+    Ok((written.iter().map(RuleView::new).collect(), said))
 }
 
 /// Answers a question: a `run.question.ask`, or a planning reply (`run.plan.respond`), which

@@ -21,7 +21,7 @@ pub fn user_rules_dir() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-fn rules_error(error: RulesError) -> ApiError {
+pub(super) fn rules_error(error: RulesError) -> ApiError {
     match error {
         RulesError::NoSuchRule { .. } => ApiError::not_found(error.to_string()),
         RulesError::Invalid { .. } => ApiError::unprocessable(error.to_string()),

@@ -18,6 +18,7 @@
 //! rule. A rule cannot allow what the dangerous-command check flags unless it says
 //! `override_safety = true`; such a line falls back to the approval policy.
 
+mod always;
 mod edit;
 mod file;
 
@@ -26,6 +27,7 @@ use std::path::PathBuf;
 use globset::{Glob, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 
+pub use always::{always_rules, append_always_rules, describe_written, subject_tool};
 pub use edit::{append_rule, remove_rule};
 pub use file::{RulesError, project_rules_path, user_rules_path};
 

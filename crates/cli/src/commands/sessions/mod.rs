@@ -277,6 +277,7 @@ async fn show(args: ShowArgs) -> ExitCode {
     let options = RenderOptions {
         color: args.color.for_stdout(),
         verbose: args.verbose,
+        lang: crate::i18n::Lang::from_env(None),
     };
     let mut renderer =
         ConsoleRenderer::new(std::io::stdout(), options).with_spinner(Box::new(NoSpinner));
