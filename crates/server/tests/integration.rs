@@ -13,3 +13,4 @@ mod logging;
 mod postgres;
 mod recovery;
 mod streams;
+mod wire_formats;

@@ -61,36 +61,31 @@ impl WireFormat {
 
     /// The event in this format, or `None` when the format has no such event.
     pub fn encode(self, event: &Event) -> Option<WireEvent> {
-        match self {
-            Self::Keel => Some(WireEvent {
-                name: event.type_name().to_owned(),
-                json: event.to_json(),
-            }),
+        let (name, json) = match self {
+            Self::Keel => (event.type_name().to_owned(), event.to_json()),
             Self::V1 => {
                 let value = to_legacy(event)?;
                 let name = value.get("type")?.as_str()?.to_owned();
-                Some(WireEvent {
-                    name,
-                    json: value.to_string(),
-                })
+                (name, value.to_string())
             }
+            Self::Paths => (event_path(event)?.to_owned(), self.to_value(event)?.to_string()),
+        };
+        Some(WireEvent { name, json })
+    }
+
+    /// [`WireFormat::encode`]'s JSON as a value.
+    pub fn to_value(self, event: &Event) -> Option<Value> {
+        match self {
+            Self::Keel => serde_json::to_value(event).ok(),
+            Self::V1 => to_legacy(event),
             Self::Paths => {
                 let path = event_path(event)?;
                 let mut object = Map::new();
                 object.insert("path".into(), Value::String(path.to_owned()));
                 object.insert("event".into(), serde_json::to_value(event).ok()?);
-                Some(WireEvent {
-                    name: path.to_owned(),
-                    json: Value::Object(object).to_string(),
-                })
+                Some(Value::Object(object))
             }
         }
-    }
-
-    /// [`WireFormat::encode`] as a JSON value.
-    pub fn to_value(self, event: &Event) -> Option<Value> {
-        let encoded = self.encode(event)?;
-        serde_json::from_str(&encoded.json).ok()
     }
 }
 
