@@ -225,7 +225,7 @@ impl Host {
         } else if settings.json {
             emitter
                 .bus()
-                .add_handler(JsonlHandler::new(std::io::stdout()));
+                .add_handler(JsonlHandler::with_format(std::io::stdout(), settings.format));
             emitter.bus().add_handler(StderrNotices);
             (None, None)
         } else {
