@@ -77,7 +77,12 @@ fn every_stdout_command_ends_quietly_on_a_closed_pipe() {
         "Fix the failing test",
     ];
     let out = keel_piped(config, &run);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let log = project.path().join("run.jsonl");
     std::fs::write(&log, &out.stdout).unwrap();
     let session = common::events(&String::from_utf8_lossy(&out.stdout))[0]
@@ -87,11 +92,23 @@ fn every_stdout_command_ends_quietly_on_a_closed_pipe() {
     let fresh = sample_project();
     let fresh_root = fresh.path().to_str().unwrap();
     let run_fresh = |format: &[&'static str]| {
-        let mut args = vec!["run", "--provider", &provider, "--root", fresh_root, "--json"];
+        let mut args = vec![
+            "run",
+            "--provider",
+            &provider,
+            "--root",
+            fresh_root,
+            "--json",
+        ];
         args.extend_from_slice(format);
         args.push("Fix the failing test");
         let out = keel_into_closed_pipe(config, &args);
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
     };
     run_fresh(&[]);
@@ -131,7 +148,14 @@ fn every_stdout_command_ends_quietly_on_a_closed_pipe() {
     // Importing writes to the store, so each run imports anew; both print a report.
     assert_quiet_on_closed_pipe(
         config,
-        &["import-log", old_log.to_str().unwrap(), "--project", "p", "--root", root],
+        &[
+            "import-log",
+            old_log.to_str().unwrap(),
+            "--project",
+            "p",
+            "--root",
+            root,
+        ],
     );
 }
 
@@ -150,8 +174,15 @@ fn bash_loads_the_completions() {
     );
     let out = Command::new(bash).args(["-c", &script]).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.starts_with("complete ") && stdout.contains(" -F _keel "), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.starts_with("complete ") && stdout.contains(" -F _keel "),
+        "{stdout}"
+    );
     assert!(stdout.trim_end().ends_with(" keel"), "{stdout}");
 }
 

@@ -39,12 +39,19 @@ fn run_json_in_each_format() {
         let project = sample_project();
         let root = project.path().to_str().unwrap();
         let out = run_json(project.path(), &["--format", format.name()]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let got = lines(&out.stdout);
         // The run's stored events, projected here, are exactly the lines it printed.
         let out = common::run_keel(&["sessions", "list", "--json", "--root", root], None);
         let session = lines(&out.stdout)[0]["id"].as_str().unwrap().to_owned();
-        let out = common::run_keel(&["sessions", "show", &session, "--json", "--root", root], None);
+        let out = common::run_keel(
+            &["sessions", "show", &session, "--json", "--root", root],
+            None,
+        );
         let stored = common::events(&String::from_utf8_lossy(&out.stdout));
         let expected: Vec<Value> = stored.iter().filter_map(|e| format.to_value(e)).collect();
         assert_eq!(got, expected, "{format}");
@@ -91,10 +98,22 @@ fn import_log_into_the_project_store() {
     .unwrap();
     let log = log.to_str().unwrap();
     let out = common::run_keel(
-        &["import-log", log, "--project", "demo", "--root", root, "--json"],
+        &[
+            "import-log",
+            log,
+            "--project",
+            "demo",
+            "--root",
+            root,
+            "--json",
+        ],
         None,
     );
-    assert_eq!(out.status.code(), Some(1), "a bad line makes the exit status 1");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a bad line makes the exit status 1"
+    );
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "keel import-log: agent.log:4: skipped: not UTF-8 text (bad byte at column 5)\n"
@@ -104,8 +123,15 @@ fn import_log_into_the_project_store() {
     assert_eq!(report["blank_lines"], 1);
     let session = report["session_id"].as_str().unwrap();
 
-    let out = common::run_keel(&["sessions", "show", session, "--json", "--root", root], None);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = common::run_keel(
+        &["sessions", "show", session, "--json", "--root", root],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let events = common::events(&String::from_utf8_lossy(&out.stdout));
     let records: Vec<Value> = events
         .iter()
@@ -119,24 +145,51 @@ fn import_log_into_the_project_store() {
     std::fs::write(project.path().join("ok.log"), "one\ntwo\n").unwrap();
     let ok = project.path().join("ok.log");
     let out = common::run_keel(
-        &["import-log", ok.to_str().unwrap(), "--project", "demo", "--root", root],
+        &[
+            "import-log",
+            ok.to_str().unwrap(),
+            "--project",
+            "demo",
+            "--root",
+            root,
+        ],
         None,
     );
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.starts_with("imported 2 lines of ok.log into session "), "{text}");
+    assert!(
+        text.starts_with("imported 2 lines of ok.log into session "),
+        "{text}"
+    );
     for (args, needle) in [
-        (vec!["import-log", "/no/such.log", "--project", "demo"], "cannot read /no/such.log"),
-        (vec!["import-log", log, "--project", " "], "`--project` must not be empty"),
+        (
+            vec!["import-log", "/no/such.log", "--project", "demo"],
+            "cannot read /no/such.log",
+        ),
+        (
+            vec!["import-log", log, "--project", " "],
+            "`--project` must not be empty",
+        ),
         (vec!["import-log", log], "--project"),
     ] {
         let out = common::run_keel(&args, None);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains(needle), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(needle),
+            "{args:?}"
+        );
     }
     // Standard input works too.
     let out = common::run_keel(
-        &["import-log", "-", "--project", "demo", "--root", root, "--json"],
+        &[
+            "import-log",
+            "-",
+            "--project",
+            "demo",
+            "--root",
+            root,
+            "--json",
+        ],
         Some("[move] x -> y\n"),
     );
     assert_eq!(out.status.code(), Some(0));

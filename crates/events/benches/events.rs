@@ -125,7 +125,10 @@ fn wire_formats(c: &mut Criterion) {
     }
     let log: String = (0..BATCH)
         .map(|i| match i % 3 {
-            0 => format!("[SelfRepairLoop] Attempt {}/3: Build failed: error {i}\n", i % 3 + 1),
+            0 => format!(
+                "[SelfRepairLoop] Attempt {}/3: Build failed: error {i}\n",
+                i % 3 + 1
+            ),
             1 => format!("[move] src/a{i}.ts → src/b{i}.ts\n"),
             _ => format!("npm run build: compiled {i} modules\n"),
         })

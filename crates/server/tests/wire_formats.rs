@@ -5,8 +5,8 @@
 use crate::common;
 
 use common::{ALL, Options, P2, SseReader, TestServer};
-use keel_test_support::golden::stable;
 use futures::StreamExt;
+use keel_test_support::golden::stable;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
@@ -52,7 +52,10 @@ async fn the_events_page_in_each_format() {
             .await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
         let message = body["error"]["message"].as_str().unwrap();
-        assert!(message.contains("expected one of keel, v1, paths"), "{message}");
+        assert!(
+            message.contains("expected one of keel, v1, paths"),
+            "{message}"
+        );
     }
 }
 
@@ -108,10 +111,14 @@ async fn sse_and_websocket_streams_in_v1_and_paths() {
     }
     let token = s.stream_token(&id, ALL).await;
     let ws_url = s.base.replace("http://", "ws://");
-    let refused =
-        tokio_tungstenite::connect_async(format!("{ws_url}/v1/sessions/{id}/ws?format=v2&token={token}"))
-            .await;
-    assert!(refused.is_err(), "an unknown format is refused before the upgrade");
+    let refused = tokio_tungstenite::connect_async(format!(
+        "{ws_url}/v1/sessions/{id}/ws?format=v2&token={token}"
+    ))
+    .await;
+    assert!(
+        refused.is_err(),
+        "an unknown format is refused before the upgrade"
+    );
 }
 
 async fn import(s: &TestServer, project: &str, token: &str, body: Vec<u8>) -> (StatusCode, Value) {
@@ -128,7 +135,10 @@ async fn import(s: &TestServer, project: &str, token: &str, body: Vec<u8>) -> (S
         .unwrap();
     let status = response.status();
     let text = response.text().await.unwrap();
-    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -174,5 +184,8 @@ async fn legacy_logs_import_into_the_timeline() {
     // Nothing but bad or blank lines: a report and no session.
     let (status, body) = import(&s, "p2", ALL, b"\n\0\n".to_vec()).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(body, json!({"imported": 0, "blank_lines": 1, "bad_lines": [{"line": 2, "error": "holds a NUL byte at column 1"}]}));
+    assert_eq!(
+        body,
+        json!({"imported": 0, "blank_lines": 1, "bad_lines": [{"line": 2, "error": "holds a NUL byte at column 1"}]})
+    );
 }

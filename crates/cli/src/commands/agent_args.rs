@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use keel_engine::Mode;
-use keel_events::projection::WireFormat;
 use keel_engine::agent::ToolFormat;
+use keel_events::projection::WireFormat;
 use keel_tools::ApprovalPolicy;
 use keel_tools::sandbox::SandboxMode;
 

@@ -57,9 +57,10 @@ fn read_input(file: &std::path::Path) -> Result<(String, Vec<u8>), String> {
         return Ok(("<stdin>".to_owned(), bytes));
     }
     bytes = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    let name = file
-        .file_name()
-        .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let name = file.file_name().map_or_else(
+        || file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     Ok((name, bytes))
 }
 
@@ -77,7 +78,10 @@ async fn import(args: ImportLogArgs, source: String, bytes: Vec<u8>) -> ExitCode
             }
         },
     };
-    let root = args.root.canonicalize().unwrap_or_else(|_| args.root.clone());
+    let root = args
+        .root
+        .canonicalize()
+        .unwrap_or_else(|_| args.root.clone());
     let request = LogImportRequest {
         project_id: args.project.clone(),
         root,
@@ -93,7 +97,10 @@ async fn import(args: ImportLogArgs, source: String, bytes: Vec<u8>) -> ExitCode
         }
     };
     for bad in &report.bad_lines {
-        eprintln!("keel {COMMAND}: {source}:{}: skipped: {}", bad.line, bad.error);
+        eprintln!(
+            "keel {COMMAND}: {source}:{}: skipped: {}",
+            bad.line, bad.error
+        );
     }
     let text = if args.json {
         match serde_json::to_string(&report) {

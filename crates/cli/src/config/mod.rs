@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use keel_engine::agent::ToolFormat;
-use keel_events::projection::WireFormat;
 use keel_engine::{Mode, Pricing};
+use keel_events::projection::WireFormat;
 use keel_tools::ApprovalPolicy;
 use keel_tools::builtin::ImageSettings;
 use keel_tools::sandbox::{SandboxMode, SandboxPolicy};

@@ -71,8 +71,12 @@ fn check_line(raw: &[u8]) -> Result<&str, String> {
             raw.len()
         ));
     }
-    let line = std::str::from_utf8(raw)
-        .map_err(|e| format!("not UTF-8 text (bad byte at column {})", e.valid_up_to() + 1))?;
+    let line = std::str::from_utf8(raw).map_err(|e| {
+        format!(
+            "not UTF-8 text (bad byte at column {})",
+            e.valid_up_to() + 1
+        )
+    })?;
     if let Some(at) = line.find('\0') {
         return Err(format!("holds a NUL byte at column {}", at + 1));
     }
@@ -113,14 +117,14 @@ pub fn line_event(line: &str) -> EventKind {
         }
         .into(),
         // The line parser reads no other kind; keep the line as given if it ever does.
-        TimelinePayload::AgentPhase(_) | TimelinePayload::ToolCall(_) | TimelinePayload::Error(_) => {
-            SystemLog {
-                level: LogLevel::Info,
-                message: line.to_owned(),
-                metadata: None,
-            }
-            .into()
+        TimelinePayload::AgentPhase(_)
+        | TimelinePayload::ToolCall(_)
+        | TimelinePayload::Error(_) => SystemLog {
+            level: LogLevel::Info,
+            message: line.to_owned(),
+            metadata: None,
         }
+        .into(),
     }
 }
 

@@ -68,7 +68,10 @@ impl WireFormat {
                 let name = value.get("type")?.as_str()?.to_owned();
                 (name, value.to_string())
             }
-            Self::Paths => (event_path(event)?.to_owned(), self.to_value(event)?.to_string()),
+            Self::Paths => (
+                event_path(event)?.to_owned(),
+                self.to_value(event)?.to_string(),
+            ),
         };
         Some(WireEvent { name, json })
     }
