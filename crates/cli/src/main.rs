@@ -9,6 +9,7 @@ mod config;
 mod host;
 mod i18n;
 mod render;
+mod stdout;
 mod terminal;
 
 use std::process::ExitCode;
@@ -19,7 +20,7 @@ use tracing_subscriber::EnvFilter;
 /// Keel: a coding agent that reports everything it does as typed events.
 #[derive(Debug, Parser)]
 #[command(name = "keel", version, about)]
-struct Cli {
+pub struct Cli {
     #[command(subcommand)]
     command: commands::Command,
 }
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
     unsafe {
         keel_context::repomap::allocate_trees_with_mimalloc()
     };
+    stdout::end_quietly_when_closed();
     let cli = Cli::parse();
     if !cli.command.sets_up_logging()
         && let Some(filter) = log_filter(cli.command.verbose())

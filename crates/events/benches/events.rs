@@ -1,5 +1,5 @@
 //! Event throughput: building + stamping + JSONL serialisation, bus dispatch to 1 and 100
-//! subscribers (drained), and parsing JSONL lines. Events are the scripted session's realistic
+//! subscribers (drained), parsing JSONL lines, and the wire formats (`v1`, `paths`, legacy logs). Events are the scripted session's realistic
 //! mix (`tests/common/script.rs`), repeated to 1 000 per iteration.
 
 // criterion_group! generates an undocumented public function.
@@ -8,6 +8,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use keel_events::projection::{WireFormat, read_log};
 use keel_events::{Bus, Delivery, Emitter, EventKind, JsonlHandler, Sequencer, parse_line};
 
 #[allow(dead_code)]
@@ -91,5 +92,52 @@ fn deserialise(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, serialise, dispatch, deserialise);
+/// The wire formats: encoding a stamped event in each, what a `?format=` stream client costs
+/// the server (its shared frame's JSON read back, then encoded), and reading a legacy log.
+fn wire_formats(c: &mut Criterion) {
+    let sequencer = Sequencer::new("bench-session", "bench-project");
+    let events: Vec<_> = kinds()
+        .into_iter()
+        .map(|kind| sequencer.stamp(Some("turn"), kind))
+        .collect();
+    let lines: Vec<String> = events.iter().map(|e| e.to_json()).collect();
+    let mut group = c.benchmark_group("wire_formats");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    for format in WireFormat::ALL {
+        group.bench_function(format!("encode_{format}"), |b| {
+            b.iter(|| {
+                for event in &events {
+                    black_box(format.encode(black_box(event)));
+                }
+            });
+        });
+    }
+    for format in [WireFormat::V1, WireFormat::Paths] {
+        group.bench_function(format!("reencode_frame_{format}"), |b| {
+            b.iter(|| {
+                for line in &lines {
+                    if let Ok(event) = parse_line(0, black_box(line)) {
+                        black_box(format.encode(&event));
+                    }
+                }
+            });
+        });
+    }
+    let log: String = (0..BATCH)
+        .map(|i| match i % 3 {
+            0 => format!(
+                "[SelfRepairLoop] Attempt {}/3: Build failed: error {i}\n",
+                i % 3 + 1
+            ),
+            1 => format!("[move] src/a{i}.ts → src/b{i}.ts\n"),
+            _ => format!("npm run build: compiled {i} modules\n"),
+        })
+        .collect();
+    group.bench_function("read_legacy_log_lines", |b| {
+        b.iter(|| black_box(read_log(black_box(log.as_bytes()))));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, serialise, dispatch, deserialise, wire_formats);
 criterion_main!(benches);

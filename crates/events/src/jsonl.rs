@@ -1,17 +1,20 @@
-//! The JSONL handler: one event per line, display-only events skipped.
+//! The JSONL handler: one event per line, display-only events skipped, in a chosen wire format.
 
 use std::io::Write;
 
 use crate::bus::EventHandler;
 use crate::envelope::Event;
+use crate::projection::WireFormat;
 
-/// Writes each event as one JSON line to any writer, skipping `system.cli_display`.
+/// Writes each event as one JSON line to any writer, skipping `system.cli_display`, in Keel's
+/// format or another [`WireFormat`] (whose unnamed events are skipped too).
 ///
 /// Write errors do not panic or stop the producer: the first one is kept and later events are
 /// dropped; read it with [`JsonlHandler::error`].
 #[derive(Debug)]
 pub struct JsonlHandler<W: Write> {
     out: W,
+    format: WireFormat,
     error: Option<std::io::Error>,
     written: u64,
 }
@@ -19,8 +22,14 @@ pub struct JsonlHandler<W: Write> {
 impl<W: Write> JsonlHandler<W> {
     /// A handler writing to `out`.
     pub fn new(out: W) -> Self {
+        Self::with_format(out, WireFormat::Keel)
+    }
+
+    /// A handler writing to `out` in `format`.
+    pub fn with_format(out: W, format: WireFormat) -> Self {
         Self {
             out,
+            format,
             error: None,
             written: 0,
         }
@@ -31,7 +40,14 @@ impl<W: Write> JsonlHandler<W> {
         if event.kind.is_display_only() {
             return Ok(());
         }
-        serde_json::to_writer(&mut self.out, event)?;
+        if self.format == WireFormat::Keel {
+            serde_json::to_writer(&mut self.out, event)?;
+        } else {
+            let Some(encoded) = self.format.encode(event) else {
+                return Ok(());
+            };
+            self.out.write_all(encoded.json.as_bytes())?;
+        }
         self.out.write_all(b"\n")?;
         self.written += 1;
         Ok(())

@@ -1,6 +1,7 @@
 //! Request and response bodies of the HTTP contract.
 
 use chrono::{DateTime, Utc};
+use keel_events::projection::WireFormat;
 use keel_store::{Session, SessionUsage, Turn};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -241,6 +242,11 @@ pub struct EventsQuery {
     pub stream: Option<String>,
     /// Stream token (SSE only).
     pub token: Option<String>,
+    /// Wire format of the events: `keel` (default), `v1` (seed 000's flat legacy dicts) or
+    /// `paths` (seed 004's `{"path": "/agent/edit/…", "event": …}`); events a format has no
+    /// name for are left out.
+    #[param(schema_with = wire_format_schema)]
+    pub format: Option<WireFormat>,
 }
 
 /// `GET /v1/sessions/{id}/ws` query.
@@ -251,6 +257,53 @@ pub struct WsQuery {
     pub after: Option<u64>,
     /// Stream token.
     pub token: Option<String>,
+    /// Wire format of the events, as for `GET /v1/sessions/{id}/events`.
+    #[param(schema_with = wire_format_schema)]
+    pub format: Option<WireFormat>,
+}
+
+/// The `format` query parameter's schema: one of [`WireFormat::NAMES`].
+fn wire_format_schema() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .description(Some(
+            "Wire format: `keel` (Keel's events), `v1` (seed 000's flat legacy dicts) or `paths` \
+             (seed 004's event paths); events a format has no name for are left out.",
+        ))
+        .enum_values(Some(WireFormat::NAMES))
+        .default(Some(WireFormat::Keel.name().into()))
+        .build()
+}
+
+/// `POST /v1/projects/{project_id}/timeline/import` query.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ImportLogQuery {
+    /// Where the log came from (a file name), kept in the new session's title (default `upload`).
+    pub source: Option<String>,
+}
+
+/// `POST /v1/projects/{project_id}/timeline/import` response.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ImportLogResult {
+    /// The new session holding the imported events; absent when no line was imported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// Lines imported, one timeline record each.
+    pub imported: usize,
+    /// Blank lines skipped.
+    pub blank_lines: usize,
+    /// Lines skipped as unreadable (not UTF-8, a NUL byte, longer than 16 KiB).
+    pub bad_lines: Vec<BadLineView>,
+}
+
+/// A log line that was not imported.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct BadLineView {
+    /// 1-based line number.
+    pub line: usize,
+    /// Why it was skipped.
+    pub error: String,
 }
 
 /// A page of stored events.

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use keel_events::Event;
+use keel_events::projection::WireEvent;
 
 /// One event, encoded for the wire.
 #[derive(Debug)]
@@ -35,6 +36,19 @@ impl Frame {
             seq: event.seq,
             display_only: event.kind.is_display_only(),
             json: Arc::from(json),
+            sse: Bytes::from(sse),
+        }
+    }
+}
+
+impl Frame {
+    /// A frame of an event already encoded in a [`WireFormat`](keel_events::projection::WireFormat).
+    pub fn encoded(seq: u64, event: &WireEvent) -> Self {
+        let sse = format!("id: {seq}\nevent: {}\ndata: {}\n\n", event.name, event.json);
+        Self {
+            seq,
+            display_only: false,
+            json: Arc::from(event.json.as_str()),
             sse: Bytes::from(sse),
         }
     }

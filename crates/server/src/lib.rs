@@ -82,6 +82,7 @@ pub mod server;
 pub mod sse_body;
 pub mod state;
 pub mod stream;
+pub mod wire;
 
 pub use config::{ConfigError, ServerArgs, ServerConfig, TokenConfig};
 pub use error::{ApiError, ErrorCode, ServerError};

@@ -20,7 +20,7 @@ use crate::routes::{
         turns::create, turns::list, turns::cancel,
         events::events, events::ws,
         interactions::approve, interactions::answer,
-        file_runs::create, timeline::timeline, stream_tokens::create,
+        file_runs::create, timeline::timeline, timeline::import, stream_tokens::create,
         rules::list, rules::revoke, mcp::list,
     ),
     components(schemas(
@@ -29,7 +29,7 @@ use crate::routes::{
         api::TurnList, api::Cancelled, api::EventPage, api::ApprovalBody, api::Decision,
         api::ApprovalResult, api::AnswerBody, api::AnswerResult, api::FileRunBody,
         api::FileRunStarted, api::Timeline, api::StreamTokenBody, api::StreamToken,
-        api::FileList, api::RuleView, api::RuleList,
+        api::FileList, api::RuleView, api::RuleList, api::ImportLogResult, api::BadLineView,
         mcp::McpServerList, mcp::McpServerView, mcp::McpToolView,
     )),
     modifiers(&Security),

@@ -15,3 +15,4 @@ mod mcp;
 mod postgres;
 mod recovery;
 mod streams;
+mod wire_formats;

@@ -15,6 +15,7 @@
 mod backend;
 mod columns;
 mod error;
+mod import;
 mod location;
 mod migrations;
 mod postgres;
@@ -30,6 +31,7 @@ mod watch;
 mod writer;
 
 pub use error::{StoreError, StoreResult};
+pub use import::{LogImportReport, LogImportRequest, import_log};
 pub use location::{DB_FILE, STATE_DIR, default_db_path, open, open_store};
 pub use postgres::{
     CONNECT_TIMEOUT, POOL_CONNECTIONS, PROJECT_ID_NAMESPACE, PostgresStore, REALTIME_PUBLICATION,

@@ -9,6 +9,7 @@
 mod common;
 
 mod events;
+mod import;
 mod open;
 mod postgres;
 mod range_props;

@@ -1,5 +1,6 @@
 //! What Keel's tests and benchmarks share, so that each exists once: temp copies of folders
-//! and of the sample project ([`fs`]), fresh PostgreSQL databases with one rule for when the
+//! and of the sample project ([`fs`]), event-stream goldens without their run-to-run values
+//! ([`golden`]), fresh PostgreSQL databases with one rule for when the
 //! PostgreSQL tests may be skipped ([`postgres`]), a project with dependency trees on disk
 //! ([`packages`]), scripted-provider scripts ([`script`]), a
 //! recording mock of an OpenAI-compatible server ([`mock_openai`]: chat completions, embeddings, and the
@@ -13,6 +14,7 @@
 //! dependency cycle: scripts are built as JSON for the test to load with `keel_engine::Script`.
 
 pub mod fs;
+pub mod golden;
 pub mod http;
 pub mod mock_openai;
 pub mod packages;

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use keel_engine::Mode;
 use keel_engine::agent::ToolFormat;
+use keel_events::projection::WireFormat;
 use keel_tools::ApprovalPolicy;
 use keel_tools::sandbox::SandboxMode;
 
@@ -88,6 +89,10 @@ pub struct AgentArgs {
     /// Print the events as JSON lines instead of rendering them.
     #[arg(long)]
     pub json: bool,
+    /// The JSON lines' wire format: keel (Keel's events), v1 (the legacy flat dicts) or paths
+    /// (`{"path": "/agent/edit/…", "event": …}`) [default: keel].
+    #[arg(long, requires = "json", value_parser = parse_wire_format, value_name = "keel|v1|paths")]
+    pub format: Option<WireFormat>,
     /// Show thinking, tool output and model-call detail.
     #[arg(long, short)]
     pub verbose: bool,
@@ -107,6 +112,10 @@ fn parse_policy(s: &str) -> Result<ApprovalPolicy, String> {
 /// A `--sandbox` value.
 pub fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {
     s.parse::<SandboxMode>().map_err(|e| e.to_string())
+}
+
+fn parse_wire_format(s: &str) -> Result<WireFormat, String> {
+    s.parse::<WireFormat>().map_err(|e| e.to_string())
 }
 
 fn parse_tool_format(s: &str) -> Result<ToolFormat, String> {

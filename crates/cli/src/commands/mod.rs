@@ -10,6 +10,7 @@ pub mod chat;
 pub mod checkpoints;
 pub mod doctor;
 pub mod exec_file;
+pub mod import_log;
 pub mod index;
 pub mod mcp;
 pub mod memory;
@@ -22,6 +23,7 @@ pub mod sandbox;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod sessions;
+pub mod shell;
 pub mod tool;
 
 /// Exit code for usage errors (bad flags, bad JSON arguments).
@@ -81,6 +83,13 @@ pub enum Command {
     /// Run the HTTP server (sessions, live event streams, the Activity Timeline page).
     #[cfg(feature = "serve")]
     Serve(Box<serve::ServeArgs>),
+    /// Import a legacy log (`[SelfRepairLoop] …`, `[move] a → b`, …) into the project's
+    /// timeline as a session of the store.
+    ImportLog(import_log::ImportLogArgs),
+    /// Print shell completions: `source <(keel completions bash)`.
+    Completions(shell::CompletionsArgs),
+    /// Print the manual page (roff): `keel man | man -l -`.
+    Man,
 }
 
 impl Command {
@@ -133,6 +142,9 @@ pub fn run(command: Command) -> ExitCode {
         Command::Acp(args) => acp::run(args),
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(*args),
+        Command::ImportLog(args) => import_log::run(args),
+        Command::Completions(args) => shell::completions(&args),
+        Command::Man => shell::man(),
     }
 }
 

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use keel_engine::agent::ToolFormat;
 use keel_engine::{Mode, Pricing};
+use keel_events::projection::WireFormat;
 use keel_tools::ApprovalPolicy;
 use keel_tools::builtin::ImageSettings;
 use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
@@ -115,6 +116,8 @@ pub struct Settings {
     pub context_window: Option<u64>,
     /// Print events as JSON lines.
     pub json: bool,
+    /// The wire format of those lines.
+    pub format: WireFormat,
     /// Verbose rendering.
     pub verbose: bool,
     /// The system prompt in every `run.llm.start`: `include_system_prompt = true`, or verbose.
@@ -225,6 +228,7 @@ impl Settings {
                 .context_window
                 .or_else(|| files.iter().find_map(|l| l.config.context_window)),
             json: args.json,
+            format: args.format.unwrap_or_default(),
             verbose,
             include_system_prompt: verbose
                 || files

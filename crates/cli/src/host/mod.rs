@@ -223,9 +223,10 @@ impl Host {
             emitter.bus().add_handler(BoxedHandler(events));
             (None, Some(approver))
         } else if settings.json {
-            emitter
-                .bus()
-                .add_handler(JsonlHandler::new(std::io::stdout()));
+            emitter.bus().add_handler(JsonlHandler::with_format(
+                std::io::stdout(),
+                settings.format,
+            ));
             emitter.bus().add_handler(StderrNotices);
             (None, None)
         } else {

@@ -20,18 +20,20 @@ use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::sse_body::SseBody;
 use crate::state::{SharedState, StreamCaller};
 use crate::stream::{StreamItem, session_stream};
+use crate::wire::in_format;
 
 /// Most messages written to a WebSocket client before one flush.
 const WS_BATCH: usize = 256;
 
-/// Events of a session: SSE with `Accept: text/event-stream` or `?stream=sse`, else a page.
+/// Events of a session: SSE with `Accept: text/event-stream` or `?stream=sse`, else a page; in
+/// the wire format `format` asks for.
 #[utoipa::path(get, path = "/v1/sessions/{id}/events", operation_id = "sessionEvents", tag = "events",
     params(("id" = String, Path, description = "Session id"), EventsQuery,
         ("Last-Event-ID" = Option<u64>, Header, description = "SSE resume cursor")),
     security(("bearer" = []), ("stream_token" = [])),
     responses(
         (status = 200, description = "A page of events (JSON) or an SSE stream", body = EventPage),
-        (status = 400, description = "Bad query or Last-Event-ID", body = ErrorBody),
+        (status = 400, description = "Bad query (an unknown `format` names the allowed ones) or Last-Event-ID", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session", body = ErrorBody)))]
 pub async fn events(
@@ -63,11 +65,11 @@ pub async fn events(
         let has_more = events.len() > limit as usize;
         events.truncate(limit as usize);
         let next_after = events.last().map_or(after, |e| e.seq);
+        let format = query.format.unwrap_or_default();
         let events = events
             .iter()
-            .map(serde_json::to_value)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| ApiError::internal(e.to_string()))?;
+            .filter_map(|event| format.to_value(event))
+            .collect();
         return Ok(Json(EventPage {
             events,
             next_after,
@@ -84,7 +86,10 @@ pub async fn events(
         None => query.after.unwrap_or(0),
     };
     let rx = state.hub.subscribe(&id).await;
-    let stream = session_stream(std::sync::Arc::clone(&state.store), id, rx, after);
+    let stream = in_format(
+        session_stream(std::sync::Arc::clone(&state.store), id, rx, after),
+        query.format.unwrap_or_default(),
+    );
     Ok(sse_response(
         stream,
         state.config.keep_alive,
@@ -121,7 +126,7 @@ fn sse_response(
     security(("bearer" = []), ("stream_token" = [])),
     responses(
         (status = 101, description = "Switching to WebSocket"),
-        (status = 400, description = "Not a WebSocket request", body = ErrorBody),
+        (status = 400, description = "Not a WebSocket request, or a bad query (an unknown `format`)", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session", body = ErrorBody)))]
 pub async fn ws(
@@ -138,8 +143,13 @@ pub async fn ws(
     let rx = state.hub.subscribe(&id).await;
     let store = std::sync::Arc::clone(&state.store);
     let keep_alive = state.config.keep_alive;
+    let format = query.format.unwrap_or_default();
     Ok(upgrade.on_upgrade(move |socket| {
-        serve_ws(socket, session_stream(store, id, rx, after), keep_alive)
+        serve_ws(
+            socket,
+            in_format(session_stream(store, id, rx, after), format),
+            keep_alive,
+        )
     }))
 }
 

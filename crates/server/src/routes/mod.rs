@@ -59,6 +59,10 @@ pub fn router(state: SharedState) -> Router {
             "/v1/projects/{project_id}/timeline",
             get(timeline::timeline),
         )
+        .route(
+            "/v1/projects/{project_id}/timeline/import",
+            post(timeline::import).layer(DefaultBodyLimit::max(timeline::IMPORT_BODY_LIMIT)),
+        )
         .route("/v1/stream-tokens", post(stream_tokens::create))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

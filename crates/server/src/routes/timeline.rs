@@ -1,14 +1,18 @@
 //! A project's Activity Timeline: the seed 003 projection of its sessions' stored events,
-//! through the window that keeps the newest events and never orphans half of a move.
+//! through the window that keeps the newest events and never orphans half of a move; and the
+//! import of a legacy log into it.
 
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
+use axum::http::StatusCode;
 use keel_events::projection::{TimelineWindow, to_timeline_all};
-use keel_store::{EventRange, SessionFilter};
+use keel_store::{EventRange, LogImportRequest, SessionFilter, import_log};
 
 use super::extract::{ApiPath, ApiQuery};
-use crate::api::{Timeline, TimelineQuery};
-use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::api::{BadLineView, ImportLogQuery, ImportLogResult, Timeline, TimelineQuery};
+use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::state::{Caller, SharedState};
 
 /// Sessions of a project whose events feed the timeline (newest first).
@@ -69,4 +73,72 @@ pub async fn timeline(
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| ApiError::internal(e.to_string()))?;
     Ok(Json(Timeline { events }))
+}
+
+/// Largest log `POST /v1/projects/{project_id}/timeline/import` accepts (32 MiB).
+pub const IMPORT_BODY_LIMIT: usize = 32 * 1024 * 1024;
+
+/// Imports a legacy log (seed 003 §8: `[SelfRepairLoop] Attempt i/n: …`, `[move] a → b`,
+/// anything else as a raw log line) as a new completed session of the project, so its lines
+/// show on the timeline. Bad lines (not UTF-8, a NUL byte, longer than 16 KiB) are reported by
+/// number and skipped; the rest are stored together or not at all.
+#[utoipa::path(post, path = "/v1/projects/{project_id}/timeline/import", operation_id = "importTimelineLog", tag = "timeline",
+    params(("project_id" = String, Path, description = "Project id"), ImportLogQuery),
+    request_body(content = String, content_type = "text/plain", description = "The log, one entry a line (at most 32 MiB)"),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "What was imported and which lines were skipped", body = ImportLogResult),
+        (status = 400, description = "Bad query or unreadable body", body = ErrorBody),
+        (status = 401, description = "No or bad token", body = ErrorBody),
+        (status = 404, description = "Project not visible to the token", body = ErrorBody),
+        (status = 413, description = "Log larger than 32 MiB", body = ErrorBody)))]
+pub async fn import(
+    State(state): State<SharedState>,
+    Caller(scope): Caller,
+    ApiPath(project_id): ApiPath<String>,
+    ApiQuery(query): ApiQuery<ImportLogQuery>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<Json<ImportLogResult>> {
+    if !scope.sees_project(&project_id) {
+        return Err(ApiError::not_found(format!("no project `{project_id}`")));
+    }
+    let body = body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(
+                ErrorCode::PayloadTooLarge,
+                format!("the log is larger than {IMPORT_BODY_LIMIT} bytes"),
+            )
+        } else {
+            ApiError::bad_request(rejection.body_text())
+        }
+    })?;
+    let root = state
+        .config
+        .roots_for(&project_id)
+        .first()
+        .cloned()
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default();
+    let request = LogImportRequest {
+        project_id,
+        root,
+        source: query
+            .source
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| "upload".to_owned()),
+    };
+    let report = import_log(&*state.store, &request, &body).await?;
+    Ok(Json(ImportLogResult {
+        session_id: report.session_id,
+        imported: report.imported,
+        blank_lines: report.blank_lines,
+        bad_lines: report
+            .bad_lines
+            .into_iter()
+            .map(|bad| BadLineView {
+                line: bad.line,
+                error: bad.error,
+            })
+            .collect(),
+    }))
 }

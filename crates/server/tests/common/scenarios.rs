@@ -73,6 +73,11 @@ pub async fn auth_everywhere(s: &TestServer) {
         (Method::GET, format!("/v1/sessions/{session}/mcp"), None),
         (
             Method::POST,
+            "/v1/projects/p1/timeline/import".into(),
+            Some(json!("line")),
+        ),
+        (
+            Method::POST,
             "/v1/stream-tokens".into(),
             Some(json!({"session_id": session})),
         ),
