@@ -146,14 +146,14 @@ turn_id?: string,
 /**
  * Project the session works on.
  */
-project_id: string, } & ({ "type": "agent.start", "payload": AgentStart } | { "type": "agent.end", "payload": AgentEnd } | { "type": "prepare.model.select", "payload": PrepareModelSelect } | { "type": "prepare.conversation.open", "payload": PrepareConversationOpen } | { "type": "prepare.history.load", "payload": PrepareHistoryLoad } | { "type": "prepare.repomap.build", "payload": PrepareRepomapBuild } | { "type": "prepare.instructions.load", "payload": PrepareInstructionsLoad } | { "type": "run.response.start", "payload": RunResponseStart } | { "type": "run.response.end", "payload": RunResponseEnd } | { "type": "run.llm.start", "payload": RunLlmStart } | { "type": "run.llm.delta", "payload": RunLlmDelta } | { "type": "run.llm.end", "payload": RunLlmEnd } | { "type": "run.llm.retry", "payload": RunLlmRetry } | { "type": "run.thinking.start", "payload": RunThinkingStart } | { "type": "run.thinking.delta", "payload": RunThinkingDelta } | { "type": "run.thinking.end", "payload": RunThinkingEnd } | { "type": "run.thinking.fail", "payload": RunThinkingFail } | { "type": "run.tool.start", "payload": RunToolStart } | { "type": "run.tool.output", "payload": RunToolOutput } | { "type": "run.tool.end", "payload": RunToolEnd } | { "type": "run.approval.request", "payload": RunApprovalRequest } | { "type": "run.approval.resolve", "payload": RunApprovalResolve } | { "type": "run.plan.create", "payload": RunPlanCreate } | { "type": "run.plan.modify", "payload": RunPlanModify } | { "type": "run.plan.replan", "payload": RunPlanReplan } | { "type": "run.plan.complete", "payload": RunPlanComplete } | { "type": "run.plan.respond", "payload": RunPlanRespond } | { "type": "run.execution.start", "payload": RunExecutionStart } | { "type": "run.execution.end", "payload": RunExecutionEnd } | { "type": "run.execution.fail", "payload": RunExecutionFail } | { "type": "run.execution.cancel", "payload": RunExecutionCancel } | { "type": "run.step.start", "payload": RunStepStart } | { "type": "run.step.output", "payload": RunStepOutput } | { "type": "run.step.end", "payload": RunStepEnd } | { "type": "run.step.fail", "payload": RunStepFail } | { "type": "run.repair.attempt", "payload": RunRepairAttempt } | { "type": "run.anomaly.detect", "payload": RunAnomalyDetect } | { "type": "run.file.change", "payload": RunFileChange } | { "type": "run.context.compress", "payload": RunContextCompress } | { "type": "run.context.window", "payload": RunContextWindow } | { "type": "run.usage.report", "payload": RunUsageReport } | { "type": "run.memory.update", "payload": RunMemoryUpdate } | { "type": "run.question.ask", "payload": RunQuestionAsk } | { "type": "run.question.answer", "payload": RunQuestionAnswer } | { "type": "run.completion.attempt", "payload": RunCompletionAttempt } | { "type": "exec.file.start", "payload": ExecFileStart } | { "type": "exec.file.stdout", "payload": ExecFileStdout } | { "type": "exec.file.stderr", "payload": ExecFileStderr } | { "type": "exec.file.exit", "payload": ExecFileExit } | { "type": "system.status", "payload": SystemStatus } | { "type": "system.log", "payload": SystemLog } | { "type": "system.error", "payload": SystemError } | { "type": "system.cli_display", "payload": SystemCliDisplay });
+project_id: string, } & ({ "type": "agent.start", "payload": AgentStart } | { "type": "agent.end", "payload": AgentEnd } | { "type": "prepare.model.select", "payload": PrepareModelSelect } | { "type": "prepare.conversation.open", "payload": PrepareConversationOpen } | { "type": "prepare.history.load", "payload": PrepareHistoryLoad } | { "type": "prepare.repomap.build", "payload": PrepareRepomapBuild } | { "type": "prepare.instructions.load", "payload": PrepareInstructionsLoad } | { "type": "run.response.start", "payload": RunResponseStart } | { "type": "run.response.end", "payload": RunResponseEnd } | { "type": "run.llm.start", "payload": RunLlmStart } | { "type": "run.llm.delta", "payload": RunLlmDelta } | { "type": "run.llm.end", "payload": RunLlmEnd } | { "type": "run.llm.retry", "payload": RunLlmRetry } | { "type": "run.thinking.start", "payload": RunThinkingStart } | { "type": "run.thinking.delta", "payload": RunThinkingDelta } | { "type": "run.thinking.end", "payload": RunThinkingEnd } | { "type": "run.thinking.fail", "payload": RunThinkingFail } | { "type": "run.tool.start", "payload": RunToolStart } | { "type": "run.tool.output", "payload": RunToolOutput } | { "type": "run.tool.end", "payload": RunToolEnd } | { "type": "run.approval.request", "payload": RunApprovalRequest } | { "type": "run.approval.resolve", "payload": RunApprovalResolve } | { "type": "run.plan.create", "payload": RunPlanCreate } | { "type": "run.plan.modify", "payload": RunPlanModify } | { "type": "run.plan.replan", "payload": RunPlanReplan } | { "type": "run.plan.complete", "payload": RunPlanComplete } | { "type": "run.plan.respond", "payload": RunPlanRespond } | { "type": "run.execution.start", "payload": RunExecutionStart } | { "type": "run.execution.end", "payload": RunExecutionEnd } | { "type": "run.execution.fail", "payload": RunExecutionFail } | { "type": "run.execution.cancel", "payload": RunExecutionCancel } | { "type": "run.step.start", "payload": RunStepStart } | { "type": "run.step.output", "payload": RunStepOutput } | { "type": "run.step.end", "payload": RunStepEnd } | { "type": "run.step.fail", "payload": RunStepFail } | { "type": "run.repair.attempt", "payload": RunRepairAttempt } | { "type": "run.anomaly.detect", "payload": RunAnomalyDetect } | { "type": "run.file.change", "payload": RunFileChange } | { "type": "run.context.compress", "payload": RunContextCompress } | { "type": "run.context.window", "payload": RunContextWindow } | { "type": "run.usage.report", "payload": RunUsageReport } | { "type": "run.memory.update", "payload": RunMemoryUpdate } | { "type": "run.question.ask", "payload": RunQuestionAsk } | { "type": "run.question.answer", "payload": RunQuestionAnswer } | { "type": "run.completion.attempt", "payload": RunCompletionAttempt } | { "type": "run.checkpoint.rewind", "payload": RunCheckpointRewind } | { "type": "exec.file.start", "payload": ExecFileStart } | { "type": "exec.file.stdout", "payload": ExecFileStdout } | { "type": "exec.file.stderr", "payload": ExecFileStderr } | { "type": "exec.file.exit", "payload": ExecFileExit } | { "type": "system.status", "payload": SystemStatus } | { "type": "system.log", "payload": SystemLog } | { "type": "system.error", "payload": SystemError } | { "type": "system.cli_display", "payload": SystemCliDisplay });
 
 /**
  * An event's `type` with its payload: one variant per catalogue entry.
  *
  * Serialises adjacently tagged, as `{"type": "…", "payload": {…}}`.
  */
-export type EventKind = { "type": "agent.start", "payload": AgentStart } | { "type": "agent.end", "payload": AgentEnd } | { "type": "prepare.model.select", "payload": PrepareModelSelect } | { "type": "prepare.conversation.open", "payload": PrepareConversationOpen } | { "type": "prepare.history.load", "payload": PrepareHistoryLoad } | { "type": "prepare.repomap.build", "payload": PrepareRepomapBuild } | { "type": "prepare.instructions.load", "payload": PrepareInstructionsLoad } | { "type": "run.response.start", "payload": RunResponseStart } | { "type": "run.response.end", "payload": RunResponseEnd } | { "type": "run.llm.start", "payload": RunLlmStart } | { "type": "run.llm.delta", "payload": RunLlmDelta } | { "type": "run.llm.end", "payload": RunLlmEnd } | { "type": "run.llm.retry", "payload": RunLlmRetry } | { "type": "run.thinking.start", "payload": RunThinkingStart } | { "type": "run.thinking.delta", "payload": RunThinkingDelta } | { "type": "run.thinking.end", "payload": RunThinkingEnd } | { "type": "run.thinking.fail", "payload": RunThinkingFail } | { "type": "run.tool.start", "payload": RunToolStart } | { "type": "run.tool.output", "payload": RunToolOutput } | { "type": "run.tool.end", "payload": RunToolEnd } | { "type": "run.approval.request", "payload": RunApprovalRequest } | { "type": "run.approval.resolve", "payload": RunApprovalResolve } | { "type": "run.plan.create", "payload": RunPlanCreate } | { "type": "run.plan.modify", "payload": RunPlanModify } | { "type": "run.plan.replan", "payload": RunPlanReplan } | { "type": "run.plan.complete", "payload": RunPlanComplete } | { "type": "run.plan.respond", "payload": RunPlanRespond } | { "type": "run.execution.start", "payload": RunExecutionStart } | { "type": "run.execution.end", "payload": RunExecutionEnd } | { "type": "run.execution.fail", "payload": RunExecutionFail } | { "type": "run.execution.cancel", "payload": RunExecutionCancel } | { "type": "run.step.start", "payload": RunStepStart } | { "type": "run.step.output", "payload": RunStepOutput } | { "type": "run.step.end", "payload": RunStepEnd } | { "type": "run.step.fail", "payload": RunStepFail } | { "type": "run.repair.attempt", "payload": RunRepairAttempt } | { "type": "run.anomaly.detect", "payload": RunAnomalyDetect } | { "type": "run.file.change", "payload": RunFileChange } | { "type": "run.context.compress", "payload": RunContextCompress } | { "type": "run.context.window", "payload": RunContextWindow } | { "type": "run.usage.report", "payload": RunUsageReport } | { "type": "run.memory.update", "payload": RunMemoryUpdate } | { "type": "run.question.ask", "payload": RunQuestionAsk } | { "type": "run.question.answer", "payload": RunQuestionAnswer } | { "type": "run.completion.attempt", "payload": RunCompletionAttempt } | { "type": "exec.file.start", "payload": ExecFileStart } | { "type": "exec.file.stdout", "payload": ExecFileStdout } | { "type": "exec.file.stderr", "payload": ExecFileStderr } | { "type": "exec.file.exit", "payload": ExecFileExit } | { "type": "system.status", "payload": SystemStatus } | { "type": "system.log", "payload": SystemLog } | { "type": "system.error", "payload": SystemError } | { "type": "system.cli_display", "payload": SystemCliDisplay };
+export type EventKind = { "type": "agent.start", "payload": AgentStart } | { "type": "agent.end", "payload": AgentEnd } | { "type": "prepare.model.select", "payload": PrepareModelSelect } | { "type": "prepare.conversation.open", "payload": PrepareConversationOpen } | { "type": "prepare.history.load", "payload": PrepareHistoryLoad } | { "type": "prepare.repomap.build", "payload": PrepareRepomapBuild } | { "type": "prepare.instructions.load", "payload": PrepareInstructionsLoad } | { "type": "run.response.start", "payload": RunResponseStart } | { "type": "run.response.end", "payload": RunResponseEnd } | { "type": "run.llm.start", "payload": RunLlmStart } | { "type": "run.llm.delta", "payload": RunLlmDelta } | { "type": "run.llm.end", "payload": RunLlmEnd } | { "type": "run.llm.retry", "payload": RunLlmRetry } | { "type": "run.thinking.start", "payload": RunThinkingStart } | { "type": "run.thinking.delta", "payload": RunThinkingDelta } | { "type": "run.thinking.end", "payload": RunThinkingEnd } | { "type": "run.thinking.fail", "payload": RunThinkingFail } | { "type": "run.tool.start", "payload": RunToolStart } | { "type": "run.tool.output", "payload": RunToolOutput } | { "type": "run.tool.end", "payload": RunToolEnd } | { "type": "run.approval.request", "payload": RunApprovalRequest } | { "type": "run.approval.resolve", "payload": RunApprovalResolve } | { "type": "run.plan.create", "payload": RunPlanCreate } | { "type": "run.plan.modify", "payload": RunPlanModify } | { "type": "run.plan.replan", "payload": RunPlanReplan } | { "type": "run.plan.complete", "payload": RunPlanComplete } | { "type": "run.plan.respond", "payload": RunPlanRespond } | { "type": "run.execution.start", "payload": RunExecutionStart } | { "type": "run.execution.end", "payload": RunExecutionEnd } | { "type": "run.execution.fail", "payload": RunExecutionFail } | { "type": "run.execution.cancel", "payload": RunExecutionCancel } | { "type": "run.step.start", "payload": RunStepStart } | { "type": "run.step.output", "payload": RunStepOutput } | { "type": "run.step.end", "payload": RunStepEnd } | { "type": "run.step.fail", "payload": RunStepFail } | { "type": "run.repair.attempt", "payload": RunRepairAttempt } | { "type": "run.anomaly.detect", "payload": RunAnomalyDetect } | { "type": "run.file.change", "payload": RunFileChange } | { "type": "run.context.compress", "payload": RunContextCompress } | { "type": "run.context.window", "payload": RunContextWindow } | { "type": "run.usage.report", "payload": RunUsageReport } | { "type": "run.memory.update", "payload": RunMemoryUpdate } | { "type": "run.question.ask", "payload": RunQuestionAsk } | { "type": "run.question.answer", "payload": RunQuestionAnswer } | { "type": "run.completion.attempt", "payload": RunCompletionAttempt } | { "type": "run.checkpoint.rewind", "payload": RunCheckpointRewind } | { "type": "exec.file.start", "payload": ExecFileStart } | { "type": "exec.file.stdout", "payload": ExecFileStdout } | { "type": "exec.file.stderr", "payload": ExecFileStderr } | { "type": "exec.file.exit", "payload": ExecFileExit } | { "type": "system.status", "payload": SystemStatus } | { "type": "system.log", "payload": SystemLog } | { "type": "system.error", "payload": SystemError } | { "type": "system.cli_display", "payload": SystemCliDisplay };
 
 /**
  * `exec.file.exit`: the script ended.
@@ -520,6 +520,11 @@ export type RepairResult = "pending" | "success" | "failed";
 export type ResponseMode = "direct" | "plan";
 
 /**
+ * What a rewind took back.
+ */
+export type RewindScope = "files" | "conversation" | "both";
+
+/**
  * `run.anomaly.detect`: the loop shows a pattern that suggests it is stuck.
  */
 export type RunAnomalyDetect = { 
@@ -581,6 +586,44 @@ reason?: string,
  * The replacement (a plan or command) for `modify` (free-form JSON).
  */
 modified?: JsonValue, };
+
+/**
+ * `run.checkpoint.rewind`: the session was taken back to before a checkpoint's turn. The
+ * events of the rewound turns stay in the log; this event marks them as undone.
+ */
+export type RunCheckpointRewind = { 
+/**
+ * The checkpoint rewound to (its turn and every later one are undone).
+ */
+checkpoint_id: string, 
+/**
+ * What was taken back.
+ */
+scope: RewindScope, 
+/**
+ * The turns rewound, oldest first.
+ */
+turn_ids: Array<string>, 
+/**
+ * The first seq of the rewound events (the checkpoint turn's first event).
+ */
+from_seq: number, 
+/**
+ * The last seq of the rewound events (the session's newest before this event).
+ */
+to_seq: number, 
+/**
+ * Messages in the history afterwards (absent when the history was not rewound).
+ */
+messages?: number, 
+/**
+ * Files given back their earlier content.
+ */
+files_restored: Array<string>, 
+/**
+ * Files removed because they did not exist before.
+ */
+files_removed: Array<string>, };
 
 /**
  * `run.completion.attempt`: the model declares the task done.
@@ -1510,6 +1553,7 @@ export const EVENT_TYPES = [
   "run.question.ask",
   "run.question.answer",
   "run.completion.attempt",
+  "run.checkpoint.rewind",
   "exec.file.start",
   "exec.file.stdout",
   "exec.file.stderr",

@@ -252,6 +252,23 @@ export function timelinePayload(event: Event): TimelinePayload | undefined {
         meta({ source: p.source, ids: p.entries.map((e) => e.id), dropped: p.dropped, total: p.total }),
       );
     }
+    case "run.checkpoint.rewind": {
+      const p = event.payload;
+      const n = p.turn_ids.length;
+      return log(
+        "warn",
+        `Rewound ${p.checkpoint_id} (${p.scope}): ${n} ${n === 1 ? "turn" : "turns"} undone`,
+        meta({
+          checkpointId: p.checkpoint_id,
+          scope: p.scope,
+          turnIds: p.turn_ids,
+          fromSeq: p.from_seq,
+          toSeq: p.to_seq,
+          filesRestored: p.files_restored,
+          filesRemoved: p.files_removed,
+        }),
+      );
+    }
     case "prepare.conversation.open":
     case "prepare.history.load":
     case "prepare.repomap.build":

@@ -27,6 +27,7 @@ mod render_sequences;
 mod replay_command;
 mod repomap;
 mod resume_across_front_ends;
+mod rewind_command;
 mod rules_command;
 mod run_command;
 mod safety_command;

@@ -210,7 +210,7 @@ fn checkpoints_and_rollback_in_a_later_process() {
         None,
     );
     assert_eq!(out.status.code(), Some(0));
-    let out = run_keel(&["checkpoints", "list", "--root", root], None);
+    let out = run_keel(&["checkpoints", "list", "--json", "--root", root], None);
     assert_eq!(out.status.code(), Some(0));
     let list = json_out(&out);
     let list = list.as_array().unwrap();

@@ -170,6 +170,8 @@ catalogue! {
     RunQuestionAnswer(RunQuestionAnswer) = "run.question.answer",
     /// The model declares the task done.
     RunCompletionAttempt(RunCompletionAttempt) = "run.completion.attempt",
+    /// The session was taken back to before a checkpoint's turn (files, history or both).
+    RunCheckpointRewind(RunCheckpointRewind) = "run.checkpoint.rewind",
     /// A user-started script run began.
     ExecFileStart(ExecFileStart) = "exec.file.start",
     /// Standard output of a script run.

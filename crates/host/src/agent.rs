@@ -58,6 +58,8 @@ pub struct AgentSettings {
     pub libraries: Vec<String>,
     /// Where `generate_image` gets images (unconfigured by default: it says which keys to set).
     pub images: ImageSettings,
+    /// Most bytes the workspace's checkpoints may hold before the oldest are pruned.
+    pub checkpoint_max_bytes: u64,
 }
 
 impl AgentSettings {
@@ -83,6 +85,7 @@ impl AgentSettings {
             approval_edits: EditApproval::Never,
             libraries: Vec::new(),
             images: ImageSettings::default(),
+            checkpoint_max_bytes: keel_tools::checkpoint::DEFAULT_MAX_BYTES,
         }
     }
 
@@ -119,6 +122,7 @@ impl AgentSettings {
         config.rules = Arc::new(rules);
         config.approval_edits = self.approval_edits;
         config.libraries = self.libraries.clone();
+        config.checkpoint_max_bytes = self.checkpoint_max_bytes;
         Ok(config)
     }
 

@@ -6,15 +6,19 @@
 //! [`TurnLease`](keel_store::TurnLease) kept alive by a [`LeaseRenewal`], and end the turn with
 //! [`finish_turn`], which saves the conversation as one versioned [`SavedConversation`]. Turns
 //! whose process died are failed and recorded by [`recover_lapsed_turns`]. A session's MCP
-//! servers start together and offer their tools through [`attach_mcp`]. Front ends keep only
-//! what is theirs: terminal prompts and rendering, HTTP routes and broadcast.
+//! servers start together and offer their tools through [`attach_mcp`]. A session is taken back
+//! to before one of its checkpoints' turns by [`rewind`], or branched into a new one by
+//! [`fork_session`]. Front ends keep only what is theirs: terminal prompts and rendering, HTTP
+//! routes and broadcast.
 
 mod agent;
 mod error;
 mod event_log;
 mod file_settings;
+mod fork;
 mod lease;
 mod mcp;
+mod rewind;
 mod saved;
 mod session;
 mod turn;
@@ -23,11 +27,13 @@ pub use agent::{AgentSettings, saved_conversation};
 pub use error::HostError;
 pub use event_log::EventLog;
 pub use file_settings::{PriceConfig, instruction_files, pricing_with};
+pub use fork::{FORKED_FROM_KEY, Fork, fork_session};
 pub use lease::{
     AppendToStore, InterruptRecorder, LeaseRenewal, interrupted_error, recover_lapsed_turns,
     renew_every, renew_lease,
 };
 pub use mcp::{attach_mcp, server_specs};
+pub use rewind::{RewindError, RewindReport, append_rewind, rewind};
 pub use saved::{CONVERSATION_ID_KEY, SAVED_CONVERSATION_VERSION, SavedConversation};
 pub use session::{OpenedSession, open_session};
 pub use turn::{TurnEnd, finish_turn};

@@ -502,3 +502,83 @@ pub struct RuleList {
     /// The files read (the project's, then the user's when the server has one).
     pub files: Vec<String>,
 }
+
+/// One checkpoint of a session, as `GET /v1/sessions/{id}/checkpoints` lists it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct CheckpointView {
+    /// Checkpoint id: `POST …/rewind` and `POST …/fork` take it.
+    pub id: String,
+    /// The turn it was made before.
+    pub turn_id: String,
+    /// When it was made.
+    pub created_at: DateTime<Utc>,
+    /// Files it restores.
+    pub files: usize,
+    /// Bytes it holds (its file and the blobs it refers to).
+    pub bytes: u64,
+}
+
+/// `GET /v1/sessions/{id}/checkpoints` response.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct CheckpointList {
+    /// The session's checkpoints, oldest first.
+    pub checkpoints: Vec<CheckpointView>,
+    /// Bytes all checkpoints of the session's root take.
+    pub total_bytes: u64,
+}
+
+/// `POST /v1/sessions/{id}/rewind` body.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct RewindBody {
+    /// The checkpoint: its turn and every later one are undone.
+    pub checkpoint: String,
+    /// `files`, `conversation` or `both` (default).
+    #[serde(default)]
+    pub scope: Option<String>,
+}
+
+/// `POST /v1/sessions/{id}/rewind` response: the `run.checkpoint.rewind` it recorded.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct RewindResult {
+    /// The checkpoint rewound to.
+    pub checkpoint_id: String,
+    /// `files`, `conversation` or `both`.
+    pub scope: String,
+    /// The turns undone, oldest first.
+    pub turn_ids: Vec<String>,
+    /// First seq of the undone turns' events (they stay in the log).
+    pub from_seq: u64,
+    /// Last seq of the undone turns' events.
+    pub to_seq: u64,
+    /// Messages in the history afterwards, when it was rewound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub messages: Option<u64>,
+    /// Files given back their earlier content.
+    pub files_restored: Vec<String>,
+    /// Files removed because they did not exist before.
+    pub files_removed: Vec<String>,
+}
+
+impl From<keel_events::RunCheckpointRewind> for RewindResult {
+    fn from(p: keel_events::RunCheckpointRewind) -> Self {
+        Self {
+            checkpoint_id: p.checkpoint_id,
+            scope: p.scope.as_str().to_owned(),
+            turn_ids: p.turn_ids,
+            from_seq: p.from_seq,
+            to_seq: p.to_seq,
+            messages: p.messages,
+            files_restored: p.files_restored,
+            files_removed: p.files_removed,
+        }
+    }
+}
+
+/// `POST /v1/sessions/{id}/fork` body.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct ForkBody {
+    /// Fork at this checkpoint of the session (the history before its turn); absent: the
+    /// whole history.
+    #[serde(default)]
+    pub at: Option<String>,
+}

@@ -79,6 +79,17 @@ pub enum StartError {
     Api(ApiError),
 }
 
+/// Why a rewind did not happen (nothing was changed).
+#[derive(Debug)]
+pub enum RewindFailure {
+    /// A turn runs here.
+    Running,
+    /// The checkpoint or the session refused it.
+    Rewind(keel_host::RewindError),
+    /// The store failed.
+    Api(ApiError),
+}
+
 impl From<ApiError> for StartError {
     fn from(error: ApiError) -> Self {
         Self::Api(error)
@@ -564,6 +575,45 @@ impl LiveSession {
             drop(guard);
         });
         Ok(run_id)
+    }
+
+    /// Rewinds the session to before checkpoint `checkpoint`'s turn ([`keel_host::rewind`]),
+    /// holding it as a turn would so none starts meanwhile (refused with `turn_running` while
+    /// one runs). Its `run.checkpoint.rewind` goes through this session's producer; the agent
+    /// kept between turns is dropped, so the next turn continues the rewound history.
+    pub async fn rewind(
+        &self,
+        state: &AppState,
+        checkpoints: &keel_tools::CheckpointStore,
+        checkpoint: &str,
+        scope: keel_events::RewindScope,
+    ) -> Result<keel_host::RewindReport, RewindFailure> {
+        if self.claim().is_none() {
+            return Err(RewindFailure::Running);
+        }
+        let result = async {
+            let report = keel_host::rewind(
+                state.store.as_ref(),
+                checkpoints,
+                &self.id,
+                checkpoint,
+                scope,
+            )
+            .await
+            .map_err(RewindFailure::Rewind)?;
+            *self.agent.lock().await = None;
+            let (emitter, _) = self
+                .emitter(state, true)
+                .await
+                .map_err(|e| RewindFailure::Api(e.into()))?;
+            emitter.set_turn(None);
+            emitter.emit(report.event.clone());
+            self.flush().await;
+            Ok(report)
+        }
+        .await;
+        self.release();
+        result
     }
 
     /// Appends `error`, the record of an interrupted turn, through this session's producer (so

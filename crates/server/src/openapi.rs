@@ -7,7 +7,8 @@ use utoipa::{Modify, OpenApi};
 use crate::api;
 use crate::error::{ErrorBody, ErrorDetail};
 use crate::routes::{
-    events, file_runs, health, interactions, mcp, rules, sessions, stream_tokens, timeline, turns,
+    checkpoints, events, file_runs, health, interactions, mcp, rules, sessions, stream_tokens,
+    timeline, turns,
 };
 
 /// The API description.
@@ -22,6 +23,7 @@ use crate::routes::{
         interactions::approve, interactions::answer,
         file_runs::create, timeline::timeline, timeline::import, stream_tokens::create,
         rules::list, rules::revoke, mcp::list,
+        checkpoints::list, checkpoints::rewind, checkpoints::fork,
     ),
     components(schemas(
         ErrorBody, ErrorDetail, api::Health, api::CreateSession, api::SessionMode,
@@ -31,6 +33,8 @@ use crate::routes::{
         api::FileRunStarted, api::Timeline, api::StreamTokenBody, api::StreamToken,
         api::FileList, api::RuleView, api::RuleList, api::ImportLogResult, api::BadLineView,
         mcp::McpServerList, mcp::McpServerView, mcp::McpToolView,
+        api::CheckpointView, api::CheckpointList, api::RewindBody, api::RewindResult,
+        api::ForkBody,
     )),
     modifiers(&Security),
 )]

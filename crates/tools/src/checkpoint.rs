@@ -5,6 +5,16 @@
 //! one: modified, deleted and moved files get their old content back and created files are
 //! removed. Checkpoints persist under `<root>/.keel/checkpoints/` (one JSON file per checkpoint,
 //! contents as blobs named by their BLAKE3 hash) so a later process can roll back.
+//!
+//! A turn run by an agent session also records where its conversation stood before the turn
+//! ([`ConversationMark`], in `mark.rs`), so the session can be rewound or forked there. The
+//! store is bounded: past its size limit the oldest checkpoints are pruned (`prune.rs`).
+
+mod mark;
+mod prune;
+
+pub use mark::ConversationMark;
+pub use prune::{CheckpointSize, DEFAULT_MAX_BYTES};
 
 use std::collections::HashMap;
 use std::io;
@@ -46,6 +56,17 @@ pub enum CheckpointError {
     /// A path recorded in a checkpoint is not inside the workspace.
     #[error(transparent)]
     Path(#[from] PathError),
+    /// A blob a checkpoint needs is missing or does not hold what was saved.
+    #[error("checkpoint `{id}` is damaged: {reason}; nothing was restored")]
+    Damaged {
+        /// The checkpoint.
+        id: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The workspace root is inside a `.git` folder, where checkpoints are never written.
+    #[error("workspace root `{0}` is inside `.git`; checkpoints are never written there")]
+    InsideGit(String),
 }
 
 /// One file's state before a turn first changed it.
@@ -71,6 +92,10 @@ pub struct Checkpoint {
     pub created_at: DateTime<Utc>,
     /// Each changed file's state before its first change in the turn, in order of first change.
     pub files: Vec<FileSnapshot>,
+    /// Where the session's conversation stood before the turn (absent for checkpoints made
+    /// outside a session, e.g. by `keel tool call`, or by older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<ConversationMark>,
 }
 
 /// What a rollback did.
@@ -84,6 +109,24 @@ pub struct RollbackReport {
     pub removed: Vec<String>,
 }
 
+impl Checkpoint {
+    /// An empty checkpoint for `turn_id`, with a fresh id.
+    fn new(turn_id: &str) -> Self {
+        Self {
+            id: uuid::Uuid::now_v7().to_string(),
+            turn_id: turn_id.to_owned(),
+            created_at: keel_events::now_millis(),
+            files: Vec::new(),
+            conversation: None,
+        }
+    }
+
+    /// The session whose turn it covers, when it was made in one.
+    pub fn session_id(&self) -> Option<&str> {
+        self.conversation.as_ref().map(|m| m.session_id.as_str())
+    }
+}
+
 /// Records file states per turn and rolls turns back.
 #[derive(Debug)]
 pub struct CheckpointStore {
@@ -91,18 +134,41 @@ pub struct CheckpointStore {
     dir: PathBuf,
     /// Turn id → checkpoint id, for turns seen by this process.
     turns: Mutex<HashMap<String, String>>,
+    /// Past this many bytes (checkpoint files and blobs) the oldest checkpoints are pruned.
+    max_bytes: u64,
 }
 
 impl CheckpointStore {
     /// The store of the workspace at `root` (nothing is written until something is recorded).
     pub fn open(root: impl AsRef<Path>) -> Result<Self, CheckpointError> {
         let workspace = Workspace::new(root)?;
+        if workspace
+            .root()
+            .components()
+            .any(|c| c.as_os_str() == ".git")
+        {
+            return Err(CheckpointError::InsideGit(
+                workspace.root().display().to_string(),
+            ));
+        }
         let dir = workspace.root().join(CHECKPOINT_DIR);
         Ok(Self {
             workspace,
             dir,
             turns: Mutex::new(HashMap::new()),
+            max_bytes: DEFAULT_MAX_BYTES,
         })
+    }
+
+    /// The same store, pruned to at most `max_bytes` (`checkpoint_max_mb`).
+    pub fn with_max_bytes(mut self, max_bytes: u64) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// The size limit, in bytes.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
     }
 
     /// The folder checkpoints are stored in.
@@ -123,12 +189,7 @@ impl CheckpointStore {
                 .find(|c| c.turn_id == turn_id)
             {
                 Some(found) => found,
-                None => Checkpoint {
-                    id: uuid::Uuid::now_v7().to_string(),
-                    turn_id: turn_id.to_owned(),
-                    created_at: keel_events::now_millis(),
-                    files: Vec::new(),
-                },
+                None => Checkpoint::new(turn_id),
             },
         };
         turns.insert(turn_id.to_owned(), checkpoint.id.clone());
@@ -156,7 +217,10 @@ impl CheckpointStore {
             }
         };
         checkpoint.files.push(snapshot);
-        self.save(&checkpoint)
+        self.save(&checkpoint)?;
+        drop(turns);
+        self.prune_over_limit(&checkpoint.id);
+        Ok(())
     }
 
     /// Every checkpoint, oldest first.
@@ -197,6 +261,9 @@ impl CheckpointStore {
         let Some(index) = all.iter().position(|c| c.id == id) else {
             return Err(CheckpointError::NotFound(id.to_owned()));
         };
+        for checkpoint in &all[index..] {
+            self.verify(checkpoint)?;
+        }
         let mut report = RollbackReport::default();
         for checkpoint in all[index..].iter().rev() {
             for file in checkpoint.files.iter().rev() {
@@ -256,6 +323,29 @@ impl CheckpointStore {
             }
             dir = d.parent();
         }
+    }
+
+    /// Checks that every blob `checkpoint` needs is there and holds what was saved, so a
+    /// rollback never stops half-way on a damaged store.
+    fn verify(&self, checkpoint: &Checkpoint) -> Result<(), CheckpointError> {
+        let blobs = checkpoint
+            .files
+            .iter()
+            .filter_map(|f| f.blob.as_deref())
+            .chain(checkpoint.conversation.as_ref().map(|m| m.blob.as_str()));
+        for hash in blobs {
+            let damaged = |reason: String| CheckpointError::Damaged {
+                id: checkpoint.id.clone(),
+                reason,
+            };
+            let bytes = self
+                .get_blob(hash)
+                .map_err(|e| damaged(format!("blob {hash}: {e}")))?;
+            if blake3::hash(&bytes).to_hex().as_str() != hash {
+                return Err(damaged(format!("blob {hash} does not match its hash")));
+            }
+        }
+        Ok(())
     }
 
     fn blob_path(&self, hash: &str) -> PathBuf {

@@ -32,7 +32,10 @@ pub use approval_rules::{
 /// The OS sandbox commands run in (keel-sandbox), for the crates that configure it.
 pub use keel_sandbox as sandbox;
 
-pub use checkpoint::{Checkpoint, CheckpointError, CheckpointStore, FileSnapshot, RollbackReport};
+pub use checkpoint::{
+    Checkpoint, CheckpointError, CheckpointSize, CheckpointStore, ConversationMark, FileSnapshot,
+    RollbackReport,
+};
 pub use registry::ToolRegistry;
 pub use safety::{Category, Classification, classify};
 pub use tool::{Tool, ToolContext, ToolResult, ToolSource, TypedTool};

@@ -9,6 +9,7 @@
 mod common;
 
 mod approval_rules;
+mod checkpoint_bounds;
 mod checkpoints;
 mod edit_approval;
 mod execute_command;

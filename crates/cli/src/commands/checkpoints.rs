@@ -1,5 +1,5 @@
 //! `keel checkpoints list` and `keel rollback ID`: the per-turn snapshots tools record before
-//! changing files, and undoing them.
+//! changing files (with their sizes against `checkpoint_max_mb`), and undoing them.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,11 +12,15 @@ use super::EXIT_USAGE;
 /// `keel checkpoints` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum CheckpointsCommand {
-    /// List the checkpoints recorded in a workspace, oldest first (JSON).
+    /// List the checkpoints recorded in a workspace, oldest first, with their sizes and the
+    /// store's total against `checkpoint_max_mb`.
     List {
         /// Workspace root.
         #[arg(long, default_value = ".")]
         root: PathBuf,
+        /// Print the checkpoints as a JSON array (each with its `bytes`) instead of a table.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -32,12 +36,71 @@ pub struct RollbackArgs {
 
 /// Runs `keel checkpoints …`.
 pub fn list(command: CheckpointsCommand) -> ExitCode {
-    let CheckpointsCommand::List { root } = command;
+    let CheckpointsCommand::List { root, json } = command;
+    let max_bytes = match crate::config::load_checkpoint_max_bytes(&root) {
+        Ok(max) => max,
+        Err(e) => {
+            eprintln!("keel checkpoints: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     with_store("keel checkpoints", &root, |store| {
-        store
-            .list()
-            .map(|list| serde_json::to_string_pretty(&list).unwrap_or_default())
+        let list = store.list()?;
+        let (sizes, total) = store.sizes()?;
+        if json {
+            let mut values = serde_json::to_value(&list).unwrap_or_default();
+            if let Some(array) = values.as_array_mut() {
+                for (value, size) in array.iter_mut().zip(&sizes) {
+                    if let Some(object) = value.as_object_mut() {
+                        object.insert("bytes".to_owned(), size.bytes.into());
+                    }
+                }
+            }
+            return Ok(serde_json::to_string_pretty(&values).unwrap_or_default());
+        }
+        Ok(table(&sizes, total, max_bytes))
     })
+}
+
+/// The checkpoints as a table, with the store's total against its limit.
+fn table(sizes: &[keel_tools::CheckpointSize], total: u64, max_bytes: u64) -> String {
+    let mut out = format!(
+        "{:<36}  {:<23}  {:<36}  {:>5}  {:>9}\n",
+        "ID", "CREATED", "SESSION", "FILES", "SIZE"
+    );
+    for row in sizes {
+        out.push_str(&format!(
+            "{:<36}  {:<23}  {:<36}  {:>5}  {:>9}\n",
+            row.id,
+            row.created_at.format("%Y-%m-%d %H:%M:%S%.3f"),
+            row.session_id.as_deref().unwrap_or("-"),
+            row.files,
+            human_bytes(row.bytes)
+        ));
+    }
+    out.push_str(&format!(
+        "{} checkpoint{}, {} of {} (checkpoint_max_mb); the oldest are pruned past it",
+        sizes.len(),
+        if sizes.len() == 1 { "" } else { "s" },
+        human_bytes(total),
+        human_bytes(max_bytes)
+    ));
+    out
+}
+
+/// `1.5 MB`-style sizes (powers of 1024).
+fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
 }
 
 /// Runs `keel rollback`: undoes the checkpoint's changes and every later checkpoint's, newest

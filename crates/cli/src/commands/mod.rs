@@ -16,6 +16,7 @@ pub mod mcp;
 pub mod memory;
 pub mod replay;
 pub mod repomap;
+pub mod rewind;
 pub mod rules;
 pub mod run;
 pub mod safety;
@@ -60,6 +61,8 @@ pub enum Command {
     Checkpoints(checkpoints::CheckpointsCommand),
     /// Undo a checkpoint's changes and every later checkpoint's, newest first.
     Rollback(checkpoints::RollbackArgs),
+    /// Take a session back to before a checkpoint's turn: its history, its files, or both.
+    Rewind(rewind::RewindArgs),
     /// Chat with the agent: every input line is a turn of one session.
     Chat(chat::ChatArgs),
     /// List, show or resume the sessions kept in the project's store.
@@ -133,6 +136,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Checkpoints(command) => checkpoints::list(command),
         Command::Rollback(args) => checkpoints::rollback(args),
+        Command::Rewind(args) => rewind::run(args),
         Command::Chat(args) => chat::run(args),
         Command::Sessions(command) => sessions::run(command),
         Command::Doctor(args) => doctor::run(args),

@@ -88,6 +88,10 @@ pub struct FileConfig {
     /// When the sandbox mode cannot be enforced here: refuse (default) or warn.
     #[serde(default, deserialize_with = "from_name")]
     pub sandbox_fallback: Option<Fallback>,
+    /// Most megabytes `.keel/checkpoints/` may hold (at least 1; default 512): past it the
+    /// oldest checkpoints are pruned.
+    #[serde(default, deserialize_with = "at_least_one_u64")]
+    pub checkpoint_max_mb: Option<u64>,
     /// `[mcp_servers.NAME]`: MCP tool servers started with each session.
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
@@ -351,6 +355,7 @@ sandbox = "read-only"
 network = true
 writable_roots = ["../shared", "/var/cache/build"]
 sandbox_fallback = "warn"
+checkpoint_max_mb = 64
 
 [memory]
 distill = false
@@ -428,6 +433,7 @@ path = "../docs"
                 network: Some(true),
                 writable_roots: Some(vec!["../shared".into(), "/var/cache/build".into()]),
                 sandbox_fallback: Some(Fallback::Warn),
+                checkpoint_max_mb: Some(64),
                 mcp_servers: [(
                     "github".to_owned(),
                     keel_mcp::ServerConfig {

@@ -140,6 +140,8 @@ pub struct Settings {
     pub sandbox: SandboxPolicy,
     /// Dependencies whose docs are preloaded into the prompt (`[context] libraries`).
     pub libraries: Vec<String>,
+    /// Most bytes `.keel/checkpoints/` may hold (`checkpoint_max_mb`, default 512 MB).
+    pub checkpoint_max_bytes: u64,
     /// Where `generate_image` gets images (`[images]`, the chat `base_url`, `OPENAI_API_KEY`).
     pub images: ImageSettings,
     /// MCP servers by name: the project's `keel.toml`, then its `.mcp.json`, then the user's
@@ -253,6 +255,7 @@ impl Settings {
                 .find_map(|l| l.config.context.as_ref()?.libraries.clone())
                 .unwrap_or_default(),
             images: image_settings(&files, base_url_for_images),
+            checkpoint_max_bytes: checkpoint_max_bytes(&files),
             mcp_servers: keel_mcp::config::merge_layers(
                 files.iter().map(|l| &l.config.mcp_servers),
             ),
@@ -307,6 +310,28 @@ pub fn load_sandbox(root: &Path, flag: Option<SandboxMode>) -> Result<SandboxPol
         None => Layer::default(),
     };
     Ok(sandbox_policy(flag, &[&project, &user]))
+}
+
+/// `checkpoint_max_mb` of `root`'s and the user's `keel.toml` (the project's first) in bytes,
+/// or the default: for commands that read checkpoints without an agent.
+pub fn load_checkpoint_max_bytes(root: &Path) -> Result<u64, ConfigError> {
+    let env = Environment::from_process();
+    let project = Layer::load(&root.join(CONFIG_FILE))?;
+    let user = match env.user_config_file() {
+        Some(path) => Layer::load(&path)?,
+        None => Layer::default(),
+    };
+    Ok(checkpoint_max_bytes(&[&project, &user]))
+}
+
+/// `checkpoint_max_mb` of the files (the project's first) in bytes, or the default.
+fn checkpoint_max_bytes(files: &[&Layer]) -> u64 {
+    files
+        .iter()
+        .find_map(|l| l.config.checkpoint_max_mb)
+        .map_or(keel_tools::checkpoint::DEFAULT_MAX_BYTES, |mb| {
+            mb.saturating_mul(1024 * 1024)
+        })
 }
 
 /// `--sandbox` over the files' `sandbox` (default `workspace-write`), and the files' `network`,

@@ -463,6 +463,7 @@ fn agent_settings(
         approval_edits: settings.approval_edits,
         libraries: settings.libraries.clone(),
         images: settings.images.clone(),
+        checkpoint_max_bytes: settings.checkpoint_max_bytes,
         ..AgentSettings::new(root, models)
     }
 }

@@ -14,6 +14,7 @@
 //! (`run.response.*`, `run.llm.start`, `run.tool.output`, `run.thinking.delta`, debug logs).
 
 mod agent;
+mod checkpoint;
 mod exec;
 mod files;
 mod format;

@@ -199,6 +199,9 @@ pub struct AgentConfig {
     /// Dependencies whose documentation digests (at the locked versions) are preloaded into
     /// the system prompt as background (`[context] libraries`; default none).
     pub libraries: Vec<String>,
+    /// Most bytes the workspace's checkpoints may hold before the oldest are pruned
+    /// (`checkpoint_max_mb`; default 512 MB).
+    pub checkpoint_max_bytes: u64,
 }
 
 impl AgentConfig {
@@ -228,6 +231,7 @@ impl AgentConfig {
             distill_memory: true,
             pricing: Pricing::builtin(),
             libraries: Vec::new(),
+            checkpoint_max_bytes: keel_tools::checkpoint::DEFAULT_MAX_BYTES,
         }
     }
 

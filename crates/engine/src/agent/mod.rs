@@ -190,6 +190,7 @@ mod tap;
 mod tool_call;
 mod tool_loop;
 mod turn;
+mod turn_mark;
 mod turn_prompt;
 mod turn_state;
 mod xml_format;

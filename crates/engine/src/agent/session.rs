@@ -8,8 +8,9 @@ use std::task::Poll;
 use futures::Stream;
 use keel_context::{Conversation, FocusedFiles, Memory, Summarizer};
 use keel_events::{
-    AgentEnd, AgentStart, AgentStatus, ConversationAction, Emitter, Event, PrepareConversationOpen,
-    PrepareHistoryLoad, ResponseMode, RunResponseEnd, RunResponseStart, Usage,
+    AgentEnd, AgentStart, AgentStatus, ConversationAction, Emitter, Event, LogLevel,
+    PrepareConversationOpen, PrepareHistoryLoad, ResponseMode, RunResponseEnd, RunResponseStart,
+    SystemLog, Usage,
 };
 use keel_tools::{Approver, CheckpointError, CheckpointStore, ToolRegistry};
 use tokio::sync::mpsc::unbounded_channel;
@@ -117,7 +118,9 @@ impl AgentSession {
         if let Some(model) = config.models.models().first() {
             keel_context::Encoding::for_model(model).preload();
         }
-        let checkpoints = Arc::new(CheckpointStore::open(&config.root)?);
+        let checkpoints = Arc::new(
+            CheckpointStore::open(&config.root)?.with_max_bytes(config.checkpoint_max_bytes),
+        );
         let changes = ChangeLog::attach(emitter.bus());
         let mut context = ModelContext::default();
         if !config.libraries.is_empty() {
@@ -330,7 +333,24 @@ impl AgentSession {
     /// A turn: opened, prepared (model, repo map, input), driven, closed.
     async fn turn(&mut self, turn_id: String, input: String) -> TurnOutcome {
         let cancel = self.cancel.clone();
+        let marked = match &self.tools.checkpoints {
+            Some(store) => super::turn_mark::mark_turn(
+                store,
+                &self.emitter,
+                &turn_id,
+                &self.conversation_id,
+                &self.context.conversation,
+            ),
+            None => Ok(()),
+        };
         self.open_turn(turn_id, &input);
+        if let Err(message) = marked {
+            self.emitter.emit(SystemLog {
+                level: LogLevel::Warn,
+                message,
+                metadata: None,
+            });
+        }
         self.config.models.announce(&self.emitter);
         self.repo_map
             .prepare(

@@ -4,6 +4,7 @@
 //! snake_case strings, errors under `error`, file lists under `files_changed`.
 
 mod agent;
+mod checkpoint;
 mod context;
 mod exec;
 mod file;
@@ -17,6 +18,7 @@ mod system;
 mod tool;
 
 pub use agent::*;
+pub use checkpoint::*;
 pub use context::*;
 pub use exec::*;
 pub use file::*;

@@ -170,6 +170,7 @@ pub fn to_legacy(event: &Event) -> Option<Value> {
         | K::RunQuestionAsk(_)
         | K::RunQuestionAnswer(_)
         | K::RunCompletionAttempt(_)
+        | K::RunCheckpointRewind(_)
         | K::SystemLog(_)
         | K::SystemCliDisplay(_) => return None,
     };

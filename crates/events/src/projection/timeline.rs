@@ -319,6 +319,29 @@ fn timeline_payload(event: &Event) -> Option<TimelinePayload> {
                 "total": p.total,
             })),
         ),
+        K::RunCheckpointRewind(p) => log(
+            LogLevel::Warn,
+            format!(
+                "Rewound {} ({}): {} {} undone",
+                p.checkpoint_id,
+                p.scope.as_str(),
+                p.turn_ids.len(),
+                if p.turn_ids.len() == 1 {
+                    "turn"
+                } else {
+                    "turns"
+                }
+            ),
+            meta(json!({
+                "checkpointId": p.checkpoint_id,
+                "scope": p.scope,
+                "turnIds": p.turn_ids,
+                "fromSeq": p.from_seq,
+                "toSeq": p.to_seq,
+                "filesRestored": p.files_restored,
+                "filesRemoved": p.files_removed,
+            })),
+        ),
         K::PrepareModelSelect(_)
         | K::PrepareConversationOpen(_)
         | K::PrepareHistoryLoad(_)

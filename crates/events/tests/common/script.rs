@@ -682,6 +682,16 @@ pub fn scripted_run() -> Vec<Event> {
             dropped: 0,
             total: 7,
         })
+        .push(RunCheckpointRewind {
+            checkpoint_id: "0190c0de-0000-7000-8000-000000000002".into(),
+            scope: RewindScope::Both,
+            turn_ids: vec!["turn-2".into()],
+            from_seq: 40,
+            to_seq: 80,
+            messages: Some(4),
+            files_restored: vec!["src/new.ts".into()],
+            files_removed: vec![],
+        })
         .push(SystemError {
             error: "database is locked".into(),
             error_type: "store".into(),

@@ -828,6 +828,46 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
             ),
         ),
         (
+            "run.checkpoint.rewind",
+            kind(
+                (
+                    text(),
+                    prop_oneof![
+                        Just(RewindScope::Files),
+                        Just(RewindScope::Conversation),
+                        Just(RewindScope::Both),
+                    ],
+                    texts(),
+                    any::<u64>(),
+                    any::<u64>(),
+                    option::of(any::<u64>()),
+                    texts(),
+                    texts(),
+                )
+                    .prop_map(
+                        |(
+                            checkpoint_id,
+                            scope,
+                            turn_ids,
+                            from_seq,
+                            to_seq,
+                            messages,
+                            files_restored,
+                            files_removed,
+                        )| RunCheckpointRewind {
+                            checkpoint_id,
+                            scope,
+                            turn_ids,
+                            from_seq,
+                            to_seq,
+                            messages,
+                            files_restored,
+                            files_removed,
+                        },
+                    ),
+            ),
+        ),
+        (
             "exec.file.start",
             kind(
                 (text(), text(), texts()).prop_map(|(run_id, file, command)| ExecFileStart {

@@ -9,6 +9,7 @@ use axum::routing::{delete, get, post};
 use crate::error::{ApiError, ErrorCode};
 use crate::state::SharedState;
 
+pub mod checkpoints;
 pub mod events;
 pub mod extract;
 pub mod file_runs;
@@ -49,6 +50,9 @@ pub fn router(state: SharedState) -> Router {
             post(interactions::answer),
         )
         .route("/v1/sessions/{id}/file-runs", post(file_runs::create))
+        .route("/v1/sessions/{id}/checkpoints", get(checkpoints::list))
+        .route("/v1/sessions/{id}/rewind", post(checkpoints::rewind))
+        .route("/v1/sessions/{id}/fork", post(checkpoints::fork))
         .route("/v1/sessions/{id}/rules", get(rules::list))
         .route("/v1/sessions/{id}/mcp", get(mcp::list))
         .route(

@@ -1,5 +1,6 @@
-//! `keel sessions list|show|resume`: the sessions kept in a project's store.
+//! `keel sessions list|show|resume|fork`: the sessions kept in a project's store.
 
+mod fork;
 mod text;
 
 use std::io::{ErrorKind, IsTerminal as _, Write as _};
@@ -32,13 +33,16 @@ pub enum SessionsCommand {
     Show(ShowArgs),
     /// Continue a session: run TASK as its next turn, or chat when no TASK is given.
     Resume(ResumeArgs),
+    /// Start a new session from a session's history (now, or before a checkpoint's turn with
+    /// `--at`); the original is not changed.
+    Fork(fork::ForkArgs),
 }
 
 impl SessionsCommand {
     /// Whether `-v` / `--verbose` was given.
     pub fn verbose(&self) -> bool {
         match self {
-            Self::List(_) => false,
+            Self::List(_) | Self::Fork(_) => false,
             Self::Show(args) => args.verbose,
             Self::Resume(args) => args.agent.verbose,
         }
@@ -107,11 +111,12 @@ pub fn run(command: SessionsCommand) -> ExitCode {
         SessionsCommand::List(args) => block_on("sessions list", list(args)),
         SessionsCommand::Show(args) => block_on("sessions show", show(args)),
         SessionsCommand::Resume(args) => block_on("sessions resume", resume(args)),
+        SessionsCommand::Fork(args) => block_on("sessions fork", fork::fork(args)),
     }
 }
 
 /// The project's store if it exists (`Ok(None)` when the project has none yet).
-async fn existing_store(root: &Path) -> Result<Option<Arc<dyn Store>>, StoreError> {
+pub(super) async fn existing_store(root: &Path) -> Result<Option<Arc<dyn Store>>, StoreError> {
     let path = default_db_path(root);
     if !path.exists() {
         return Ok(None);

@@ -1,0 +1,169 @@
+//! The store's size bound: what each checkpoint holds, and pruning the oldest past the limit.
+
+use std::collections::{HashMap, HashSet};
+use std::io;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{Checkpoint, CheckpointError, CheckpointStore};
+
+/// The default size limit of a workspace's checkpoints (`checkpoint_max_mb = 512`).
+pub const DEFAULT_MAX_BYTES: u64 = 512 * 1024 * 1024;
+
+/// One checkpoint as `keel checkpoints list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckpointSize {
+    /// Checkpoint id.
+    pub id: String,
+    /// The turn it covers.
+    pub turn_id: String,
+    /// The session the turn belongs to, when it was made in one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// Files it restores.
+    pub files: usize,
+    /// Bytes it holds: its file, and the blobs it refers to (blobs shared with other
+    /// checkpoints count in each).
+    pub bytes: u64,
+}
+
+impl CheckpointStore {
+    /// Every checkpoint with its size, oldest first, and the bytes the whole store takes.
+    pub fn sizes(&self) -> Result<(Vec<CheckpointSize>, u64), CheckpointError> {
+        let all = self.list()?;
+        let blobs = self.blob_sizes()?;
+        let mut total: u64 = blobs.values().sum();
+        let mut rows = Vec::with_capacity(all.len());
+        for checkpoint in &all {
+            let json = self.json_size(&checkpoint.id)?;
+            total += json;
+            let bytes = json
+                + blob_refs(checkpoint)
+                    .iter()
+                    .map(|h| blobs.get(*h).copied().unwrap_or(0))
+                    .sum::<u64>();
+            rows.push(CheckpointSize {
+                id: checkpoint.id.clone(),
+                turn_id: checkpoint.turn_id.clone(),
+                session_id: checkpoint.session_id().map(str::to_owned),
+                created_at: checkpoint.created_at,
+                files: checkpoint.files.len(),
+                bytes,
+            });
+        }
+        Ok((rows, total))
+    }
+
+    /// Removes the oldest checkpoints (never `keep`, never the newest) and the blobs only they
+    /// used until the store is within its size limit; returns the ids removed. Blobs no
+    /// checkpoint refers to are left alone: another process may be about to refer to them.
+    pub fn prune(&self, keep: &str) -> Result<Vec<String>, CheckpointError> {
+        let mut turns = self.turns.lock().unwrap_or_else(|p| p.into_inner());
+        let blobs = self.blob_sizes()?;
+        let all = self.list()?;
+        let mut total: u64 = blobs.values().sum();
+        let mut json_sizes = Vec::with_capacity(all.len());
+        for checkpoint in &all {
+            let size = self.json_size(&checkpoint.id)?;
+            total += size;
+            json_sizes.push(size);
+        }
+        if total <= self.max_bytes {
+            return Ok(Vec::new());
+        }
+        let mut users: HashMap<&str, usize> = HashMap::new();
+        for checkpoint in &all {
+            for hash in blob_refs(checkpoint) {
+                *users.entry(hash).or_default() += 1;
+            }
+        }
+        let mut pruned = Vec::new();
+        let newest = all.len().saturating_sub(1);
+        for (index, checkpoint) in all.iter().enumerate() {
+            if total <= self.max_bytes || index == newest {
+                break;
+            }
+            if checkpoint.id == keep {
+                continue;
+            }
+            let json = self.dir.join(format!("{}.json", checkpoint.id));
+            std::fs::remove_file(&json).map_err(|source| self.io_err("removing", &json, source))?;
+            total = total.saturating_sub(json_sizes[index]);
+            for hash in blob_refs(checkpoint) {
+                let count = users.entry(hash).or_default();
+                *count = count.saturating_sub(1);
+                if *count == 0 {
+                    let path = self.blob_path(hash);
+                    match std::fs::remove_file(&path) {
+                        Ok(()) => {
+                            total = total.saturating_sub(blobs.get(hash).copied().unwrap_or(0));
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                        Err(source) => return Err(self.io_err("removing", &path, source)),
+                    }
+                }
+            }
+            turns.retain(|_, v| v != &checkpoint.id);
+            pruned.push(checkpoint.id.clone());
+        }
+        Ok(pruned)
+    }
+
+    /// [`CheckpointStore::prune`] after recording: a failure is logged, never fails the change
+    /// being recorded.
+    pub(super) fn prune_over_limit(&self, keep: &str) {
+        match self.prune(keep) {
+            Ok(pruned) if !pruned.is_empty() => {
+                tracing::info!(count = pruned.len(), "pruned the oldest checkpoints");
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "checkpoints not pruned"),
+        }
+    }
+
+    fn json_size(&self, id: &str) -> Result<u64, CheckpointError> {
+        let path = self.dir.join(format!("{id}.json"));
+        std::fs::metadata(&path)
+            .map(|m| m.len())
+            .map_err(|source| self.io_err("reading", &path, source))
+    }
+
+    /// The size of every blob, by hash.
+    fn blob_sizes(&self) -> Result<HashMap<String, u64>, CheckpointError> {
+        let dir = self.dir.join("blobs");
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(HashMap::new()),
+            Err(source) => return Err(self.io_err("listing", &dir, source)),
+        };
+        let mut sizes = HashMap::new();
+        for entry in entries {
+            let entry = entry.map_err(|source| self.io_err("listing", &dir, source))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let len = entry
+                .metadata()
+                .map_err(|source| self.io_err("reading", &entry.path(), source))?
+                .len();
+            sizes.insert(name, len);
+        }
+        Ok(sizes)
+    }
+}
+
+/// The distinct blobs a checkpoint refers to.
+fn blob_refs(checkpoint: &Checkpoint) -> Vec<&str> {
+    let mut seen = HashSet::new();
+    checkpoint
+        .files
+        .iter()
+        .filter_map(|f| f.blob.as_deref())
+        .chain(checkpoint.conversation.as_ref().map(|m| m.blob.as_str()))
+        .filter(|h| seen.insert(*h))
+        .collect()
+}
