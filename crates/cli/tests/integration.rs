@@ -28,6 +28,7 @@ mod resume_across_front_ends;
 mod rules_command;
 mod run_command;
 mod safety_command;
+mod shadow_command;
 mod sandbox_command;
 mod sessions;
 mod stream_faults;

@@ -58,6 +58,8 @@ pub struct AgentSettings {
     pub libraries: Vec<String>,
     /// Where `generate_image` gets images (unconfigured by default: it says which keys to set).
     pub images: ImageSettings,
+    /// Stage every change in a shadow workspace until it is applied (`--shadow`, `shadow = true`).
+    pub shadow: bool,
 }
 
 impl AgentSettings {
@@ -83,6 +85,7 @@ impl AgentSettings {
             approval_edits: EditApproval::Never,
             libraries: Vec::new(),
             images: ImageSettings::default(),
+            shadow: false,
         }
     }
 
@@ -119,6 +122,7 @@ impl AgentSettings {
         config.rules = Arc::new(rules);
         config.approval_edits = self.approval_edits;
         config.libraries = self.libraries.clone();
+        config.shadow = self.shadow;
         Ok(config)
     }
 

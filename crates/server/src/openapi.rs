@@ -7,7 +7,8 @@ use utoipa::{Modify, OpenApi};
 use crate::api;
 use crate::error::{ErrorBody, ErrorDetail};
 use crate::routes::{
-    events, file_runs, health, interactions, rules, sessions, stream_tokens, timeline, turns,
+    events, file_runs, health, interactions, rules, sessions, shadow, stream_tokens, timeline,
+    turns,
 };
 
 /// The API description.
@@ -22,6 +23,7 @@ use crate::routes::{
         interactions::approve, interactions::answer,
         file_runs::create, timeline::timeline, stream_tokens::create,
         rules::list, rules::revoke,
+        shadow::get, shadow::apply, shadow::discard,
     ),
     components(schemas(
         ErrorBody, ErrorDetail, api::Health, api::CreateSession, api::SessionMode,
@@ -30,6 +32,8 @@ use crate::routes::{
         api::ApprovalResult, api::AnswerBody, api::AnswerResult, api::FileRunBody,
         api::FileRunStarted, api::Timeline, api::StreamTokenBody, api::StreamToken,
         api::FileList, api::RuleView, api::RuleList,
+        api::ShadowBatchView, api::StagedChangeView, api::ShadowApplyBody, api::ShadowApplyView,
+        api::ShadowConflictView, api::ShadowDiscarded,
     )),
     modifiers(&Security),
 )]

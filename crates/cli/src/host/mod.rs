@@ -446,6 +446,7 @@ fn agent_settings(
         pricing: settings.pricing.clone(),
         rules_dir: settings.user_config_dir.clone(),
         approval_edits: settings.approval_edits,
+        shadow: settings.shadow,
         libraries: settings.libraries.clone(),
         images: settings.images.clone(),
         ..AgentSettings::new(root, models)

@@ -199,6 +199,19 @@ pub struct AgentConfig {
     /// Dependencies whose documentation digests (at the locked versions) are preloaded into
     /// the system prompt as background (`[context] libraries`; default none).
     pub libraries: Vec<String>,
+    /// Work in a shadow workspace (`--shadow`, `shadow = true`): file tools and commands change
+    /// a copy of the tree under `.keel/shadow/<session>/`, and each turn ends with the staged
+    /// batch for `keel shadow apply|discard` (default off).
+    pub shadow: bool,
+    /// The shadow copy the running session's tools use, once made.
+    pub(crate) shadow_env: Option<ShadowEnv>,
+}
+
+/// Where a shadowed session's tools run: the copy, and the sandbox rooted there.
+#[derive(Debug, Clone)]
+pub(crate) struct ShadowEnv {
+    pub(crate) tree: PathBuf,
+    pub(crate) sandbox: keel_tools::process::CommandSandbox,
 }
 
 impl AgentConfig {
@@ -228,6 +241,8 @@ impl AgentConfig {
             distill_memory: true,
             pricing: Pricing::builtin(),
             libraries: Vec::new(),
+            shadow: false,
+            shadow_env: None,
         }
     }
 

@@ -16,6 +16,7 @@ pub mod health;
 pub mod interactions;
 pub mod rules;
 pub mod sessions;
+pub mod shadow;
 pub mod stream_tokens;
 pub mod timeline;
 pub mod trace;
@@ -48,6 +49,9 @@ pub fn router(state: SharedState) -> Router {
             post(interactions::answer),
         )
         .route("/v1/sessions/{id}/file-runs", post(file_runs::create))
+        .route("/v1/sessions/{id}/shadow", get(shadow::get))
+        .route("/v1/sessions/{id}/shadow/apply", post(shadow::apply))
+        .route("/v1/sessions/{id}/shadow/discard", post(shadow::discard))
         .route("/v1/sessions/{id}/rules", get(rules::list))
         .route(
             "/v1/sessions/{id}/rules/{scope}/{index}",
