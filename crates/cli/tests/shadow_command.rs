@@ -40,7 +40,10 @@ fn script() -> ScriptBuilder {
         .tool_call("delete_file", json!({"path": "tests/__init__.py"}))
         .tool_call(
             "execute_command",
-            json!({"command": "echo built > build.txt && rm calc/__init__.py && cat calc/rounding.py"}),
+            json!({
+                "command": "echo built > build.txt && rm calc/__init__.py && cat calc/rounding.py",
+                "requires_approval": false
+            }),
         )
         .text("Done.")
 }

@@ -82,7 +82,10 @@ fn apply(args: &ApplyArgs) -> ExitCode {
         Err(e) => return failed("apply", &e),
     };
     for conflict in &report.conflicts {
-        tracing::warn!(path = %conflict.path, "keel shadow apply: conflict, not overwritten: {}", conflict.reason);
+        eprintln!(
+            "keel shadow apply: warning: `{}` was not overwritten: {}",
+            conflict.path, conflict.reason
+        );
     }
     if args.shadow.json {
         println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());

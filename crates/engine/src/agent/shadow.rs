@@ -40,7 +40,8 @@ pub(crate) fn prepare(config: &mut AgentConfig, emitter: &Emitter) -> Result<(),
 /// this turn (what commands changed), and a `system.log` naming the batch and how to apply it.
 pub(crate) fn announce(config: &AgentConfig, emitter: &Emitter, changes: &ChangeLog) {
     let session = emitter.sequencer().session_id().to_owned();
-    let batch = match Shadow::open(&config.root, &session).and_then(|s| s.batch()) {
+    let shadow = Shadow::open(&config.root, &session);
+    let batch = match shadow.as_ref().map_err(|e| e.to_string()).and_then(|s| s.batch().map_err(|e| e.to_string())) {
         Ok(batch) => batch,
         Err(e) => {
             emitter.emit(SystemLog {
@@ -86,6 +87,12 @@ pub(crate) fn announce(config: &AgentConfig, emitter: &Emitter, changes: &Change
         .map(|c| c.path.clone())
         .collect();
     let message = if paths.is_empty() {
+        // Nothing to review: the copy goes (the next turn makes a fresh one).
+        if let Ok(shadow) = shadow
+            && let Err(e) = shadow.discard()
+        {
+            tracing::warn!("the empty shadow workspace could not be removed: {e}");
+        }
         "Shadow workspace: nothing staged; the real tree is unchanged.".to_owned()
     } else {
         format!(
