@@ -11,7 +11,7 @@ use std::process::{Output, Stdio};
 
 use common::{events, keel};
 use keel_events::EventKind;
-use keel_test_support::{ScriptBuilder, SampleProject, sample_project, tree_bytes};
+use keel_test_support::{SampleProject, ScriptBuilder, sample_project, tree_bytes};
 use serde_json::{Value, json};
 
 fn text(bytes: &[u8]) -> String {
@@ -141,7 +141,10 @@ fn a_shadowed_run_leaves_the_tree_untouched_until_apply() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let report = text(&out.stdout);
     assert!(report.contains("Applied 7 change(s)"), "{report}");
-    assert!(report.contains("the shadow workspace is removed"), "{report}");
+    assert!(
+        report.contains("the shadow workspace is removed"),
+        "{report}"
+    );
     assert_eq!(tree_bytes(root).unwrap(), unshadowed_result());
     assert!(!root.join(".keel/shadow").read_dir().unwrap().any(|_| true));
 }
@@ -157,10 +160,16 @@ fn staged_events_say_staged_and_the_turn_names_the_batch() {
             _ => None,
         })
         .collect();
-    assert!(changes.iter().all(|c| c.staged == Some(true)), "{changes:#?}");
+    assert!(
+        changes.iter().all(|c| c.staged == Some(true)),
+        "{changes:#?}"
+    );
     // The command's changes are reported at the end of the turn.
     for path in ["build.txt", "calc/__init__.py"] {
-        assert!(changes.iter().any(|c| c.path == path), "{path}: {changes:#?}");
+        assert!(
+            changes.iter().any(|c| c.path == path),
+            "{path}: {changes:#?}"
+        );
     }
     let announced = events.iter().any(|e| match &e.kind {
         EventKind::SystemLog(log) => log.message.contains("7 change(s) staged"),
@@ -197,7 +206,10 @@ fn an_outside_edit_is_a_conflict_and_is_not_overwritten() {
     // Still staged, shown as a conflict, until discarded.
     let out = shadow(root, dir, &["diff"]);
     let shown = text(&out.stdout);
-    assert!(shown.contains("calc/stats.py") && shown.contains("CONFLICT"), "{shown}");
+    assert!(
+        shown.contains("calc/stats.py") && shown.contains("CONFLICT"),
+        "{shown}"
+    );
     let out = shadow(root, dir, &["discard"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
@@ -221,17 +233,26 @@ fn some_paths_apply_alone_and_bad_input_changes_nothing() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("not in session") && stderr.contains("nope.txt") && stderr.contains("nothing was applied"),
+        stderr.contains("not in session")
+            && stderr.contains("nope.txt")
+            && stderr.contains("nothing was applied"),
         "{stderr}"
     );
     assert_eq!(tree_bytes(root).unwrap(), before);
 
-    let out = shadow(root, dir, &["apply", "./calc/rounding.py", "docs/README.md"]);
+    let out = shadow(
+        root,
+        dir,
+        &["apply", "./calc/rounding.py", "docs/README.md"],
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let after = tree_bytes(root).unwrap();
     assert_eq!(after["calc/rounding.py"], b"DIGITS = 2\n");
     assert_eq!(after["docs/README.md"], before["README.md"]);
-    assert_eq!(after["README.md"], before["README.md"], "only the paths asked for");
+    assert_eq!(
+        after["README.md"], before["README.md"],
+        "only the paths asked for"
+    );
     assert_eq!(after["calc/stats.py"], before["calc/stats.py"]);
     let out = shadow(root, dir, &["diff", "--json"]);
     let batch: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -257,7 +278,13 @@ fn a_damaged_shadow_is_reported_and_can_be_discarded() {
     let (project, before) = staged_project();
     let (root, dir) = (project.path(), project.scratch());
     let shadow_dir = root.join(".keel/shadow");
-    let session = shadow_dir.read_dir().unwrap().next().unwrap().unwrap().path();
+    let session = shadow_dir
+        .read_dir()
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     std::fs::write(session.join("base.json"), "{ not json").unwrap();
     for args in [&["diff"][..], &["apply"]] {
         let out = shadow(root, dir, args);
@@ -272,7 +299,11 @@ fn a_damaged_shadow_is_reported_and_can_be_discarded() {
     // A deleted copy is damage too.
     std::fs::remove_dir_all(session.join("tree")).unwrap();
     let out = shadow(root, dir, &["apply"]);
-    assert!(text(&out.stderr).contains("`tree` folder is missing"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("`tree` folder is missing"),
+        "{}",
+        text(&out.stderr)
+    );
     let out = shadow(root, dir, &["discard"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(!session.exists());

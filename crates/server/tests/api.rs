@@ -360,9 +360,17 @@ async fn shadow_routes_stage_apply_and_discard() {
 
     // A path not staged: 422, nothing applied. Malformed JSON: 400.
     let apply = format!("{path}/apply");
-    let (status, body) = s.post(&apply, ALL, json!({"paths": ["a.txt", "nope.txt"]})).await;
+    let (status, body) = s
+        .post(&apply, ALL, json!({"paths": ["a.txt", "nope.txt"]}))
+        .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
-    assert!(body["error"]["message"].as_str().unwrap().contains("nope.txt"), "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nope.txt"),
+        "{body}"
+    );
     assert!(!s.workspace.join("a.txt").exists());
     let (status, body) = s.post_raw(&apply, ALL, b"{\"paths\": [".to_vec()).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
@@ -371,7 +379,10 @@ async fn shadow_routes_stage_apply_and_discard() {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["applied"], json!(["a.txt"]));
     assert_eq!(body["remaining"], json!(["b.txt"]));
-    assert_eq!(std::fs::read_to_string(s.workspace.join("a.txt")).unwrap(), "alpha\n");
+    assert_eq!(
+        std::fs::read_to_string(s.workspace.join("a.txt")).unwrap(),
+        "alpha\n"
+    );
 
     // Someone else writes b.txt: applying the rest reports it and leaves it alone.
     std::fs::write(s.workspace.join("b.txt"), "outside\n").unwrap();
@@ -379,18 +390,27 @@ async fn shadow_routes_stage_apply_and_discard() {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["conflicts"][0]["path"], "b.txt", "{body}");
     assert_eq!(body["closed"], false);
-    assert_eq!(std::fs::read_to_string(s.workspace.join("b.txt")).unwrap(), "outside\n");
+    assert_eq!(
+        std::fs::read_to_string(s.workspace.join("b.txt")).unwrap(),
+        "outside\n"
+    );
     let warned = s.events(&session).await.into_iter().any(|e| {
         e["type"] == "system.log"
             && e["payload"]["level"] == "warn"
-            && e["payload"]["message"].as_str().unwrap_or("").contains("b.txt")
+            && e["payload"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("b.txt")
     });
     assert!(warned, "no system.log warning for the conflict");
 
     let (status, body) = s.post(&format!("{path}/discard"), ALL, json!({})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["discarded"], true);
-    assert_eq!(std::fs::read_to_string(s.workspace.join("b.txt")).unwrap(), "outside\n");
+    assert_eq!(
+        std::fs::read_to_string(s.workspace.join("b.txt")).unwrap(),
+        "outside\n"
+    );
     let (status, _) = s.get(&path, ALL).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     for route in [&apply, &format!("{path}/discard")] {

@@ -61,7 +61,10 @@ fn benches(c: &mut Criterion) {
     let shadow = Shadow::open_or_create(&shadow_root, "bench").unwrap();
     let shadowed = ToolContext::new(&shadow_root, emitter()).in_shadow(shadow.tree());
     let mut n = 0u64;
-    for (name, ctx) in [("write_file_real", &plain), ("write_file_shadowed", &shadowed)] {
+    for (name, ctx) in [
+        ("write_file_real", &plain),
+        ("write_file_shadowed", &shadowed),
+    ] {
         group.bench_function(name, |b| {
             b.iter(|| {
                 n += 1;

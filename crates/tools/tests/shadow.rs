@@ -84,22 +84,40 @@ async fn tools_in_the_shadow_read_the_copy_and_leave_the_tree_alone() {
     project(&root);
     let before = tree_bytes(&root).unwrap();
     let shadow = Shadow::open_or_create(&root, "tools").unwrap();
-    let ctx = ToolContext::new(&root, Emitter::new(Sequencer::new("tools", "p"), Bus::default()))
-        .in_shadow(shadow.tree());
+    let ctx = ToolContext::new(
+        &root,
+        Emitter::new(Sequencer::new("tools", "p"), Bus::default()),
+    )
+    .in_shadow(shadow.tree());
     let tools = ToolRegistry::builtin();
     let wrote = tools
-        .call(&ctx, "write_file", json!({"path": "a.txt", "content": "changed\n"}))
+        .call(
+            &ctx,
+            "write_file",
+            json!({"path": "a.txt", "content": "changed\n"}),
+        )
         .await;
     assert!(wrote.success, "{}", wrote.message);
-    let deleted = tools.call(&ctx, "delete_file", json!({"path": "src/b.rs"})).await;
+    let deleted = tools
+        .call(&ctx, "delete_file", json!({"path": "src/b.rs"}))
+        .await;
     assert!(deleted.success, "{}", deleted.message);
-    let read = tools.call(&ctx, "read_file", json!({"path": "a.txt"})).await;
+    let read = tools
+        .call(&ctx, "read_file", json!({"path": "a.txt"}))
+        .await;
     assert!(read.content.unwrap_or_default().contains("changed"));
-    let gone = tools.call(&ctx, "read_file", json!({"path": "src/b.rs"})).await;
+    let gone = tools
+        .call(&ctx, "read_file", json!({"path": "src/b.rs"}))
+        .await;
     assert!(!gone.success, "a deleted path reads as absent");
-    let listed = tools.call(&ctx, "list_files", json!({"path": ".", "recursive": true})).await;
+    let listed = tools
+        .call(&ctx, "list_files", json!({"path": ".", "recursive": true}))
+        .await;
     let listing = listed.content.unwrap_or_default();
-    assert!(!listing.contains("b.rs") && listing.contains("c.md"), "{listing}");
+    assert!(
+        !listing.contains("b.rs") && listing.contains("c.md"),
+        "{listing}"
+    );
     assert_eq!(tree_bytes(&root).unwrap(), before);
     // Nothing of the copy's own folder leaks into what the tools see.
     assert!(!listing.contains(".keel"), "{listing}");
@@ -127,7 +145,45 @@ fn bad_session_ids_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     for bad in ["../escape", "a/b", ""] {
         let err = Shadow::open_or_create(dir.path(), bad).unwrap_err();
-        assert!(matches!(err, ShadowError::InvalidSession(_)), "{bad}: {err}");
+        assert!(
+            matches!(err, ShadowError::InvalidSession(_)),
+            "{bad}: {err}"
+        );
     }
     assert!(!dir.path().join(".keel").exists());
+}
+
+#[tokio::test]
+async fn commands_in_the_shadow_run_in_the_copy_and_cannot_reach_the_real_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    project(&root);
+    let init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&root)
+        .status()
+        .unwrap();
+    assert!(init.success());
+    let shadow = Shadow::open_or_create(&root, "cmd").unwrap();
+    let ctx = ToolContext::new(
+        &root,
+        Emitter::new(Sequencer::new("cmd", "p"), Bus::default()),
+    )
+    .in_shadow(shadow.tree());
+    let tools = ToolRegistry::builtin();
+    let ran = tools
+        .call(
+            &ctx,
+            "execute_command",
+            json!({"command": "pwd; echo made > made.txt; git status", "requires_approval": false}),
+        )
+        .await;
+    let output = ran.content.unwrap_or_default();
+    assert!(
+        output.contains(&shadow.tree().display().to_string()),
+        "{output}"
+    );
+    assert!(output.contains("not a git repository"), "{output}");
+    assert!(!root.join("made.txt").exists());
+    assert_eq!(shadow.batch().unwrap().paths(), vec!["made.txt".to_owned()]);
 }

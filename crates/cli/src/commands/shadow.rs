@@ -61,13 +61,16 @@ pub fn run(command: ShadowCommand) -> ExitCode {
 }
 
 fn diff(args: &ShadowArgs) -> ExitCode {
-    let batch = match Shadow::open_pending(&args.root, args.session.as_deref()).and_then(|s| s.batch())
-    {
-        Ok(batch) => batch,
-        Err(e) => return failed("diff", &e),
-    };
+    let batch =
+        match Shadow::open_pending(&args.root, args.session.as_deref()).and_then(|s| s.batch()) {
+            Ok(batch) => batch,
+            Err(e) => return failed("diff", &e),
+        };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&batch).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&batch).unwrap_or_default()
+        );
     } else {
         print!("{}", render_batch(&batch));
     }
@@ -88,7 +91,10 @@ fn apply(args: &ApplyArgs) -> ExitCode {
         );
     }
     if args.shadow.json {
-        println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
     } else {
         print!("{}", render_report(&report));
     }
@@ -103,9 +109,14 @@ fn discard(args: &ShadowArgs) -> ExitCode {
     match shadow::discard(&args.root, args.session.as_deref()) {
         Ok(session) => {
             if args.json {
-                println!("{}", serde_json::json!({ "session": session, "discarded": true }));
+                println!(
+                    "{}",
+                    serde_json::json!({ "session": session, "discarded": true })
+                );
             } else {
-                println!("Discarded session {session}'s staged changes; the real tree is unchanged.");
+                println!(
+                    "Discarded session {session}'s staged changes; the real tree is unchanged."
+                );
             }
             ExitCode::SUCCESS
         }
@@ -188,7 +199,10 @@ pub fn render_report(report: &ApplyReport) -> String {
         );
     }
     if report.closed {
-        let _ = writeln!(out, "Nothing is left staged; the shadow workspace is removed.");
+        let _ = writeln!(
+            out,
+            "Nothing is left staged; the shadow workspace is removed."
+        );
     } else {
         let _ = writeln!(out, "Still staged: {}", report.remaining.join(", "));
     }
@@ -220,7 +234,9 @@ mod tests {
                     lines_added: 0,
                     lines_removed: 2,
                     diff: None,
-                    conflict: Some("changed outside the session since the shadow copy was made".into()),
+                    conflict: Some(
+                        "changed outside the session since the shadow copy was made".into(),
+                    ),
                 },
             ],
             diff: "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-a\n+b\n".into(),

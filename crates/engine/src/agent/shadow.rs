@@ -15,7 +15,11 @@ pub(crate) fn prepare(config: &mut AgentConfig, emitter: &Emitter) -> Result<(),
     match Shadow::open_or_create(&config.root, &session) {
         Ok(shadow) => {
             let tree = shadow.tree();
-            if config.shadow_env.as_ref().is_none_or(|env| env.tree != tree) {
+            if config
+                .shadow_env
+                .as_ref()
+                .is_none_or(|env| env.tree != tree)
+            {
                 let sandbox = config.sandbox.rooted_at(&tree);
                 config.shadow_env = Some(ShadowEnv { tree, sandbox });
             }
@@ -41,7 +45,11 @@ pub(crate) fn prepare(config: &mut AgentConfig, emitter: &Emitter) -> Result<(),
 pub(crate) fn announce(config: &AgentConfig, emitter: &Emitter, changes: &ChangeLog) {
     let session = emitter.sequencer().session_id().to_owned();
     let shadow = Shadow::open(&config.root, &session);
-    let batch = match shadow.as_ref().map_err(|e| e.to_string()).and_then(|s| s.batch().map_err(|e| e.to_string())) {
+    let batch = match shadow
+        .as_ref()
+        .map_err(|e| e.to_string())
+        .and_then(|s| s.batch().map_err(|e| e.to_string()))
+    {
         Ok(batch) => batch,
         Err(e) => {
             emitter.emit(SystemLog {

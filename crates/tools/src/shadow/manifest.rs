@@ -111,12 +111,14 @@ pub(super) fn copy_tree(root: &Path, tree: &Path) -> Result<Manifest, ShadowErro
         if kind.is_dir() {
             std::fs::create_dir_all(&target).map_err(|e| ShadowError::io(&target, e))?;
         } else if kind.is_symlink() {
-            let link = std::fs::read_link(entry.path()).map_err(|e| ShadowError::io(entry.path(), e))?;
+            let link =
+                std::fs::read_link(entry.path()).map_err(|e| ShadowError::io(entry.path(), e))?;
             std::os::unix::fs::symlink(&link, &target).map_err(|e| ShadowError::io(&target, e))?;
             manifest.record(&rel, link_hash(&link), &target);
         } else if kind.is_file() {
             // One read gives both the bytes copied and the hash of exactly those bytes.
-            let bytes = std::fs::read(entry.path()).map_err(|e| ShadowError::io(entry.path(), e))?;
+            let bytes =
+                std::fs::read(entry.path()).map_err(|e| ShadowError::io(entry.path(), e))?;
             std::fs::write(&target, &bytes).map_err(|e| ShadowError::io(&target, e))?;
             let perms = entry
                 .metadata()

@@ -201,6 +201,18 @@ impl Shadow {
     }
 }
 
+/// The environment of a command run in the shadow copy `tree`: this process's, with git kept
+/// from finding the real repository above the copy (`GIT_CEILING_DIRECTORIES`), so a command
+/// such as `git add` can never reach the real `.git` from the shadow.
+pub fn command_env(tree: &Path) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let ceiling = tree.parent().unwrap_or(tree).as_os_str().to_owned();
+    let mut env: Vec<_> = std::env::vars_os()
+        .filter(|(name, _)| name != "GIT_CEILING_DIRECTORIES" && name != "GIT_DIR")
+        .collect();
+    env.push(("GIT_CEILING_DIRECTORIES".into(), ceiling));
+    env
+}
+
 /// Removes `session`'s shadow folder under `root`, damaged or not (or, with `None`, the only
 /// one there is). Returns the session id.
 pub fn discard(root: &Path, session: Option<&str>) -> Result<String, ShadowError> {
