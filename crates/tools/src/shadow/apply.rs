@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::batch::{ChangeKind, conflict};
+use super::batch::{ChangeKind, changed_paths, conflict};
 use super::state::state_of;
 use super::{Shadow, ShadowError};
 
@@ -39,21 +39,22 @@ impl Shadow {
     /// whose real file changed since it was copied is a [`Conflict`] and the others still
     /// apply. When nothing stays staged, the shadow workspace is removed.
     pub fn apply(mut self, paths: &[String]) -> Result<ApplyReport, ShadowError> {
-        let batch = self.batch()?;
-        if batch.changes.is_empty() {
+        // The staged paths without their diffs: applying needs no diff.
+        let staged = changed_paths(&self.tree(), &self.base)?;
+        if staged.is_empty() {
             return Err(ShadowError::NothingToApply(self.session.clone()));
         }
         let wanted: Vec<String> = paths.iter().map(|p| normalise(p)).collect();
         let missing: Vec<String> = wanted
             .iter()
-            .filter(|p| !batch.changes.iter().any(|c| &c.path == *p))
+            .filter(|p| !staged.iter().any(|(path, _)| path == *p))
             .cloned()
             .collect();
         if !missing.is_empty() {
             return Err(ShadowError::NotInBatch {
                 session: self.session.clone(),
                 missing,
-                staged: batch.paths(),
+                staged: staged.iter().map(|(path, _)| path.clone()).collect(),
             });
         }
         let workspace = crate::Workspace::new(&self.root)?;
@@ -64,20 +65,17 @@ impl Shadow {
             remaining: Vec::new(),
             closed: false,
         };
-        for change in &batch.changes {
-            if !wanted.is_empty() && !wanted.contains(&change.path) {
-                report.remaining.push(change.path.clone());
+        for (path, kind) in staged {
+            if !wanted.is_empty() && !wanted.contains(&path) {
+                report.remaining.push(path);
                 continue;
             }
-            match self.apply_one(&workspace, &change.path, change.kind)? {
-                None => report.applied.push(change.path.clone()),
+            match self.apply_one(&workspace, &path, kind)? {
+                None => report.applied.push(path),
                 Some(reason) => {
-                    tracing::warn!(path = %change.path, "shadow apply: conflict, not overwritten: {reason}");
-                    report.remaining.push(change.path.clone());
-                    report.conflicts.push(Conflict {
-                        path: change.path.clone(),
-                        reason,
-                    });
+                    tracing::warn!(path = %path, "shadow apply: conflict, not overwritten: {reason}");
+                    report.remaining.push(path.clone());
+                    report.conflicts.push(Conflict { path, reason });
                 }
             }
         }
