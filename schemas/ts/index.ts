@@ -787,7 +787,12 @@ mime_type?: string,
 /**
  * Unified diff of the change, when it is text.
  */
-diff?: string, };
+diff?: string, 
+/**
+ * True when the change was made in a shadow workspace (`--shadow`) and waits there for
+ * `keel shadow apply`; absent for changes made to the real tree.
+ */
+staged?: boolean, };
 
 /**
  * `run.llm.delta`: a piece of streamed answer text.

@@ -33,6 +33,7 @@ mod run_command;
 mod safety_command;
 mod sandbox_command;
 mod sessions;
+mod shadow_command;
 mod stream_faults;
 mod terminal_prompts;
 mod tool_command;

@@ -218,6 +218,7 @@ fn direct_turn() -> Turn {
         size: Some(3_210),
         mime_type: Some("text/x-rust".into()),
         diff: Some(LIB_DIFF.into()),
+        staged: None,
     })
     .push(RunToolStart {
         call_id: "call-3".into(),
@@ -427,6 +428,7 @@ fn plan_turn() -> Turn {
             "--- /dev/null\n+++ b/src/json.rs\n@@ -0,0 +1,3 @@\n+pub fn print(v: &Value) {\n+    println!(\"{v}\");\n+}\n"
                 .into(),
         ),
+        staged: None,
     })
     .push(RunRepairAttempt {
         step_id: Some(2),

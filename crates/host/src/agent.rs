@@ -60,6 +60,8 @@ pub struct AgentSettings {
     pub images: ImageSettings,
     /// Most bytes the workspace's checkpoints may hold before the oldest are pruned.
     pub checkpoint_max_bytes: u64,
+    /// Stage every change in a shadow workspace until it is applied (`--shadow`, `shadow = true`).
+    pub shadow: bool,
 }
 
 impl AgentSettings {
@@ -86,6 +88,7 @@ impl AgentSettings {
             libraries: Vec::new(),
             images: ImageSettings::default(),
             checkpoint_max_bytes: keel_tools::checkpoint::DEFAULT_MAX_BYTES,
+            shadow: false,
         }
     }
 
@@ -123,6 +126,7 @@ impl AgentSettings {
         config.approval_edits = self.approval_edits;
         config.libraries = self.libraries.clone();
         config.checkpoint_max_bytes = self.checkpoint_max_bytes;
+        config.shadow = self.shadow;
         Ok(config)
     }
 

@@ -57,6 +57,9 @@ pub struct CreateSession {
     /// Title shown in lists.
     #[serde(default)]
     pub title: Option<String>,
+    /// Stage every change in a shadow workspace until it is applied (`/shadow/apply`).
+    #[serde(default)]
+    pub shadow: Option<bool>,
 }
 
 /// A session.
@@ -86,6 +89,9 @@ pub struct SessionView {
     pub last_seq: u64,
     /// Tokens and cost so far.
     pub usage: UsageView,
+    /// Whether the session stages its changes in a shadow workspace.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shadow: bool,
 }
 
 /// A session's tokens and cost: the sum of its `run.usage.report` events.
@@ -122,6 +128,9 @@ impl From<SessionUsage> for UsageView {
     }
 }
 
+/// The session metadata key that makes a session shadowed (`"shadow": true` at creation).
+pub const SHADOW_KEY: &str = "shadow";
+
 impl SessionView {
     /// The view of a stored session.
     pub fn new(session: Session, last_seq: u64) -> Self {
@@ -136,6 +145,7 @@ impl SessionView {
             created_at: session.created_at,
             updated_at: session.updated_at,
             last_seq,
+            shadow: session.metadata.get(SHADOW_KEY) == Some(&serde_json::Value::Bool(true)),
             usage: session.usage.into(),
         }
     }
@@ -574,6 +584,62 @@ impl From<keel_events::RunCheckpointRewind> for RewindResult {
     }
 }
 
+/// One staged path of a shadow session's batch.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct StagedChangeView {
+    /// Workspace-relative path.
+    pub path: String,
+    /// `created`, `updated` or `deleted` (a move is a deletion plus a creation).
+    pub kind: String,
+    /// Lines added.
+    pub lines_added: u64,
+    /// Lines removed.
+    pub lines_removed: u64,
+    /// Unified diff against the real file, when both sides are text and it is small enough.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// Why applying it now would be refused (the real file changed since it was copied).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conflict: Option<String>,
+}
+
+/// `GET /v1/sessions/{id}/shadow` response: what a shadow session staged.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ShadowBatchView {
+    /// Session id.
+    pub session: String,
+    /// The staged paths, sorted.
+    pub changes: Vec<StagedChangeView>,
+    /// The combined unified diff.
+    pub diff: String,
+}
+
+impl From<keel_tools::Batch> for ShadowBatchView {
+    fn from(batch: keel_tools::Batch) -> Self {
+        Self {
+            session: batch.session,
+            changes: batch
+                .changes
+                .into_iter()
+                .map(|c| StagedChangeView {
+                    path: c.path,
+                    kind: match c.kind {
+                        keel_tools::ChangeKind::Created => "created",
+                        keel_tools::ChangeKind::Updated => "updated",
+                        keel_tools::ChangeKind::Deleted => "deleted",
+                    }
+                    .to_owned(),
+                    lines_added: c.lines_added,
+                    lines_removed: c.lines_removed,
+                    diff: c.diff,
+                    conflict: c.conflict,
+                })
+                .collect(),
+            diff: batch.diff,
+        }
+    }
+}
+
 /// `POST /v1/sessions/{id}/fork` body.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 pub struct ForkBody {
@@ -581,4 +647,65 @@ pub struct ForkBody {
     /// whole history.
     #[serde(default)]
     pub at: Option<String>,
+}
+
+/// `POST /v1/sessions/{id}/shadow/apply` body (optional: no body applies everything).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShadowApplyBody {
+    /// Staged paths to apply; absent: all of them.
+    #[serde(default)]
+    pub paths: Option<Vec<String>>,
+}
+
+/// A staged path that was not applied.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ShadowConflictView {
+    /// Workspace-relative path.
+    pub path: String,
+    /// What happened to the real file.
+    pub reason: String,
+}
+
+/// `POST /v1/sessions/{id}/shadow/apply` response.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ShadowApplyView {
+    /// Session id.
+    pub session: String,
+    /// Paths written to (or removed from) the real tree.
+    pub applied: Vec<String>,
+    /// Paths left alone because the real file changed meanwhile (they stay staged).
+    pub conflicts: Vec<ShadowConflictView>,
+    /// Paths still staged.
+    pub remaining: Vec<String>,
+    /// Whether the shadow workspace was removed (nothing left staged).
+    pub closed: bool,
+}
+
+impl From<keel_tools::ApplyReport> for ShadowApplyView {
+    fn from(report: keel_tools::ApplyReport) -> Self {
+        Self {
+            session: report.session,
+            applied: report.applied,
+            conflicts: report
+                .conflicts
+                .into_iter()
+                .map(|c| ShadowConflictView {
+                    path: c.path,
+                    reason: c.reason,
+                })
+                .collect(),
+            remaining: report.remaining,
+            closed: report.closed,
+        }
+    }
+}
+
+/// `POST /v1/sessions/{id}/shadow/discard` response.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ShadowDiscarded {
+    /// Session id.
+    pub session: String,
+    /// Always true: the staged changes are gone and the real tree is unchanged.
+    pub discarded: bool,
 }

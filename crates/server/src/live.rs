@@ -247,6 +247,19 @@ impl LiveSession {
         Ok((emitter, generation))
     }
 
+    /// Emits `event` on the session's stored log outside any turn (e.g. a shadow apply's
+    /// conflict warning) and waits until it is stored.
+    pub async fn emit_outside_turn(
+        &self,
+        state: &AppState,
+        event: impl Into<keel_events::EventKind>,
+    ) -> StoreResult<()> {
+        let (emitter, _) = self.emitter(state, self.others_running()).await?;
+        emitter.emit(event);
+        self.flush().await;
+        Ok(())
+    }
+
     /// Waits until every event emitted so far is stored (and so broadcast).
     async fn flush(&self) {
         if let Some(producer) = self.producer.lock().await.as_ref()
@@ -460,6 +473,8 @@ impl LiveSession {
             },
             pricing: keel_host::pricing_with([&settings.pricing]),
             rules_dir: crate::routes::rules::user_rules_dir(),
+            shadow: session.metadata.get(crate::api::SHADOW_KEY)
+                == Some(&serde_json::Value::Bool(true)),
             ..AgentSettings::new(&session.root, models)
         };
         let built = agent

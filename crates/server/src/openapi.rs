@@ -7,8 +7,8 @@ use utoipa::{Modify, OpenApi};
 use crate::api;
 use crate::error::{ErrorBody, ErrorDetail};
 use crate::routes::{
-    checkpoints, events, file_runs, health, interactions, mcp, rules, sessions, stream_tokens,
-    timeline, turns,
+    checkpoints, events, file_runs, health, interactions, mcp, rules, sessions, shadow,
+    stream_tokens, timeline, turns,
 };
 
 /// The API description.
@@ -24,6 +24,7 @@ use crate::routes::{
         file_runs::create, timeline::timeline, timeline::import, stream_tokens::create,
         rules::list, rules::revoke, mcp::list,
         checkpoints::list, checkpoints::rewind, checkpoints::fork,
+        shadow::get, shadow::apply, shadow::discard,
     ),
     components(schemas(
         ErrorBody, ErrorDetail, api::Health, api::CreateSession, api::SessionMode,
@@ -35,6 +36,8 @@ use crate::routes::{
         mcp::McpServerList, mcp::McpServerView, mcp::McpToolView,
         api::CheckpointView, api::CheckpointList, api::RewindBody, api::RewindResult,
         api::ForkBody,
+        api::ShadowBatchView, api::StagedChangeView, api::ShadowApplyBody, api::ShadowApplyView,
+        api::ShadowConflictView, api::ShadowDiscarded,
     )),
     modifiers(&Security),
 )]

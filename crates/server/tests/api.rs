@@ -316,3 +316,106 @@ async fn rules_are_listed_and_revoked() {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), broken);
 }
+
+/// A shadow session over real HTTP (`"shadow": true`): its turn stages the changes, `GET
+/// /shadow` shows them, `/shadow/apply` applies some paths, reports an outside edit as a
+/// conflict (not overwritten, a `system.log` warning stored) and `/shadow/discard` ends it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shadow_routes_stage_apply_and_discard() {
+    use reqwest::{Method, StatusCode};
+    let s = TestServer::start(Options::new("shadow.json")).await;
+    std::fs::write(s.workspace.join("keep.txt"), "keep\n").unwrap();
+    let (status, body) = s
+        .post(
+            "/v1/sessions",
+            ALL,
+            json!({"project_id": "p1", "root": s.workspace.to_str().unwrap(), "shadow": true}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["shadow"], true, "{body}");
+    let session = body["id"].as_str().unwrap().to_owned();
+    let path = format!("/v1/sessions/{session}/shadow");
+
+    // Nothing staged before the first turn.
+    let (status, body) = s.get(&path, ALL).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+
+    let turn = s.start_turn(&session, "write two files").await;
+    let turn = s.wait_turn(&session, turn["id"].as_str().unwrap()).await;
+    assert_eq!(turn["status"], "completed", "{turn}");
+    assert!(!s.workspace.join("a.txt").exists());
+    assert!(!s.workspace.join("b.txt").exists());
+
+    let (status, body) = s.get(&path, ALL).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["changes"][0]["path"], "a.txt");
+    assert_eq!(body["changes"][0]["kind"], "created");
+    assert_eq!(body["changes"][1]["path"], "b.txt");
+    assert!(body["diff"].as_str().unwrap().contains("+beta"), "{body}");
+    let (status, _) = s.request(Method::GET, &path, None, None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = s.get("/v1/sessions/nope/shadow", ALL).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    // A path not staged: 422, nothing applied. Malformed JSON: 400.
+    let apply = format!("{path}/apply");
+    let (status, body) = s
+        .post(&apply, ALL, json!({"paths": ["a.txt", "nope.txt"]}))
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nope.txt"),
+        "{body}"
+    );
+    assert!(!s.workspace.join("a.txt").exists());
+    let (status, body) = s.post_raw(&apply, ALL, b"{\"paths\": [".to_vec()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+
+    let (status, body) = s.post(&apply, ALL, json!({"paths": ["a.txt"]})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["applied"], json!(["a.txt"]));
+    assert_eq!(body["remaining"], json!(["b.txt"]));
+    assert_eq!(
+        std::fs::read_to_string(s.workspace.join("a.txt")).unwrap(),
+        "alpha\n"
+    );
+
+    // Someone else writes b.txt: applying the rest reports it and leaves it alone.
+    std::fs::write(s.workspace.join("b.txt"), "outside\n").unwrap();
+    let (status, body) = s.request(Method::POST, &apply, Some(ALL), None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["conflicts"][0]["path"], "b.txt", "{body}");
+    assert_eq!(body["closed"], false);
+    assert_eq!(
+        std::fs::read_to_string(s.workspace.join("b.txt")).unwrap(),
+        "outside\n"
+    );
+    let warned = s.events(&session).await.into_iter().any(|e| {
+        e["type"] == "system.log"
+            && e["payload"]["level"] == "warn"
+            && e["payload"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("b.txt")
+    });
+    assert!(warned, "no system.log warning for the conflict");
+
+    let (status, body) = s.post(&format!("{path}/discard"), ALL, json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["discarded"], true);
+    assert_eq!(
+        std::fs::read_to_string(s.workspace.join("b.txt")).unwrap(),
+        "outside\n"
+    );
+    let (status, _) = s.get(&path, ALL).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    for route in [&apply, &format!("{path}/discard")] {
+        let (status, body) = s.request(Method::POST, route, Some(ALL), None).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{route}: {body}");
+    }
+    s.stop().await;
+}

@@ -32,6 +32,40 @@ pub fn copy_dir(from: &Path, to: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Every file under `root` (`.keel` left out) by `/`-separated relative path, with its bytes:
+/// two trees are byte-identical when their maps are equal.
+pub fn tree_bytes(root: &Path) -> io::Result<std::collections::BTreeMap<String, Vec<u8>>> {
+    fn walk(
+        root: &Path,
+        dir: &Path,
+        out: &mut std::collections::BTreeMap<String, Vec<u8>>,
+    ) -> io::Result<()> {
+        for entry in std::fs::read_dir(dir).map_err(|e| at(dir, e))? {
+            let entry = entry.map_err(|e| at(dir, e))?;
+            let path = entry.path();
+            if entry.file_type().map_err(|e| at(&path, e))?.is_dir() {
+                if entry.file_name() != ".keel" {
+                    walk(root, &path, out)?;
+                }
+            } else {
+                let rel = path.strip_prefix(root).unwrap_or(&path);
+                let rel: Vec<String> = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                out.insert(
+                    rel.join("/"),
+                    std::fs::read(&path).map_err(|e| at(&path, e))?,
+                );
+            }
+        }
+        Ok(())
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(root, root, &mut out)?;
+    Ok(out)
+}
+
 fn at(path: &Path, error: io::Error) -> io::Error {
     io::Error::new(error.kind(), format!("{}: {error}", path.display()))
 }

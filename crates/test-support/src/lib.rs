@@ -25,7 +25,7 @@ pub mod processes;
 pub mod script;
 pub mod stream_faults;
 
-pub use fs::{SampleProject, copy_dir, repo_root, sample_project};
+pub use fs::{SampleProject, copy_dir, repo_root, sample_project, tree_bytes};
 pub use http::http_client;
 pub use postgres::TestDatabase;
 pub use script::ScriptBuilder;

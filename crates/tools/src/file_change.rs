@@ -155,6 +155,7 @@ pub fn emit_edit(
         size,
         mime_type: mime_type(rel),
         diff: change.diff.clone(),
+        staged: ctx.shadowed.then_some(true),
     });
     change
 }
@@ -179,6 +180,7 @@ pub fn emit_binary(ctx: &ToolContext, rel: &str, op: FileOp, size: u64, mime_typ
         size: Some(size),
         mime_type: Some(mime_type.to_owned()),
         diff: None,
+        staged: ctx.shadowed.then_some(true),
     });
 }
 
@@ -195,6 +197,7 @@ pub fn emit_move(ctx: &ToolContext, from: &str, to: &str, size: Option<u64>) {
         size,
         mime_type: mime_type(to),
         diff: None,
+        staged: ctx.shadowed.then_some(true),
     });
 }
 

@@ -4,7 +4,8 @@
 //! and an async `call` returning a [`ToolResult`] `{success, message, content}`. Every path a
 //! tool touches is confined to the workspace root, every command is classified before it runs,
 //! and every file change is reported as a `run.file.change` event and recorded in a checkpoint
-//! so a turn can be rolled back.
+//! so a turn can be rolled back. With a [`Shadow`] workspace, changes are staged in a copy of
+//! the tree and reach the real tree only when applied.
 
 mod approval;
 pub mod approval_rules;
@@ -18,6 +19,7 @@ pub mod process;
 pub mod registry;
 pub mod safety;
 pub mod search_replace;
+pub mod shadow;
 mod tool;
 pub mod walk;
 pub mod workspace;
@@ -38,5 +40,6 @@ pub use checkpoint::{
 };
 pub use registry::ToolRegistry;
 pub use safety::{Category, Classification, classify};
+pub use shadow::{ApplyReport, Batch, ChangeKind, Shadow, ShadowError, StagedChange};
 pub use tool::{Tool, ToolContext, ToolResult, ToolSource, TypedTool};
 pub use workspace::{PathError, Workspace};

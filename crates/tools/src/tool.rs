@@ -80,6 +80,9 @@ pub struct ToolContext {
     pub rules: Arc<crate::approval_rules::RuleSet>,
     /// Whether file edits are asked about, with their diff, before they apply.
     pub approval_edits: crate::approval::EditApproval,
+    /// Whether `root` is a shadow workspace (`--shadow`): file changes are staged there and
+    /// their `run.file.change` events say `staged`.
+    pub shadowed: bool,
 }
 
 impl ToolContext {
@@ -98,6 +101,7 @@ impl ToolContext {
             sandbox: CommandSandbox::Off,
             rules: Arc::default(),
             approval_edits: crate::approval::EditApproval::Never,
+            shadowed: false,
         }
     }
 
@@ -116,6 +120,15 @@ impl ToolContext {
     /// The same context checking `rules` before the approval policy.
     pub fn with_rules(mut self, rules: Arc<crate::approval_rules::RuleSet>) -> Self {
         self.rules = rules;
+        self
+    }
+
+    /// The same context working in a shadow workspace rooted at `tree`: file changes and
+    /// commands stay there until `keel shadow apply`.
+    pub fn in_shadow(mut self, tree: impl Into<PathBuf>) -> Self {
+        self.root = tree.into();
+        self.shadowed = true;
+        self.checkpoints = None;
         self
     }
 

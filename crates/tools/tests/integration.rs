@@ -22,4 +22,5 @@ mod registry;
 mod replace_in_file;
 mod repomap_tools;
 mod safety_table;
+mod shadow;
 mod workspace;

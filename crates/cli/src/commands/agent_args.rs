@@ -77,6 +77,10 @@ pub struct AgentArgs {
     /// Ask before executing a plan.
     #[arg(long)]
     pub approve_plans: bool,
+    /// Stage every change in a shadow workspace (`.keel/shadow/<session>/`): the real tree is
+    /// untouched until `keel shadow apply` [default: keel.toml's `shadow`, else off].
+    #[arg(long)]
+    pub shadow: bool,
     /// How tools are offered to the model: native (tool calling; calls the server returns as
     /// text in the model's template format are read too) or xml (tags in the text)
     /// [default: native].

@@ -25,6 +25,7 @@ pub mod sandbox;
 pub mod serve;
 pub mod sessions;
 pub mod shell;
+pub mod shadow;
 pub mod tool;
 
 /// Exit code for usage errors (bad flags, bad JSON arguments).
@@ -76,6 +77,9 @@ pub enum Command {
     /// List, add or remove approval rules (`.keel/rules.toml`, `$KEEL_CONFIG_DIR/rules.toml`).
     #[command(subcommand)]
     Rules(rules::RulesCommand),
+    /// Review, apply or discard the changes a `--shadow` session staged.
+    #[command(subcommand)]
+    Shadow(shadow::ShadowCommand),
     /// Run as an editor's agent over the Agent Client Protocol on stdio (Zed and other ACP
     /// clients).
     Acp(acp::AcpArgs),
@@ -142,6 +146,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Doctor(args) => doctor::run(args),
         Command::Memory(command) => memory::run(command),
         Command::Rules(command) => rules::run(command),
+        Command::Shadow(command) => shadow::run(command),
         Command::Mcp(command) => mcp::run(command),
         Command::Acp(args) => acp::run(args),
         #[cfg(feature = "serve")]

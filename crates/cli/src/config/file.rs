@@ -49,6 +49,8 @@ pub struct FileConfig {
     /// `ask`: show every file edit's diff for approval before it applies; `never` (default).
     #[serde(default, deserialize_with = "from_name")]
     pub approval_edits: Option<keel_tools::EditApproval>,
+    /// Stage every change in a shadow workspace until `keel shadow apply`.
+    pub shadow: Option<bool>,
     /// native or xml.
     #[serde(default, deserialize_with = "from_name")]
     pub tool_format: Option<ToolFormat>,
@@ -404,6 +406,7 @@ path = "../docs"
                 idle_timeout: Some(30),
                 approve_plans: Some(true),
                 approval_edits: None,
+                shadow: None,
                 tool_format: Some(ToolFormat::Xml),
                 context_window: Some(32768),
                 color: Some(ColorWhen::Never),

@@ -110,6 +110,8 @@ pub struct Settings {
     pub approve_plans: bool,
     /// Whether file edits are asked about, with their diff, before they apply.
     pub approval_edits: keel_tools::EditApproval,
+    /// Stage changes in a shadow workspace: `--shadow` over the files' `shadow`.
+    pub shadow: bool,
     /// How tools are offered to the model.
     pub tool_format: ToolFormat,
     /// The model's context window, when set (else the server's, else the built-in table).
@@ -225,6 +227,7 @@ impl Settings {
                 .iter()
                 .find_map(|l| l.config.approval_edits)
                 .unwrap_or_default(),
+            shadow: pick!(args.shadow.then_some(true), shadow, false),
             tool_format: pick!(args.tool_format, tool_format, ToolFormat::Native),
             context_window: args
                 .context_window

@@ -461,6 +461,7 @@ fn agent_settings(
         pricing: settings.pricing.clone(),
         rules_dir: settings.user_config_dir.clone(),
         approval_edits: settings.approval_edits,
+        shadow: settings.shadow,
         libraries: settings.libraries.clone(),
         images: settings.images.clone(),
         checkpoint_max_bytes: settings.checkpoint_max_bytes,

@@ -298,6 +298,7 @@ fn one_of_each() -> Vec<EventKind> {
             size: Some(120),
             mime_type: None,
             diff: None,
+            staged: None,
         }
         .into(),
         RunContextCompress {
@@ -599,6 +600,7 @@ fn long_diffs_are_cut_unless_verbose() {
         size: None,
         mime_type: None,
         diff: Some(diff),
+        staged: None,
     }
     .into();
     let plain = render_all(std::slice::from_ref(&change), PLAIN);

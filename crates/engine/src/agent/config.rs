@@ -202,6 +202,19 @@ pub struct AgentConfig {
     /// Most bytes the workspace's checkpoints may hold before the oldest are pruned
     /// (`checkpoint_max_mb`; default 512 MB).
     pub checkpoint_max_bytes: u64,
+    /// Work in a shadow workspace (`--shadow`, `shadow = true`): file tools and commands change
+    /// a copy of the tree under `.keel/shadow/<session>/`, and each turn ends with the staged
+    /// batch for `keel shadow apply|discard` (default off).
+    pub shadow: bool,
+    /// The shadow copy the running session's tools use, once made.
+    pub(crate) shadow_env: Option<ShadowEnv>,
+}
+
+/// Where a shadowed session's tools run: the copy, and the sandbox rooted there.
+#[derive(Debug, Clone)]
+pub(crate) struct ShadowEnv {
+    pub(crate) tree: PathBuf,
+    pub(crate) sandbox: keel_tools::process::CommandSandbox,
 }
 
 impl AgentConfig {
@@ -232,6 +245,8 @@ impl AgentConfig {
             pricing: Pricing::builtin(),
             libraries: Vec::new(),
             checkpoint_max_bytes: keel_tools::checkpoint::DEFAULT_MAX_BYTES,
+            shadow: false,
+            shadow_env: None,
         }
     }
 

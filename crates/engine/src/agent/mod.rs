@@ -185,6 +185,7 @@ pub mod question;
 pub mod remember;
 mod repo_map;
 mod session;
+mod shadow;
 mod summary;
 mod tap;
 mod tool_call;

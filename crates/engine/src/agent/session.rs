@@ -376,6 +376,11 @@ impl AgentSession {
         };
         self.emitter.emit(RunResponseStart { mode });
         let state = TurnState::new(cancel.clone(), mode, self.config.anomalies);
+        if self.config.shadow
+            && let Err(result) = super::shadow::prepare(&mut self.config, &self.emitter)
+        {
+            return self.close_turn(Ending::new(AgentStatus::Failed, result), &state, task);
+        }
         let mut run = TurnRun {
             config: &mut self.config,
             emitter: &self.emitter,
@@ -387,6 +392,9 @@ impl AgentSession {
         };
         let ending = run.drive().await;
         let state = run.state;
+        if self.config.shadow {
+            super::shadow::announce(&self.config, &self.emitter, &self.changes);
+        }
         let outcome = self.close_turn(ending, &state, task);
         if cancel.is_cancelled() {
             self.cancel = CancellationToken::new();

@@ -94,6 +94,8 @@ pub(crate) struct ToolEnv<'a> {
     pub(crate) approval_edits: keel_tools::EditApproval,
     pub(crate) emitter: &'a Emitter,
     pub(crate) cancel: &'a CancellationToken,
+    /// Whether `root` is the session's shadow copy.
+    pub(crate) shadowed: bool,
 }
 
 impl<'a> ToolEnv<'a> {
@@ -103,14 +105,19 @@ impl<'a> ToolEnv<'a> {
         emitter: &'a Emitter,
         cancel: &'a CancellationToken,
     ) -> Self {
+        let (root, sandbox) = match &config.shadow_env {
+            Some(shadow) => (shadow.tree.as_path(), &shadow.sandbox),
+            None => (config.root.as_path(), &config.sandbox),
+        };
         Self {
-            root: &config.root,
+            root,
             approval: config.approval,
-            sandbox: &config.sandbox,
+            sandbox,
             rules: &config.rules,
             approval_edits: config.approval_edits,
             emitter,
             cancel,
+            shadowed: config.shadow_env.is_some(),
         }
     }
 }
@@ -268,6 +275,9 @@ impl Toolbox {
             .with_edit_approval(env.approval_edits);
         if let Some(store) = &self.checkpoints {
             ctx = ctx.with_checkpoints(store.clone());
+        }
+        if env.shadowed {
+            ctx = ctx.in_shadow(env.root);
         }
         ctx.call_id = call_id.to_owned();
         ctx.step_id = step;

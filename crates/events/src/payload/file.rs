@@ -37,6 +37,11 @@ pub struct RunFileChange {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub diff: Option<String>,
+    /// True when the change was made in a shadow workspace (`--shadow`) and waits there for
+    /// `keel shadow apply`; absent for changes made to the real tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub staged: Option<bool>,
 }
 
 /// Kind of file change.

@@ -510,6 +510,7 @@ mod tests {
             size: None,
             mime_type: None,
             diff: None,
+            staged: None,
         }))
         .unwrap();
         let expected = json!({
@@ -570,6 +571,7 @@ mod tests {
             size: Some(2048),
             mime_type: Some("image/png".into()),
             diff: None,
+            staged: None,
         }))
         .unwrap();
         assert_eq!(

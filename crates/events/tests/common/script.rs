@@ -234,6 +234,7 @@ pub fn scripted_run() -> Vec<Event> {
         size: Some(1834),
         mime_type: Some("text/typescript".into()),
         diff: None,
+        staged: None,
     })
     .push(RunToolEnd {
         call_id: "call_1".into(),
@@ -320,6 +321,7 @@ pub fn scripted_run() -> Vec<Event> {
             "--- a/src/index.ts\n+++ b/src/index.ts\n@@ -1 +1 @@\n-import { fmt } from './old';\n+import { fmt } from './new';\n"
                 .into(),
         ),
+        staged: None,
     })
     .push(RunToolEnd {
         call_id: "call_3".into(),
@@ -464,6 +466,7 @@ pub fn scripted_run() -> Vec<Event> {
         size: None,
         mime_type: None,
         diff: None,
+        staged: None,
     })
     .push(RunToolEnd {
         call_id: "call_4".into(),

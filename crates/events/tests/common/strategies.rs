@@ -655,6 +655,7 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
                     option::of(any::<u64>()),
                     opt_text(),
                     opt_text(),
+                    option::of(any::<bool>()),
                 )
                     .prop_map(
                         |(
@@ -668,6 +669,7 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
                             size,
                             mime_type,
                             diff,
+                            staged,
                         )| RunFileChange {
                             path,
                             op,
@@ -679,6 +681,7 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
                             size,
                             mime_type,
                             diff,
+                            staged,
                         },
                     ),
             ),

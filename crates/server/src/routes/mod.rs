@@ -18,6 +18,7 @@ pub mod interactions;
 pub mod mcp;
 pub mod rules;
 pub mod sessions;
+pub mod shadow;
 pub mod stream_tokens;
 pub mod timeline;
 pub mod trace;
@@ -53,6 +54,9 @@ pub fn router(state: SharedState) -> Router {
         .route("/v1/sessions/{id}/checkpoints", get(checkpoints::list))
         .route("/v1/sessions/{id}/rewind", post(checkpoints::rewind))
         .route("/v1/sessions/{id}/fork", post(checkpoints::fork))
+        .route("/v1/sessions/{id}/shadow", get(shadow::get))
+        .route("/v1/sessions/{id}/shadow/apply", post(shadow::apply))
+        .route("/v1/sessions/{id}/shadow/discard", post(shadow::discard))
         .route("/v1/sessions/{id}/rules", get(rules::list))
         .route("/v1/sessions/{id}/mcp", get(mcp::list))
         .route(

@@ -48,6 +48,12 @@ pub async fn create(
     if let Some(mode) = body.mode {
         new.mode = Some(mode.as_str().to_owned());
     }
+    if body.shadow == Some(true) {
+        new.metadata.insert(
+            crate::api::SHADOW_KEY.to_owned(),
+            serde_json::Value::Bool(true),
+        );
+    }
     let session = state.store.create_session(new).await?;
     Ok((StatusCode::CREATED, Json(SessionView::new(session, 0))))
 }

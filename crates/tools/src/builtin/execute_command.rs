@@ -246,6 +246,11 @@ impl TypedTool for ExecuteCommand {
             .with_grace(self.grace)
             .with_output_cap(self.output_cap)
             .with_sandbox(sandbox);
+        let spec = if ctx.shadowed {
+            spec.with_env(crate::shadow::command_env(&ctx.root))
+        } else {
+            spec
+        };
         let emitter = ctx.emitter.clone();
         let call_id = ctx.call_id.clone();
         let mut on_output = |stream, text: &str| {

@@ -32,6 +32,14 @@ impl CommandSandbox {
         }
     }
 
+    /// The same policy for commands run in `root` instead (a shadow workspace's copy).
+    pub fn rooted_at(&self, root: &Path) -> Self {
+        match self {
+            Self::Confined(sandbox) => Self::resolve(sandbox.policy().clone(), root),
+            Self::Off | Self::Refused(_) => self.clone(),
+        }
+    }
+
     /// The sandbox to confine a child with, `None` when off.
     pub fn sandbox(&self) -> Option<Arc<Sandbox>> {
         match self {
