@@ -24,7 +24,7 @@ const SOURCES: &[&str] = &[
     "web/package-lock.json",
     "web/vite.config.ts",
     "web/tsconfig.json",
-    "schemas/ts/index.ts",
+    "schemas/ts/src",
 ];
 
 /// How long to wait for another build of the page (a concurrent cargo build) to finish.

@@ -5,6 +5,7 @@
 //! - [`timeline`]: seed 003's Activity Timeline records ([`TimelineEvent`], camelCase), and
 //!   [`AgentEventRow`], their `agent_events` table row.
 //! - [`paths`]: seed 004's `/agent/edit/…` event paths.
+//! - [`phase_order`]: the phase order the timeline keeps, checked.
 //! - [`log_line`]: seed 003 §8's legacy log lines read as timeline payloads.
 //! - [`window`]: seed 003 §7.3's 100-record timeline window that never halves a move.
 
@@ -12,6 +13,7 @@ pub mod agent_event_row;
 pub mod legacy;
 pub mod log_line;
 pub mod paths;
+pub mod phase_order;
 pub mod timeline;
 pub mod timeline_event;
 pub mod window;
@@ -20,6 +22,7 @@ pub use agent_event_row::{AgentEventRow, RowError};
 pub use legacy::to_legacy;
 pub use log_line::parse_log_line;
 pub use paths::{EVENT_PATHS, event_path, kind_path};
+pub use phase_order::phase_order_violations;
 pub use timeline::{MOVE_FILE_TOOL, to_timeline, to_timeline_all};
 pub use timeline_event::*;
 pub use window::{MoveHalf, TimelineWindow, WINDOW_CAPACITY, move_half};
