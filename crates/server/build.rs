@@ -25,6 +25,7 @@ const SOURCES: &[&str] = &[
     "web/vite.config.ts",
     "web/tsconfig.json",
     "schemas/ts/src",
+    "clients/ts/src",
 ];
 
 /// How long to wait for another build of the page (a concurrent cargo build) to finish.
