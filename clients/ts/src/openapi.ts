@@ -336,9 +336,9 @@ export interface components {
             mode?: components["schemas"]["SessionMode"] | null;
             /** @description Model or comma-separated fallback chain (default: the server's). */
             model?: string | null;
-            /** @description Project the session belongs to. */
+            /** @description Project the session belongs to (not blank). */
             project_id: string;
-            /** @description Workspace root (must lie inside a root allowed for the project). */
+            /** @description Workspace root: an absolute path inside a root allowed for the project. */
             root: string;
             /** @description Title shown in lists. */
             title?: string | null;
@@ -635,7 +635,7 @@ export interface operations {
     projectTimeline: {
         parameters: {
             query?: {
-                /** @description Window size (default 100, max 1000). */
+                /** @description Window size (default 100; above 1000 counts as 1000, 0 as 1). */
                 limit?: number;
             };
             header?: never;
@@ -690,7 +690,7 @@ export interface operations {
             query?: {
                 /** @description Only this project's sessions. */
                 project_id?: string;
-                /** @description Most sessions (default 50, max 500). */
+                /** @description Most sessions (default 50; above 500 counts as 500, 0 as 1). */
                 limit?: number;
             };
             header?: never;
@@ -1275,6 +1275,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RuleView"];
+                };
+            };
+            /** @description Bad scope or index in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No or bad token */
