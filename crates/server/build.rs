@@ -24,7 +24,8 @@ const SOURCES: &[&str] = &[
     "web/package-lock.json",
     "web/vite.config.ts",
     "web/tsconfig.json",
-    "schemas/ts/index.ts",
+    "schemas/ts/src",
+    "clients/ts/src",
     "i18n",
 ];
 

@@ -1,7 +1,7 @@
 // A front-end style consumer of @keel/events: `tsc --strict` fails if the union gains a type
 // this switch does not handle, or if a payload field changes its name or type.
-import { EVENT_TYPES, TIMELINE_TYPES } from "../ts/index";
-import type { Event, EventType, PayloadOf, TimelineEvent } from "../ts/index";
+import { EVENT_TYPES, TIMELINE_TYPES } from "../ts/src/contract";
+import type { Event, EventType, PayloadOf, TimelineEvent } from "../ts/src/contract";
 
 export function payloadWeight(e: Event): number {
   switch (e.type) {

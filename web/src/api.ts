@@ -1,124 +1,51 @@
-// Client for the keel-server HTTP contract (docs/server-api.md): bearer-token JSON calls.
+// Client for the keel-server HTTP contract (docs/server-api.md), on @keel/client
+// (clients/ts): the request and response types come from the server's OpenAPI document.
+import { ApiError, KeelClient, type Schemas } from "../../clients/ts/src/client";
+
+export { ApiError };
 
 /** A session as the server reports it. */
-export interface Session {
-  id: string;
-  project_id: string;
-  root: string;
-  title: string;
-  status: string;
-  model?: string;
-  mode?: string;
-  created_at: string;
-  updated_at: string;
-  last_seq: number;
-}
+export type Session = Schemas["SessionView"];
 
 /** A turn (one user request) as the server reports it. */
-export interface Turn {
-  id: string;
-  session_id: string;
-  request_id?: string;
-  input: string;
-  status: string;
-  error?: string;
-  started_at: string;
-  ended_at?: string;
-}
+export type Turn = Schemas["TurnView"];
 
 /** Body of `POST /v1/sessions`. */
-export interface NewSession {
-  project_id: string;
-  root: string;
-  mode?: "auto" | "direct" | "plan";
-  title?: string;
-  model?: string;
-}
-
-/** An error answer from the server (`{"error": {"code", "message"}}`) or the network. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "ApiError";
-  }
-}
+export type NewSession = Schemas["CreateSession"];
 
 type Fetch = typeof fetch;
 
 /** Calls the server with the bearer token; every method throws [`ApiError`] on failure. */
 export class Api {
-  constructor(
-    private readonly token: string,
-    private readonly base = "",
-    private readonly fetchFn: Fetch = (...args) => fetch(...args),
-  ) {}
+  private readonly client: KeelClient;
 
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    let response: Response;
-    try {
-      response = await this.fetchFn(this.base + path, {
-        method,
-        headers: {
-          Authorization: `Bearer ${this.token}`,
-          Accept: "application/json",
-          ...(body === undefined ? {} : { "Content-Type": "application/json" }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    } catch (err) {
-      throw new ApiError(0, "network", `Cannot reach the server: ${String(err)}`);
-    }
-    const text = await response.text();
-    let data: unknown = undefined;
-    if (text) {
-      try {
-        data = JSON.parse(text);
-      } catch {
-        data = undefined;
-      }
-    }
-    if (!response.ok) {
-      const error = (data as { error?: { code?: string; message?: string } } | undefined)?.error;
-      throw new ApiError(
-        response.status,
-        error?.code ?? `http_${response.status}`,
-        error?.message ?? (text || response.statusText),
-      );
-    }
-    return data as T;
+  constructor(token: string, base = "", fetchFn: Fetch = (...args) => fetch(...args)) {
+    this.client = new KeelClient({ token, baseUrl: base, fetch: fetchFn });
   }
 
   /** Sessions visible to the token, newest first. */
-  async listSessions(limit = 50): Promise<Session[]> {
-    const data = await this.call<{ sessions: Session[] }>("GET", `/v1/sessions?limit=${limit}`);
-    return data.sessions;
+  listSessions(limit = 50): Promise<Session[]> {
+    return this.client.listSessions(limit);
   }
 
   /** One session. */
   getSession(id: string): Promise<Session> {
-    return this.call("GET", `/v1/sessions/${encodeURIComponent(id)}`);
+    return this.client.getSession(id);
   }
 
   /** Creates a session. */
   createSession(body: NewSession): Promise<Session> {
-    return this.call("POST", "/v1/sessions", body);
+    return this.client.createSession(body);
   }
 
   /** Starts a turn; the same `requestId` again returns the same turn (idempotent). */
   startTurn(sessionId: string, requestId: string, input: string): Promise<{ turn: Turn; created: boolean }> {
-    return this.call("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/turns`, {
-      request_id: requestId,
-      input,
-    });
+    return this.client.startTurn(sessionId, requestId, input);
   }
 
   /** Cancels the running turn, if any. */
   cancel(sessionId: string): Promise<{ cancelled: boolean }> {
-    return this.call("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/cancel`, {});
+    return this.client.cancel(sessionId);
   }
 
   /** Decides an approval request. */
@@ -128,30 +55,22 @@ export class Api {
     decision: "approve" | "reject",
     reason?: string,
   ): Promise<{ approval_id: string; decision: string; applied: boolean }> {
-    return this.call(
-      "POST",
-      `/v1/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(approvalId)}`,
-      reason ? { decision, reason } : { decision },
-    );
+    return this.client.decide(sessionId, approvalId, reason ? { decision, reason } : { decision });
   }
 
   /** Answers a question the agent asked. */
   answer(sessionId: string, questionId: string, answer: string): Promise<unknown> {
-    return this.call(
-      "POST",
-      `/v1/sessions/${encodeURIComponent(sessionId)}/questions/${encodeURIComponent(questionId)}`,
-      { answer },
-    );
+    return this.client.answer(sessionId, questionId, answer);
   }
 
   /** The files of the session's root, for the FileTree. */
   files(sessionId: string): Promise<{ files: string[]; truncated: boolean }> {
-    return this.call("GET", `/v1/sessions/${encodeURIComponent(sessionId)}/files`);
+    return this.client.files(sessionId);
   }
 
   /** A short-lived token for the session's event stream (`?token=`). */
   streamToken(sessionId: string): Promise<{ token: string; expires_at: string }> {
-    return this.call("POST", "/v1/stream-tokens", { session_id: sessionId });
+    return this.client.streamToken(sessionId);
   }
 
   /** Approves a plan with changes (`decision: "modify"`); the engine emits `run.plan.modify`. */
@@ -161,29 +80,26 @@ export class Api {
     modified: PlanDraft,
     reason?: string,
   ): Promise<{ approval_id: string; decision: string; applied: boolean }> {
-    return this.call(
-      "POST",
-      `/v1/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(approvalId)}`,
+    return this.client.decide(
+      sessionId,
+      approvalId,
       reason ? { decision: "modify", modified, reason } : { decision: "modify", modified },
     );
   }
 
   /** Runs a file of the session's root; its `exec.file.*` events arrive on the session's stream. */
   startFileRun(sessionId: string, path: string, args: string[] = []): Promise<{ run_id: string }> {
-    return this.call("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/file-runs`, { path, args });
+    return this.client.startFileRun(sessionId, { path, args });
   }
 
   /** The permission rules that apply to the session (the project's, then the user's). */
   listRules(sessionId: string): Promise<{ rules: Rule[]; files: string[] }> {
-    return this.call("GET", `/v1/sessions/${encodeURIComponent(sessionId)}/rules`);
+    return this.client.listRules(sessionId) as Promise<{ rules: Rule[]; files: string[] }>;
   }
 
   /** Revokes rule `index` of the `project` or `user` rules file. */
   revokeRule(sessionId: string, scope: string, index: number): Promise<Rule> {
-    return this.call(
-      "DELETE",
-      `/v1/sessions/${encodeURIComponent(sessionId)}/rules/${encodeURIComponent(scope)}/${index}`,
-    );
+    return this.client.revokeRule(sessionId, scope, index) as Promise<Rule>;
   }
 }
 

@@ -17,5 +17,5 @@ export type {
   TimelinePayload,
   TimelineType,
   ToolCallPayload,
-} from "../../schemas/ts/index";
-export { EVENT_TYPES } from "../../schemas/ts/index";
+} from "../../schemas/ts/src/contract";
+export { EVENT_TYPES } from "../../schemas/ts/src/contract";

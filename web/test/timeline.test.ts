@@ -124,13 +124,14 @@ describe("event → timeline mapping", () => {
     expect(toTimelineAll(attempt(8, 2, "success")).map((r) => r.type)).toEqual(["self_repair", "agent_phase"]);
   });
 
-  it("maps steps to coder phases with their progress and errors to red error records", () => {
+  it("maps steps to log records inside the coder phase and errors to red error records", () => {
     const step = toTimeline({
       ...base(9),
       type: "run.step.start",
       payload: { step_id: 2, title: "Move it", description: "", progress: { current: 2, total: 3 } },
     });
-    expect(step?.payload).toEqual({ phase: "coder", action: "enter", summary: "Step 2/3: Move it" });
+    expect(step?.type).toBe("log");
+    expect(step?.payload).toEqual({ level: "info", message: "Step 2/3: Move it", metadata: { stepId: 2 } });
     const error = toTimeline({
       ...base(10),
       type: "system.error",

@@ -28,7 +28,7 @@ mod idle;
 mod persist;
 mod postgres;
 mod report;
-mod server;
+pub(crate) mod server;
 mod sse;
 mod stats;
 

@@ -63,9 +63,21 @@ const NODE_STEPS: &[Step] = &[
         dir: "schemas/check",
     },
     Step {
-        name: "tsc --strict (package)",
-        program: "npx",
-        args: &["tsc", "-p", "../ts/tsconfig.json"],
+        name: "npm ci (@keel/events)",
+        program: "npm",
+        args: &["ci", "--no-audit", "--no-fund"],
+        dir: "schemas/ts",
+    },
+    Step {
+        name: "build @keel/events (tsc --strict: ESM, .d.ts, source maps)",
+        program: "npm",
+        args: &["run", "build"],
+        dir: "schemas/ts",
+    },
+    Step {
+        name: "@keel/events packed and installed into a fresh Node ESM project",
+        program: "node",
+        args: &["consumer-node.mjs"],
         dir: "schemas/check",
     },
     Step {
@@ -79,6 +91,24 @@ const NODE_STEPS: &[Step] = &[
         program: "node",
         args: &["validate.mjs"],
         dir: "schemas/check",
+    },
+    Step {
+        name: "npm ci (@keel/client)",
+        program: "npm",
+        args: &["ci", "--no-audit", "--no-fund"],
+        dir: "clients/ts",
+    },
+    Step {
+        name: "@keel/client's types match crates/server/openapi.json (openapi-typescript)",
+        program: "npm",
+        args: &["run", "check-generated"],
+        dir: "clients/ts",
+    },
+    Step {
+        name: "build @keel/client (tsc --strict: ESM, .d.ts, source maps)",
+        program: "npm",
+        args: &["run", "build"],
+        dir: "clients/ts",
     },
     Step {
         name: "npm ci (web page)",
@@ -101,6 +131,18 @@ const E2E_STEPS: &[Step] = &[
         name: "build keel-server",
         program: "cargo",
         args: &["build", "-p", "keel-server"],
+        dir: ".",
+    },
+    Step {
+        name: "@keel/events + @keel/client packed into fresh Node ESM and Vite projects, against keel-server",
+        program: "node",
+        args: &["clients/ts/consumer-test.mjs", "target/debug/keel-server"],
+        dir: ".",
+    },
+    Step {
+        name: "schemathesis against keel-server (all checks, stateful phase)",
+        program: "cargo",
+        args: &["xtask", "api-test", "--server", "target/debug/keel-server"],
         dir: ".",
     },
     Step {

@@ -5,6 +5,8 @@
 //! - `cargo xtask codegen --check` fails, listing what differs, when the committed files are out
 //!   of date.
 //! - `cargo xtask ci` runs every check CI runs.
+//! - `cargo xtask api-test` runs schemathesis (all checks, stateful phase) against a real
+//!   keel-server and its OpenAPI document.
 //! - `cargo xtask tidy` fails when ARCHITECTURE.md's code map or dependency list no longer
 //!   matches the crates.
 //! - `cargo xtask bench-repomap DIR…` measures the repo map against Aider's.
@@ -19,6 +21,7 @@
 //!   `keel tool call`.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod api_test;
 mod bench_index;
 mod bench_knowledge;
 mod bench_mcp_serve;
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("codegen") => codegen::run(&args[1..]),
         Some("ci") => ci::run(&args[1..]),
+        Some("api-test") => api_test::run(&args[1..]),
         Some("tidy") => tidy::run(&args[1..]),
         Some("bench-knowledge") => bench_knowledge::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-mcp-serve") => bench_mcp_serve::run(&args[1..]).map(|()| ExitCode::SUCCESS),
@@ -65,6 +69,9 @@ tasks:
   codegen [--check]        write (or check) schemas/ from the event contract
   ci                       every check CI runs: fmt, clippy, tests, codegen --check, tsc, ajv,
                            the web page's tests, the page end to end in Chromium
+  api-test [--server PATH] [-- ARGS...]
+                           schemathesis, every check and phase (stateful too), against a real
+                           keel-server and its own /openapi.json
   tidy                     ARCHITECTURE.md names every crate, top-level module and keel-* edge
   bench-repomap DIR...     repo map cold/warm/update timings and peak memory, against Aider
                            when KEEL_BENCH_AIDER points at an aider executable

@@ -34,7 +34,7 @@ pub fn generate() -> Vec<GeneratedFile> {
             contents: timeline_schema(),
         },
         GeneratedFile {
-            path: "schemas/ts/index.ts",
+            path: "schemas/ts/src/contract.ts",
             contents: typescript(),
         },
         GeneratedFile {
@@ -188,33 +188,85 @@ pub fn typescript() -> String {
     ] {
         ts.push_str(&format!("  \"{name}\",\n"));
     }
-    ts.push_str("] as const;\n\n/** An Activity Timeline `type` string. */\nexport type TimelineType = (typeof TIMELINE_TYPES)[number];\n");
+    ts.push_str("] as const;\n\n/** An Activity Timeline `type` string. */\nexport type TimelineType = (typeof TIMELINE_TYPES)[number];\n\n");
+    ts.push_str("/** An event of type `T`. */\nexport type EventOf<T extends EventType> = Event & { type: T; payload: PayloadOf<T> };\n\n");
+    ts.push_str("/** True when `event` is of type `type`. */\nexport function isEventType<T extends EventType>(event: Event, type: T): event is EventOf<T> {\n  return event.type === type;\n}\n");
+    for name in EventKind::TYPES {
+        ts.push_str(&format!(
+            "\n/** True when `event` is a `{name}` event. */\nexport function {}(event: Event): event is EventOf<\"{name}\"> {{\n  return event.type === \"{name}\";\n}}\n",
+            guard_name(name)
+        ));
+    }
     ts
+}
+
+/// `agent.start` → `isAgentStart`, `system.cli_display` → `isSystemCliDisplay`.
+fn guard_name(event_type: &str) -> String {
+    let mut name = String::from("is");
+    for part in event_type.split(['.', '_']) {
+        let mut chars = part.chars();
+        if let Some(first) = chars.next() {
+            name.extend(first.to_uppercase());
+            name.push_str(chars.as_str());
+        }
+    }
+    name
 }
 
 const PACKAGE_JSON: &str = r#"{
   "name": "@keel/events",
   "version": "0.1.0",
-  "description": "TypeScript types of Keel's event contract (generated; do not edit).",
+  "description": "Keel's event contract: TypeScript types, JSON Schemas, parseEvent, type guards, the Activity Timeline projection and its 100-record window (generated from crates/events by `cargo xtask codegen`).",
   "license": "MIT OR Apache-2.0",
   "type": "module",
-  "main": "index.ts",
-  "types": "index.ts",
-  "files": ["index.ts", "../events.schema.json", "../timeline.schema.json"],
+  "engines": {
+    "node": ">=20"
+  },
+  "main": "./dist/index.js",
+  "types": "./dist/index.d.ts",
+  "exports": {
+    ".": {
+      "types": "./dist/index.d.ts",
+      "import": "./dist/index.js"
+    },
+    "./events.schema.json": "./dist/events.schema.json",
+    "./timeline.schema.json": "./dist/timeline.schema.json",
+    "./package.json": "./package.json"
+  },
+  "files": ["dist", "src"],
+  "scripts": {
+    "build": "node copy-schemas.mjs && tsc -p tsconfig.json",
+    "prepack": "npm run build"
+  },
+  "dependencies": {
+    "ajv": "^8.17.1",
+    "ajv-formats": "^3.0.1"
+  },
+  "devDependencies": {
+    "typescript": "~5.9.3"
+  },
   "sideEffects": false
 }
 "#;
 
 const TSCONFIG_JSON: &str = r#"{
   "compilerOptions": {
-    "target": "ES2020",
-    "module": "ESNext",
-    "moduleResolution": "Bundler",
+    "target": "ES2022",
+    "lib": ["ES2022"],
+    "module": "NodeNext",
+    "moduleResolution": "NodeNext",
+    "resolveJsonModule": true,
     "strict": true,
-    "noEmit": true,
+    "noUnusedLocals": true,
     "isolatedModules": true,
-    "skipLibCheck": false
+    "skipLibCheck": false,
+    "declaration": true,
+    "declarationMap": true,
+    "sourceMap": true,
+    "rootDir": "src",
+    "outDir": "dist",
+    "types": []
   },
-  "files": ["index.ts"]
+  "include": ["src"]
 }
 "#;

@@ -12,6 +12,7 @@ mod bad_input;
 mod bus;
 mod codegen_drift;
 mod golden;
+mod phase_order;
 mod roundtrip;
 mod samples;
 mod timeline_props;

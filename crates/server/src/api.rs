@@ -44,9 +44,11 @@ impl SessionMode {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateSession {
-    /// Project the session belongs to.
+    /// Project the session belongs to (not blank).
+    #[schema(min_length = 1, pattern = r"\S")]
     pub project_id: String,
-    /// Workspace root (must lie inside a root allowed for the project).
+    /// Workspace root: an absolute path inside a root allowed for the project.
+    #[schema(min_length = 1, pattern = "^/")]
     pub root: String,
     /// Model or comma-separated fallback chain (default: the server's).
     #[serde(default)]
@@ -157,7 +159,8 @@ impl SessionView {
 pub struct ListSessionsQuery {
     /// Only this project's sessions.
     pub project_id: Option<String>,
-    /// Most sessions (default 50, max 500).
+    /// Most sessions (default 50; above 500 counts as 500, 0 as 1).
+    #[param(value_type = Option<u64>, minimum = 0, maximum = 4294967295_u64)]
     pub limit: Option<u32>,
 }
 
@@ -247,6 +250,7 @@ pub struct EventsQuery {
     /// Only events with a greater seq.
     pub after: Option<u64>,
     /// Page size (default 100, max 1000).
+    #[param(value_type = Option<u64>, minimum = 0, maximum = 4294967295_u64)]
     pub limit: Option<u32>,
     /// `sse` to stream without an `Accept` header.
     pub stream: Option<String>,
@@ -414,8 +418,9 @@ pub struct FileRunStarted {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct TimelineQuery {
-    /// Window size (default 100, max 1000).
-    pub limit: Option<usize>,
+    /// Window size (default 100; above 1000 counts as 1000, 0 as 1).
+    #[param(value_type = Option<u64>, minimum = 0, maximum = 4294967295_u64)]
+    pub limit: Option<u32>,
 }
 
 /// `GET /v1/projects/{project_id}/timeline` response.

@@ -39,7 +39,7 @@ use crate::routes::{
         api::ShadowBatchView, api::StagedChangeView, api::ShadowApplyBody, api::ShadowApplyView,
         api::ShadowConflictView, api::ShadowDiscarded,
     )),
-    modifiers(&Security),
+    modifiers(&Security, &SessionLinks),
 )]
 pub struct ApiDoc;
 
@@ -56,6 +56,77 @@ impl Modify for Security {
             "stream_token",
             SecurityScheme::ApiKey(ApiKey::Query(ApiKeyValue::new("token"))),
         );
+    }
+}
+
+/// Links from `POST /v1/sessions`'s `201` to every operation under `/v1/sessions/{id}`, with
+/// `id` taken from the created session (`$response.body#/id`), so a stateful client or tester
+/// can follow a new session to what it offers.
+struct SessionLinks;
+
+impl Modify for SessionLinks {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::RefOr;
+        use utoipa::openapi::link::LinkBuilder;
+
+        const PREFIX: &str = "/v1/sessions/{id}";
+        let mut links = Vec::new();
+        for (path, item) in &openapi.paths.paths {
+            if !path.starts_with(PREFIX) {
+                continue;
+            }
+            let escaped = path.replace('~', "~0").replace('/', "~1");
+            for (method, operation) in [
+                ("get", &item.get),
+                ("post", &item.post),
+                ("put", &item.put),
+                ("patch", &item.patch),
+                ("delete", &item.delete),
+            ] {
+                let Some(operation) = operation else { continue };
+                let name = operation
+                    .operation_id
+                    .clone()
+                    .unwrap_or_else(|| format!("{method} {path}"));
+                let link = LinkBuilder::new()
+                    .operation_ref(format!("#/paths/{escaped}/{method}"))
+                    .parameter("id", "$response.body#/id")
+                    .description(format!("`{name}` of the created session"))
+                    .build();
+                links.push((
+                    format!("{method}{}", link_name(&path[PREFIX.len()..])),
+                    link,
+                ));
+            }
+        }
+        let created = openapi
+            .paths
+            .paths
+            .get_mut("/v1/sessions")
+            .and_then(|item| item.post.as_mut())
+            .and_then(|op| op.responses.responses.get_mut("201"));
+        if let Some(RefOr::T(response)) = created {
+            for (name, link) in links {
+                response.links.insert(name, RefOr::T(link));
+            }
+        }
+    }
+}
+
+/// `/turns/{turn_id}` → `TurnsTurnId`; `` → `Session`.
+fn link_name(rest: &str) -> String {
+    let mut name = String::new();
+    for part in rest.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let mut chars = part.chars();
+        if let Some(first) = chars.next() {
+            name.extend(first.to_uppercase());
+            name.push_str(chars.as_str());
+        }
+    }
+    if name.is_empty() {
+        "Session".to_owned()
+    } else {
+        name
     }
 }
 

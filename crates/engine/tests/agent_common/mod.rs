@@ -120,7 +120,16 @@ const VOLATILE: &[&str] = &[
 
 /// One line per event: its type and its stable payload fields. Consecutive deltas of one kind
 /// are joined into one line; a tool's output is reduced to its stream.
+///
+/// Every run snapshotted through here is also a golden run of the timeline's phase order: it
+/// fails when the projection of `events` enters a phase before the last one exited.
 pub fn describe(events: &[Event]) -> String {
+    let records: Vec<_> = events
+        .iter()
+        .flat_map(keel_events::projection::to_timeline_all)
+        .collect();
+    let violations = keel_events::projection::phase_order_violations(&records);
+    assert!(violations.is_empty(), "phase order: {violations:#?}");
     let mut lines: Vec<String> = Vec::new();
     let mut delta: Option<(String, String, usize)> = None;
     for event in events {

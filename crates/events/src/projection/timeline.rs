@@ -5,8 +5,12 @@
 //! its `taskId` is the empty string, which [`AgentEventRow`](super::AgentEventRow) stores as
 //! `task_id = NULL` (the `agent_events` table allows that).
 //!
-//! Phases (DESIGN §2): plan creation is the `planner`, the tool loop and plan steps the `coder`,
-//! repair the `debugger`, completion checks the `reviewer`.
+//! Phases (DESIGN §2): plan creation is the `planner`, the tool loop and plan execution the
+//! `coder`, repair the `debugger` (nested in the `coder`), the accepted result the `reviewer`.
+//! Each phase exits before the next one enters and none is entered twice in a row: a plan's
+//! steps are `log` records inside one `coder` phase, and the `reviewer` comes from `agent.end`
+//! (after `run.response.end` closed the `coder`), not from `run.completion.attempt` (which a
+//! direct response sends while its `coder` is still open).
 //!
 //! | catalogue type | timeline record |
 //! |---|---|
@@ -14,8 +18,10 @@
 //! | `run.response.end` mode `direct` | `agent_phase` `coder` `exit` (plan mode closes with `run.execution.end`) |
 //! | `run.plan.create` | `agent_phase` `planner` `exit`, summary = goal and step count |
 //! | `run.execution.start` / `.end` | `agent_phase` `coder` `enter` / `exit` |
-//! | `run.step.start` / `.end` | `agent_phase` `coder` `enter` / `exit`, summary `Step i/n: title` |
-//! | `run.completion.attempt` | `agent_phase` `reviewer` `enter`, summary = the result |
+//! | `run.step.start` / `.end` | `log` `info` `Step i/n: title` / `Step i/n done: title`, `stepId` in `metadata` |
+//! | `run.completion.attempt` | `log` `info`, the result (`command` in `metadata`) |
+//! | `run.execution.fail` / `.cancel` | (from [`to_timeline_all`]) then `coder` `exit` |
+//! | `agent.end` `completed` | (from [`to_timeline_all`]) `reviewer` `enter` and `exit` (summary = the result) before its `log` |
 //! | `run.repair.attempt` | `self_repair` (and, from [`to_timeline_all`], `debugger` `enter`/`exit` around it) |
 //! | `run.tool.end` | `tool_call`: `success` = status `success`; `duration` = `duration_ms` (absent when 0, i.e. not measured); `move_file` carries `fromPath`/`toPath` and `argsSummary` `from → to` |
 //! | `run.file.change` | `file_update`: `size` → `fileSize`, `mime_type` → `mimeType`; `fromPath`/`toPath` only for `op = move` |
@@ -56,49 +62,85 @@ pub fn to_timeline(event: &Event) -> Option<TimelineEvent> {
     timeline_payload(event).map(|payload| record(event, event.id.to_string(), payload))
 }
 
-/// Every timeline record an event stands for: [`to_timeline`]'s record, plus the `debugger`
-/// phase records a repair attempt implies.
+/// Every timeline record an event stands for: [`to_timeline`]'s record, plus the phase records
+/// an event implies.
 ///
-/// The first attempt (`attempt_number <= 1`, result `pending`) is preceded by `debugger` `enter`;
-/// an attempt that succeeded, or failed as the last allowed, is followed by `debugger` `exit`.
-/// Those phase records take the event's id re-marked as a UUID v8 (same bytes, version 8), so
-/// they are stable and never collide with a v7 event id.
+/// - `run.repair.attempt`: the first attempt (`attempt_number <= 1`, result `pending`) is
+///   preceded by `debugger` `enter`; an attempt that succeeded, or failed as the last allowed, is
+///   followed by `debugger` `exit`.
+/// - `run.execution.fail` / `run.execution.cancel`: followed by `coder` `exit`.
+/// - `agent.end` with status `completed`: preceded by `reviewer` `enter` and `exit`.
+///
+/// Phase records take the event's id re-marked as a UUID v8 (same bytes, version 8); a second
+/// phase record of the same event (the `reviewer` `exit`) also flips the id's lowest bit. So they
+/// are stable and never collide with a v7 event id.
 pub fn to_timeline_all(event: &Event) -> Vec<TimelineEvent> {
     let Some(main) = to_timeline(event) else {
         return Vec::new();
     };
-    let EventKind::RunRepairAttempt(repair) = &event.kind else {
-        return vec![main];
-    };
-    let phase_id = Builder::from_custom_bytes(event.id.into_bytes())
-        .into_uuid()
-        .to_string();
-    let phase = |action| {
+    let phase_record = |second: bool, phase: AgentPhase, action, summary: Option<String>| {
+        let mut bytes = event.id.into_bytes();
+        if second {
+            bytes[15] ^= 1;
+        }
         record(
             event,
-            phase_id.clone(),
+            Builder::from_custom_bytes(bytes).into_uuid().to_string(),
             TimelinePayload::AgentPhase(AgentPhasePayload {
-                phase: AgentPhase::Debugger,
+                phase,
                 action,
-                summary: Some(format!(
-                    "Repair attempt {}/{}: {}",
-                    repair.attempt_number, repair.max_attempts, repair.trigger
-                )),
+                summary,
             }),
         )
     };
-    let enters = repair.attempt_number <= 1 && repair.result == RepairResult::Pending;
-    let exits = repair.result == RepairResult::Success
-        || (repair.result == RepairResult::Failed && repair.attempt_number >= repair.max_attempts);
-    let mut records = Vec::with_capacity(2);
-    if enters {
-        records.push(phase(PhaseAction::Enter));
+    match &event.kind {
+        EventKind::RunRepairAttempt(repair) => {
+            let summary = || {
+                Some(format!(
+                    "Repair attempt {}/{}: {}",
+                    repair.attempt_number, repair.max_attempts, repair.trigger
+                ))
+            };
+            let enters = repair.attempt_number <= 1 && repair.result == RepairResult::Pending;
+            let exits = repair.result == RepairResult::Success
+                || (repair.result == RepairResult::Failed
+                    && repair.attempt_number >= repair.max_attempts);
+            let mut records = Vec::with_capacity(2);
+            if enters {
+                records.push(phase_record(
+                    false,
+                    AgentPhase::Debugger,
+                    PhaseAction::Enter,
+                    summary(),
+                ));
+            }
+            records.push(main);
+            if exits {
+                records.push(phase_record(
+                    false,
+                    AgentPhase::Debugger,
+                    PhaseAction::Exit,
+                    summary(),
+                ));
+            }
+            records
+        }
+        EventKind::RunExecutionFail(_) | EventKind::RunExecutionCancel(_) => vec![
+            main,
+            phase_record(false, AgentPhase::Coder, PhaseAction::Exit, None),
+        ],
+        EventKind::AgentEnd(end) if end.status == AgentStatus::Completed => vec![
+            phase_record(
+                false,
+                AgentPhase::Reviewer,
+                PhaseAction::Enter,
+                Some(end.result.clone()),
+            ),
+            phase_record(true, AgentPhase::Reviewer, PhaseAction::Exit, None),
+            main,
+        ],
+        _ => vec![main],
     }
-    records.push(main);
-    if exits {
-        records.push(phase(PhaseAction::Exit));
-    }
-    records
 }
 
 fn record(event: &Event, id: String, payload: TimelinePayload) -> TimelineEvent {
@@ -143,20 +185,20 @@ fn timeline_payload(event: &Event) -> Option<TimelinePayload> {
             PhaseAction::Exit,
             Some(p.summary.clone()),
         ),
-        K::RunStepStart(p) => phase(
-            AgentPhase::Coder,
-            PhaseAction::Enter,
-            Some(step_summary(&p.progress, &p.title, "")),
+        K::RunStepStart(p) => log(
+            LogLevel::Info,
+            step_summary(&p.progress, &p.title, ""),
+            meta(json!({"stepId": p.step_id})),
         ),
-        K::RunStepEnd(p) => phase(
-            AgentPhase::Coder,
-            PhaseAction::Exit,
-            Some(step_summary(&p.progress, &p.title, " done")),
+        K::RunStepEnd(p) => log(
+            LogLevel::Info,
+            step_summary(&p.progress, &p.title, " done"),
+            meta(json!({"stepId": p.step_id})),
         ),
-        K::RunCompletionAttempt(p) => phase(
-            AgentPhase::Reviewer,
-            PhaseAction::Enter,
-            Some(p.result.clone()),
+        K::RunCompletionAttempt(p) => log(
+            LogLevel::Info,
+            p.result.clone(),
+            meta(json!({"command": p.command})),
         ),
         K::RunRepairAttempt(p) => T::SelfRepair(self_repair(p)),
         K::RunToolEnd(p) => T::ToolCall(tool_call(p)),
@@ -632,8 +674,33 @@ mod tests {
                 }
                 .into()
             ),
-            Some((AgentPhase::Reviewer, PhaseAction::Enter))
+            None
         );
+        let end = event(AgentEnd {
+            status: AgentStatus::Completed,
+            result: "done".into(),
+            files_changed: vec![],
+            usage: Usage::default(),
+        });
+        let all = to_timeline_all(&end);
+        let phases: Vec<_> = all
+            .iter()
+            .filter_map(|r| match &r.payload {
+                TimelinePayload::AgentPhase(p) => Some((p.phase, p.action)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            phases,
+            [
+                (AgentPhase::Reviewer, PhaseAction::Enter),
+                (AgentPhase::Reviewer, PhaseAction::Exit)
+            ]
+        );
+        let mut ids: Vec<_> = all.iter().map(|r| r.id.clone()).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), 3, "each record of agent.end has its own id");
     }
 
     #[test]

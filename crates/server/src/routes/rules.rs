@@ -71,6 +71,7 @@ pub async fn list(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The rule revoked", body = RuleView),
+        (status = 400, description = "Bad scope or index in the path", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session, or no such rule", body = ErrorBody),
         (status = 422, description = "Bad scope, or the file does not parse (left as it was)", body = ErrorBody)))]

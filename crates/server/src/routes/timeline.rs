@@ -38,7 +38,7 @@ pub async fn timeline(
     if !scope.sees_project(&project_id) {
         return Err(ApiError::not_found(format!("no project `{project_id}`")));
     }
-    let limit = query.limit.unwrap_or(100).clamp(1, 1000);
+    let limit = query.limit.unwrap_or(100).clamp(1, 1000) as usize;
     let sessions = state
         .store
         .list_sessions(&SessionFilter::project(project_id.clone()).with_limit(TIMELINE_SESSIONS))

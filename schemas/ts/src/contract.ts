@@ -1587,3 +1587,276 @@ export const TIMELINE_TYPES = [
 
 /** An Activity Timeline `type` string. */
 export type TimelineType = (typeof TIMELINE_TYPES)[number];
+
+/** An event of type `T`. */
+export type EventOf<T extends EventType> = Event & { type: T; payload: PayloadOf<T> };
+
+/** True when `event` is of type `type`. */
+export function isEventType<T extends EventType>(event: Event, type: T): event is EventOf<T> {
+  return event.type === type;
+}
+
+/** True when `event` is a `agent.start` event. */
+export function isAgentStart(event: Event): event is EventOf<"agent.start"> {
+  return event.type === "agent.start";
+}
+
+/** True when `event` is a `agent.end` event. */
+export function isAgentEnd(event: Event): event is EventOf<"agent.end"> {
+  return event.type === "agent.end";
+}
+
+/** True when `event` is a `prepare.model.select` event. */
+export function isPrepareModelSelect(event: Event): event is EventOf<"prepare.model.select"> {
+  return event.type === "prepare.model.select";
+}
+
+/** True when `event` is a `prepare.conversation.open` event. */
+export function isPrepareConversationOpen(event: Event): event is EventOf<"prepare.conversation.open"> {
+  return event.type === "prepare.conversation.open";
+}
+
+/** True when `event` is a `prepare.history.load` event. */
+export function isPrepareHistoryLoad(event: Event): event is EventOf<"prepare.history.load"> {
+  return event.type === "prepare.history.load";
+}
+
+/** True when `event` is a `prepare.repomap.build` event. */
+export function isPrepareRepomapBuild(event: Event): event is EventOf<"prepare.repomap.build"> {
+  return event.type === "prepare.repomap.build";
+}
+
+/** True when `event` is a `prepare.instructions.load` event. */
+export function isPrepareInstructionsLoad(event: Event): event is EventOf<"prepare.instructions.load"> {
+  return event.type === "prepare.instructions.load";
+}
+
+/** True when `event` is a `run.response.start` event. */
+export function isRunResponseStart(event: Event): event is EventOf<"run.response.start"> {
+  return event.type === "run.response.start";
+}
+
+/** True when `event` is a `run.response.end` event. */
+export function isRunResponseEnd(event: Event): event is EventOf<"run.response.end"> {
+  return event.type === "run.response.end";
+}
+
+/** True when `event` is a `run.llm.start` event. */
+export function isRunLlmStart(event: Event): event is EventOf<"run.llm.start"> {
+  return event.type === "run.llm.start";
+}
+
+/** True when `event` is a `run.llm.delta` event. */
+export function isRunLlmDelta(event: Event): event is EventOf<"run.llm.delta"> {
+  return event.type === "run.llm.delta";
+}
+
+/** True when `event` is a `run.llm.end` event. */
+export function isRunLlmEnd(event: Event): event is EventOf<"run.llm.end"> {
+  return event.type === "run.llm.end";
+}
+
+/** True when `event` is a `run.llm.retry` event. */
+export function isRunLlmRetry(event: Event): event is EventOf<"run.llm.retry"> {
+  return event.type === "run.llm.retry";
+}
+
+/** True when `event` is a `run.thinking.start` event. */
+export function isRunThinkingStart(event: Event): event is EventOf<"run.thinking.start"> {
+  return event.type === "run.thinking.start";
+}
+
+/** True when `event` is a `run.thinking.delta` event. */
+export function isRunThinkingDelta(event: Event): event is EventOf<"run.thinking.delta"> {
+  return event.type === "run.thinking.delta";
+}
+
+/** True when `event` is a `run.thinking.end` event. */
+export function isRunThinkingEnd(event: Event): event is EventOf<"run.thinking.end"> {
+  return event.type === "run.thinking.end";
+}
+
+/** True when `event` is a `run.thinking.fail` event. */
+export function isRunThinkingFail(event: Event): event is EventOf<"run.thinking.fail"> {
+  return event.type === "run.thinking.fail";
+}
+
+/** True when `event` is a `run.tool.start` event. */
+export function isRunToolStart(event: Event): event is EventOf<"run.tool.start"> {
+  return event.type === "run.tool.start";
+}
+
+/** True when `event` is a `run.tool.output` event. */
+export function isRunToolOutput(event: Event): event is EventOf<"run.tool.output"> {
+  return event.type === "run.tool.output";
+}
+
+/** True when `event` is a `run.tool.end` event. */
+export function isRunToolEnd(event: Event): event is EventOf<"run.tool.end"> {
+  return event.type === "run.tool.end";
+}
+
+/** True when `event` is a `run.approval.request` event. */
+export function isRunApprovalRequest(event: Event): event is EventOf<"run.approval.request"> {
+  return event.type === "run.approval.request";
+}
+
+/** True when `event` is a `run.approval.resolve` event. */
+export function isRunApprovalResolve(event: Event): event is EventOf<"run.approval.resolve"> {
+  return event.type === "run.approval.resolve";
+}
+
+/** True when `event` is a `run.plan.create` event. */
+export function isRunPlanCreate(event: Event): event is EventOf<"run.plan.create"> {
+  return event.type === "run.plan.create";
+}
+
+/** True when `event` is a `run.plan.modify` event. */
+export function isRunPlanModify(event: Event): event is EventOf<"run.plan.modify"> {
+  return event.type === "run.plan.modify";
+}
+
+/** True when `event` is a `run.plan.replan` event. */
+export function isRunPlanReplan(event: Event): event is EventOf<"run.plan.replan"> {
+  return event.type === "run.plan.replan";
+}
+
+/** True when `event` is a `run.plan.complete` event. */
+export function isRunPlanComplete(event: Event): event is EventOf<"run.plan.complete"> {
+  return event.type === "run.plan.complete";
+}
+
+/** True when `event` is a `run.plan.respond` event. */
+export function isRunPlanRespond(event: Event): event is EventOf<"run.plan.respond"> {
+  return event.type === "run.plan.respond";
+}
+
+/** True when `event` is a `run.execution.start` event. */
+export function isRunExecutionStart(event: Event): event is EventOf<"run.execution.start"> {
+  return event.type === "run.execution.start";
+}
+
+/** True when `event` is a `run.execution.end` event. */
+export function isRunExecutionEnd(event: Event): event is EventOf<"run.execution.end"> {
+  return event.type === "run.execution.end";
+}
+
+/** True when `event` is a `run.execution.fail` event. */
+export function isRunExecutionFail(event: Event): event is EventOf<"run.execution.fail"> {
+  return event.type === "run.execution.fail";
+}
+
+/** True when `event` is a `run.execution.cancel` event. */
+export function isRunExecutionCancel(event: Event): event is EventOf<"run.execution.cancel"> {
+  return event.type === "run.execution.cancel";
+}
+
+/** True when `event` is a `run.step.start` event. */
+export function isRunStepStart(event: Event): event is EventOf<"run.step.start"> {
+  return event.type === "run.step.start";
+}
+
+/** True when `event` is a `run.step.output` event. */
+export function isRunStepOutput(event: Event): event is EventOf<"run.step.output"> {
+  return event.type === "run.step.output";
+}
+
+/** True when `event` is a `run.step.end` event. */
+export function isRunStepEnd(event: Event): event is EventOf<"run.step.end"> {
+  return event.type === "run.step.end";
+}
+
+/** True when `event` is a `run.step.fail` event. */
+export function isRunStepFail(event: Event): event is EventOf<"run.step.fail"> {
+  return event.type === "run.step.fail";
+}
+
+/** True when `event` is a `run.repair.attempt` event. */
+export function isRunRepairAttempt(event: Event): event is EventOf<"run.repair.attempt"> {
+  return event.type === "run.repair.attempt";
+}
+
+/** True when `event` is a `run.anomaly.detect` event. */
+export function isRunAnomalyDetect(event: Event): event is EventOf<"run.anomaly.detect"> {
+  return event.type === "run.anomaly.detect";
+}
+
+/** True when `event` is a `run.file.change` event. */
+export function isRunFileChange(event: Event): event is EventOf<"run.file.change"> {
+  return event.type === "run.file.change";
+}
+
+/** True when `event` is a `run.context.compress` event. */
+export function isRunContextCompress(event: Event): event is EventOf<"run.context.compress"> {
+  return event.type === "run.context.compress";
+}
+
+/** True when `event` is a `run.context.window` event. */
+export function isRunContextWindow(event: Event): event is EventOf<"run.context.window"> {
+  return event.type === "run.context.window";
+}
+
+/** True when `event` is a `run.usage.report` event. */
+export function isRunUsageReport(event: Event): event is EventOf<"run.usage.report"> {
+  return event.type === "run.usage.report";
+}
+
+/** True when `event` is a `run.memory.update` event. */
+export function isRunMemoryUpdate(event: Event): event is EventOf<"run.memory.update"> {
+  return event.type === "run.memory.update";
+}
+
+/** True when `event` is a `run.question.ask` event. */
+export function isRunQuestionAsk(event: Event): event is EventOf<"run.question.ask"> {
+  return event.type === "run.question.ask";
+}
+
+/** True when `event` is a `run.question.answer` event. */
+export function isRunQuestionAnswer(event: Event): event is EventOf<"run.question.answer"> {
+  return event.type === "run.question.answer";
+}
+
+/** True when `event` is a `run.completion.attempt` event. */
+export function isRunCompletionAttempt(event: Event): event is EventOf<"run.completion.attempt"> {
+  return event.type === "run.completion.attempt";
+}
+
+/** True when `event` is a `exec.file.start` event. */
+export function isExecFileStart(event: Event): event is EventOf<"exec.file.start"> {
+  return event.type === "exec.file.start";
+}
+
+/** True when `event` is a `exec.file.stdout` event. */
+export function isExecFileStdout(event: Event): event is EventOf<"exec.file.stdout"> {
+  return event.type === "exec.file.stdout";
+}
+
+/** True when `event` is a `exec.file.stderr` event. */
+export function isExecFileStderr(event: Event): event is EventOf<"exec.file.stderr"> {
+  return event.type === "exec.file.stderr";
+}
+
+/** True when `event` is a `exec.file.exit` event. */
+export function isExecFileExit(event: Event): event is EventOf<"exec.file.exit"> {
+  return event.type === "exec.file.exit";
+}
+
+/** True when `event` is a `system.status` event. */
+export function isSystemStatus(event: Event): event is EventOf<"system.status"> {
+  return event.type === "system.status";
+}
+
+/** True when `event` is a `system.log` event. */
+export function isSystemLog(event: Event): event is EventOf<"system.log"> {
+  return event.type === "system.log";
+}
+
+/** True when `event` is a `system.error` event. */
+export function isSystemError(event: Event): event is EventOf<"system.error"> {
+  return event.type === "system.error";
+}
+
+/** True when `event` is a `system.cli_display` event. */
+export function isSystemCliDisplay(event: Event): event is EventOf<"system.cli_display"> {
+  return event.type === "system.cli_display";
+}
