@@ -436,6 +436,8 @@ impl LiveSession {
                 ..InstructionSources::default()
             },
             pricing: keel_host::pricing_with([&settings.pricing]),
+            libraries: settings.libraries.clone(),
+            images: settings.images.clone(),
             rules_dir: crate::routes::rules::user_rules_dir(),
             ..AgentSettings::new(&session.root, models)
         };
