@@ -12,7 +12,7 @@ use keel_tools::ApprovalPolicy;
 use keel_tools::builtin::ImageSettings;
 use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
 
-pub use file::{CONFIG_FILE, ConfigError, FileConfig, ImagesConfig, split_models};
+pub use file::{CONFIG_FILE, ConfigError, FileConfig, split_models};
 
 use crate::commands::agent_args::AgentArgs;
 use crate::render::ColorWhen;
