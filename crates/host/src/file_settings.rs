@@ -1,10 +1,12 @@
 //! Settings both front ends read from their TOML files in the same shape: model prices
-//! (`[pricing.MODEL]`) and the names of extra instruction files (`instructions_files`).
+//! (`[pricing.MODEL]`), the names of extra instruction files (`instructions_files`), the
+//! image endpoint (`[images]`) and the libraries preloaded as background (`[context]`).
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path};
 
 use keel_engine::{ModelPrice, Pricing};
+use keel_tools::builtin::ImageSettings;
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
 
@@ -83,6 +85,65 @@ where
         if name.trim().is_empty() || escapes {
             return Err(de::Error::custom(format!(
                 "`{name}` is not a file name: give a path relative to the folder it is looked up in, without `..`"
+            )));
+        }
+    }
+    Ok(Some(names))
+}
+
+/// `[context]`: what is preloaded into the prompt.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextConfig {
+    /// Dependencies whose documentation digest is preloaded into the prompt as background
+    /// (e.g. `["tokio"]`), at the versions the project locks.
+    #[serde(default, deserialize_with = "library_names")]
+    pub libraries: Option<Vec<String>>,
+}
+
+/// `[images]`: where `generate_image` asks for pictures.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImagesConfig {
+    /// Base URL of the OpenAI-compatible images API (default: the chat provider's `base_url`).
+    pub base_url: Option<String>,
+    /// The image model (`generate_image` is unconfigured without it).
+    pub model: Option<String>,
+}
+
+/// The `generate_image` settings of the first `[images]` table that sets each key (project
+/// over user), `base_url` defaulting to the chat provider's (`chat`, else `OPENAI_BASE_URL`,
+/// else OpenAI's), the key from `OPENAI_API_KEY`.
+pub fn image_settings<'a>(
+    tables: impl IntoIterator<Item = &'a ImagesConfig> + Clone,
+    chat: Option<String>,
+) -> ImageSettings {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let first =
+        |pick: fn(&ImagesConfig) -> Option<String>| tables.clone().into_iter().find_map(pick);
+    ImageSettings {
+        base_url: first(|i| i.base_url.clone())
+            .or(chat)
+            .or_else(|| var("OPENAI_BASE_URL"))
+            .or_else(|| Some(keel_engine::openai::DEFAULT_BASE_URL.to_owned())),
+        model: first(|i| i.model.clone()),
+        api_key: var("OPENAI_API_KEY"),
+    }
+}
+
+/// `libraries = ["tokio"]`: dependency names, no paths or blanks.
+fn library_names<'de, D>(deserializer: D) -> Result<Option<Vec<String>>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let names = Vec::<String>::deserialize(deserializer)?;
+    for name in &names {
+        let bad = name.trim().is_empty()
+            || name.contains("..")
+            || name.chars().any(|c| c.is_whitespace() || c.is_control());
+        if bad {
+            return Err(de::Error::custom(format!(
+                "`{name}` is not a library name: give a dependency's name as the project declares it, e.g. \"tokio\""
             )));
         }
     }

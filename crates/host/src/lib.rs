@@ -26,7 +26,9 @@ mod turn;
 pub use agent::{AgentSettings, saved_conversation};
 pub use error::HostError;
 pub use event_log::EventLog;
-pub use file_settings::{PriceConfig, instruction_files, pricing_with};
+pub use file_settings::{
+    ContextConfig, ImagesConfig, PriceConfig, image_settings, instruction_files, pricing_with,
+};
 pub use fork::{FORKED_FROM_KEY, Fork, fork_session};
 pub use lease::{
     AppendToStore, InterruptRecorder, LeaseRenewal, interrupted_error, recover_lapsed_turns,

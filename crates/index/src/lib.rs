@@ -7,7 +7,8 @@
 //!
 //! [`ProjectIndex`] builds the index on first use, refreshes only changed files, rebuilds a
 //! corrupt or outdated one with a warning, and answers [`SearchRequest`]s with token-budgeted
-//! [`SearchHit`]s.
+//! [`SearchHit`]s; a [`LiveIndex`] is kept current in a running session by the repo map's
+//! watcher (changed files only).
 
 mod baseline;
 mod chunk;
@@ -15,6 +16,7 @@ mod config;
 mod embed;
 mod error;
 mod files;
+mod live;
 mod project;
 mod render;
 mod schema;
@@ -27,6 +29,7 @@ pub use config::{PROJECT_SERVER, RagConfig, RagSection, RagServer};
 pub use embed::{EmbeddingClient, EmbeddingSettings};
 pub use error::IndexError;
 pub use files::{DEFAULT_MAX_FILE_BYTES, SkipReason};
+pub use live::{Currency, LiveIndex, WATCH_DEBOUNCE};
 pub use project::{INDEX_DIR, IndexOptions, IndexStats, ProjectIndex};
 pub use render::render_hits;
 pub use search::{MAX_QUERY_BYTES, SearchHit, SearchOutcome, SearchRequest};

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use keel_repomap::{MapOptions, RepoMap};
+use keel_repomap::{MapOptions, PathFilter, RepoMap};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use tantivy::schema::TantivyDocument;
@@ -24,6 +24,8 @@ pub const INDEX_DIR: &str = ".keel/index";
 const FORMAT_VERSION: u32 = 1;
 /// Memory the writer may use per indexing thread.
 const WRITER_MEMORY_PER_THREAD: usize = 32 * 1024 * 1024;
+/// Updates of at most this many files use one writer thread.
+const SMALL_UPDATE_FILES: usize = 16;
 const MANIFEST: &str = "manifest.json";
 const TANTIVY_DIR: &str = "tantivy";
 
@@ -120,6 +122,16 @@ impl Changes {
     }
 }
 
+/// Whether an update recomputes the repo map's PageRank of every file (a whole refresh) or
+/// keeps the ranks it has (a watcher's few files: one edit barely moves the ranks, and the
+/// whole-graph PageRank would cost more than the re-index; a new file takes the average
+/// prior until the next whole refresh).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ranks {
+    Recompute,
+    Keep,
+}
+
 /// The search index of one root.
 pub struct ProjectIndex {
     pub(crate) root: PathBuf,
@@ -132,6 +144,8 @@ pub struct ProjectIndex {
     pub(crate) vectors: VectorStore,
     opened_warnings: Vec<String>,
     rebuilt: bool,
+    /// `.gitignore` rules for single paths handed to [`ProjectIndex::update_paths`].
+    filter: PathFilter,
 }
 
 impl std::fmt::Debug for ProjectIndex {
@@ -276,6 +290,7 @@ impl ProjectIndex {
             vectors,
             opened_warnings: warnings,
             rebuilt,
+            filter: PathFilter::default(),
         })
     }
 
@@ -381,21 +396,39 @@ impl ProjectIndex {
         let changes = self.diff(found, true);
         let mut stats = self.stats_base();
         if !changes.is_empty() {
-            let mut map = RepoMap::open(
-                &self.root,
-                MapOptions {
-                    max_file_bytes: self.options.max_file_bytes,
-                    // An index kept elsewhere leaves the indexed folder untouched.
-                    use_cache: self.options.index_dir.is_none(),
-                },
-            )?;
+            let mut map = self.open_map()?;
             map.refresh()?;
             if let Err(e) = map.save() {
                 stats
                     .warnings
                     .push(format!("repo map cache not saved: {e}"));
             }
-            self.apply(changes, &map, &mut stats, progress)?;
+            self.apply(changes, &map, &mut stats, progress, Ranks::Recompute)?;
+        }
+        self.finish(stats, started)
+    }
+
+    /// The repo map of this index's root, opened from its cache (a map of a folder indexed
+    /// elsewhere is not cached, leaving the folder untouched). Not yet refreshed.
+    pub fn open_map(&self) -> Result<RepoMap, IndexError> {
+        Ok(RepoMap::open(
+            &self.root,
+            MapOptions {
+                max_file_bytes: self.options.max_file_bytes,
+                use_cache: self.options.index_dir.is_none(),
+            },
+        )?)
+    }
+
+    /// [`ProjectIndex::refresh`] with `map` — already refreshed — for definitions and ranks:
+    /// walks the root, re-indexes changed files, drops deleted ones.
+    pub fn refresh_using(&mut self, map: &RepoMap) -> Result<IndexStats, IndexError> {
+        let started = Instant::now();
+        let found = files::walk(&self.root);
+        let changes = self.diff(found, true);
+        let mut stats = self.stats_base();
+        if !changes.is_empty() {
+            self.apply(changes, map, &mut stats, &|_, _| {}, Ranks::Recompute)?;
         }
         self.finish(stats, started)
     }
@@ -423,7 +456,19 @@ impl ProjectIndex {
             if files::is_internal(&rel) {
                 continue;
             }
-            match std::fs::metadata(&abs) {
+            let name = abs.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if name == ".gitignore" || name == ".ignore" {
+                // What is ignored changed: only a whole walk knows what that adds or drops.
+                self.filter.clear();
+                return self.refresh_using(map);
+            }
+            let metadata = std::fs::metadata(&abs);
+            let is_dir = metadata.as_ref().is_ok_and(std::fs::Metadata::is_dir);
+            if metadata.is_ok() && self.filter.is_ignored(&self.root, &rel, is_dir) {
+                gone.extend(self.known_under(&rel));
+                continue;
+            }
+            match metadata {
                 Ok(metadata) if metadata.is_dir() => {
                     let prefix = format!("{rel}/");
                     found.extend(
@@ -438,16 +483,28 @@ impl ProjectIndex {
                     size: metadata.len(),
                     mtime_ns: files::mtime_ns(&metadata),
                 }),
-                Err(_) => gone.push(rel),
+                Err(_) => gone.extend(self.known_under(&rel)),
             }
         }
         let mut changes = self.diff(found, false);
         changes.remove = gone;
         let mut stats = self.stats_base();
         if !changes.is_empty() {
-            self.apply(changes, map, &mut stats, &|_, _| {})?;
+            self.apply(changes, map, &mut stats, &|_, _| {}, Ranks::Keep)?;
         }
         self.finish(stats, started)
+    }
+
+    /// The indexed or skipped files at `rel` or under it.
+    fn known_under(&self, rel: &str) -> Vec<String> {
+        let prefix = format!("{rel}/");
+        self.manifest
+            .files
+            .keys()
+            .chain(self.manifest.skipped.keys())
+            .filter(|known| *known == rel || known.starts_with(&prefix))
+            .cloned()
+            .collect()
     }
 
     fn stats_base(&mut self) -> IndexStats {
@@ -484,6 +541,7 @@ impl ProjectIndex {
         map: &RepoMap,
         stats: &mut IndexStats,
         progress: &dyn Fn(u64, u64),
+        ranks: Ranks,
     ) -> Result<(), IndexError> {
         let chunked: Vec<(FoundFile, String, Vec<Chunk>)> = changes
             .reindex
@@ -493,10 +551,16 @@ impl ProjectIndex {
                 (file, hash, chunks)
             })
             .collect();
-        let threads = std::thread::available_parallelism()
-            .map(usize::from)
-            .unwrap_or(1)
-            .clamp(1, 4);
+        // A few files (the watcher's batch) are written by one thread with a small arena:
+        // starting more costs more than they save.
+        let threads = if chunked.len() <= SMALL_UPDATE_FILES {
+            1
+        } else {
+            std::thread::available_parallelism()
+                .map(usize::from)
+                .unwrap_or(1)
+                .clamp(1, 4)
+        };
         let mut writer: IndexWriter<TantivyDocument> = self
             .index
             .writer_with_num_threads(threads, threads * WRITER_MEMORY_PER_THREAD)
@@ -568,11 +632,17 @@ impl ProjectIndex {
         writer.commit().map_err(|e| self.tantivy_error(e))?;
         drop(writer);
         self.reader.reload().map_err(|e| self.tantivy_error(e))?;
-        self.manifest.ranks = map
-            .file_ranks()
-            .into_iter()
-            .map(|r| (r.path, r.rank))
-            .collect();
+        if ranks == Ranks::Recompute {
+            self.manifest.ranks = map
+                .file_ranks()
+                .into_iter()
+                .map(|r| (r.path, r.rank))
+                .collect();
+        } else {
+            for rel in &changes.remove {
+                self.manifest.ranks.remove(rel);
+            }
+        }
         if let Some(settings) = self.options.embeddings.clone() {
             match self.vectors.embed_chunks(&settings, &new_chunks) {
                 Ok(embedded) => stats.embedded = embedded,

@@ -4,5 +4,6 @@
 mod bad_input;
 mod chunking;
 mod embeddings;
+mod live;
 mod project;
 mod tokenize;

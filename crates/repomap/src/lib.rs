@@ -32,7 +32,7 @@ pub use map::{
     RepoMap, parse_file, warm_up,
 };
 pub use render::{ELISION, symbol_line};
-pub use scan::{mtime_ns, relative};
+pub use scan::{PathFilter, mtime_ns, relative};
 pub use stats::BuildStats;
 pub use symbol::{FileTags, Symbol, SymbolKind};
 pub use tokens::count as count_tokens;

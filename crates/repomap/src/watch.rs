@@ -1,5 +1,6 @@
 //! Keeping a map current from file-system events: a debounced watcher on the root whose
-//! batches of changed paths are applied with [`RepoMap::update_paths`].
+//! batches of changed paths are applied with [`RepoMap::update_paths`] and then handed to
+//! whoever keeps something else current from the same changes (the search index).
 
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -7,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use notify::RecursiveMode;
+use notify::event::{AccessKind, AccessMode};
+use notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
 use crate::error::RepoMapError;
@@ -36,6 +38,16 @@ fn is_internal(path: &std::path::Path, root: &std::path::Path) -> bool {
         })
 }
 
+/// Whether an event can change what a file holds: not a read (opening, reading or closing a
+/// file unwritten — the map's and the index's own reads would otherwise feed back as changes).
+fn changes_content(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        _ => true,
+    }
+}
+
 impl RepoWatcher {
     /// Watches the map's root. After each debounced batch of events (quiet for `debounce`),
     /// the changed paths are updated in the map, the cache is saved, and `on_update` is
@@ -44,6 +56,17 @@ impl RepoWatcher {
         map: Arc<Mutex<RepoMap>>,
         debounce: Duration,
         mut on_update: impl FnMut(&BuildStats) + Send + 'static,
+    ) -> Result<Self, RepoMapError> {
+        Self::start_with_paths(map, debounce, move |_, _, stats| on_update(stats))
+    }
+
+    /// [`RepoWatcher::start`], calling `on_update` with the updated map (still locked), the
+    /// batch's changed paths (absolute; any file, not only the map's languages) and the
+    /// update's figures — so another index can follow the same changes, changed files only.
+    pub fn start_with_paths(
+        map: Arc<Mutex<RepoMap>>,
+        debounce: Duration,
+        mut on_update: impl FnMut(&RepoMap, &[PathBuf], &BuildStats) + Send + 'static,
     ) -> Result<Self, RepoMapError> {
         let root = map.lock().map_or_else(
             |poisoned| poisoned.into_inner().root().to_path_buf(),
@@ -73,6 +96,7 @@ impl RepoWatcher {
                     };
                     let mut paths: Vec<PathBuf> = events
                         .into_iter()
+                        .filter(|event| changes_content(&event.event.kind))
                         .flat_map(|event| event.event.paths)
                         .filter(|path| !is_internal(path, &worker_root))
                         .collect();
@@ -93,8 +117,7 @@ impl RepoWatcher {
                                 // A failed save only costs a re-parse next time.
                                 tracing::warn!("repo map cache not saved: {e}");
                             }
-                            drop(map);
-                            on_update(&stats);
+                            on_update(&map, &paths, &stats);
                         }
                         Err(e) => tracing::warn!("repo map update failed: {e}"),
                     }

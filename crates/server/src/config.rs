@@ -6,7 +6,9 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use keel_host::PriceConfig;
+use keel_host::{ContextConfig, ImagesConfig, PriceConfig, image_settings};
+use keel_tools::ApprovalPolicy;
+use keel_tools::builtin::ImageSettings;
 use keel_tools::sandbox::{Fallback, SandboxMode, SandboxPolicy};
 use keel_tools::{ApprovalPolicy, EditApproval};
 use serde::Deserialize;
@@ -228,6 +230,10 @@ pub struct ProviderSettings {
     pub instructions_files: Vec<String>,
     /// `[pricing.MODEL]`: prices over the built-in table.
     pub pricing: BTreeMap<String, PriceConfig>,
+    /// `[context] libraries`: dependencies whose docs are preloaded into each session's prompt.
+    pub libraries: Vec<String>,
+    /// `[images]`: where `generate_image` asks (`base_url` defaults to the chat provider's).
+    pub images: ImageSettings,
 }
 
 impl Default for ProviderSettings {
@@ -247,6 +253,8 @@ impl Default for ProviderSettings {
             context_window: None,
             instructions_files: Vec::new(),
             pricing: BTreeMap::new(),
+            libraries: Vec::new(),
+            images: ImageSettings::default(),
         }
     }
 }
@@ -278,6 +286,8 @@ struct FileConfig {
     provider: FileProvider,
     #[serde(default)]
     pricing: BTreeMap<String, PriceConfig>,
+    images: Option<ImagesConfig>,
+    context: Option<ContextConfig>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -408,7 +418,8 @@ impl ServerConfig {
             default_roots,
             projects: file.projects,
             mcp_servers: file.mcp_servers,
-            provider: provider_settings(args, file.provider, file.pricing)?,
+            provider: provider_settings(args, file.provider, file.pricing)?
+                .with_file_tables(file.images.as_ref(), file.context),
             body_limit: args
                 .body_limit
                 .or(file.body_limit)
@@ -554,7 +565,23 @@ fn provider_settings(
         context_window,
         instructions_files: file.instructions_files.unwrap_or_default(),
         pricing,
+        libraries: Vec::new(),
+        images: ImageSettings::default(),
     })
+}
+
+impl ProviderSettings {
+    /// Takes the file's `[images]` and `[context]` tables the way the CLI takes keel.toml's:
+    /// the image endpoint defaults to the chat `base_url`.
+    fn with_file_tables(
+        mut self,
+        images: Option<&ImagesConfig>,
+        context: Option<ContextConfig>,
+    ) -> Self {
+        self.images = image_settings(images, self.base_url.clone());
+        self.libraries = context.and_then(|c| c.libraries).unwrap_or_default();
+        self
+    }
 }
 
 /// The SSE write window: `ms`, or [`DEFAULT_STREAM_COALESCE_MS`]; at most
@@ -655,6 +682,10 @@ instructions_files = ["CLAUDE.md"]
 [pricing."local-model"]
 input = 0.5
 output = 1.5
+[images]
+model = "gpt-image-1"
+[context]
+libraries = ["tokio", "serde"]
 "#,
         )
         .unwrap();
@@ -675,6 +706,9 @@ output = 1.5
         assert_eq!(config.provider.context_window, Some(32768));
         assert_eq!(config.provider.instructions_files, vec!["CLAUDE.md"]);
         assert_eq!(config.provider.pricing["local-model"].output, 1.5);
+        assert_eq!(config.provider.libraries, vec!["tokio", "serde"]);
+        assert_eq!(config.provider.images.model.as_deref(), Some("gpt-image-1"));
+        assert!(config.provider.images.base_url.is_some());
         assert_eq!(config.provider.sandbox.mode, SandboxMode::ReadOnly);
         assert!(config.provider.sandbox.network);
         assert_eq!(config.provider.sandbox.fallback, Fallback::Warn);
@@ -761,6 +795,8 @@ output = 1.5
                 "../CLAUDE.md",
             ),
             ("[pricing.m]\ninput = -1\noutput = 1", "US dollars"),
+            ("[context]\nlibraries = [\"../x\"]", "is not a library name"),
+            ("[images]\nmodle = \"m\"", "modle"),
         ] {
             std::fs::write(&path, text).unwrap();
             let args = ServerArgs {

@@ -60,6 +60,13 @@
 //! input = 2.0
 //! cached_input = 0.5
 //! output = 8.0
+//!
+//! [images]                           # generate_image, as in keel.toml
+//! base_url = "http://localhost:9000/v1" # default: the provider's base_url
+//! model = "gpt-image-1"              # unset: generate_image says which keys to set
+//!
+//! [context]
+//! libraries = ["tokio"]              # docs preloaded into each session's prompt
 //! ```
 
 pub mod api;

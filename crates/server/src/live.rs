@@ -472,6 +472,8 @@ impl LiveSession {
                 ..InstructionSources::default()
             },
             pricing: keel_host::pricing_with([&settings.pricing]),
+            libraries: settings.libraries.clone(),
+            images: settings.images.clone(),
             rules_dir: crate::routes::rules::user_rules_dir(),
             shadow: session.metadata.get(crate::api::SHADOW_KEY)
                 == Some(&serde_json::Value::Bool(true)),

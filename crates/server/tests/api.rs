@@ -232,6 +232,57 @@ async fn provider_settings_reach_the_session_and_usage_is_reported() {
     assert_eq!(usage["cost_usd"], report["cost_usd"], "{view}");
 }
 
+/// `[images]` and `[context] libraries` in the server's config file reach each session: the
+/// library's docs are preloaded into the system prompt and `generate_image` asks the configured
+/// endpoint (a mock over loopback returning a real PNG) and writes the file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn images_and_libraries_from_the_config_file_reach_the_session() {
+    use keel_test_support::mock_openai::{ImageReply, MockServer, ServerInfo, text_answer};
+    let png = keel_test_support::png::solid_png(4, 3, [200, 30, 30]);
+    let images = MockServer::start_with(
+        ServerInfo::images(ImageReply::B64Json(png.clone())),
+        |_, _| text_answer(&["unused"]),
+    )
+    .await;
+    let mut options = Options::new("image.json");
+    options.config_file = Some(format!(
+        "[provider]\ninclude_system_prompt = true\n[images]\nbase_url = \"{}\"\nmodel = \"test-image-1\"\n[context]\nlibraries = [\"left-pad\"]\n",
+        images.base_url
+    ));
+    let s = TestServer::start(options).await;
+    let pad = s.workspace.join("node_modules/left-pad");
+    std::fs::create_dir_all(&pad).unwrap();
+    std::fs::write(
+        pad.join("package.json"),
+        r#"{"name":"left-pad","version":"1.3.0","description":"String left pad"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        pad.join("README.md"),
+        "# left-pad\n\nPads the left side of a string with the quokka character.\n",
+    )
+    .unwrap();
+    let session = s.create_session("p1", ALL).await;
+    let turn = s.start_turn(&session, "draw an icon").await;
+    let ended = s.wait_turn(&session, turn["id"].as_str().unwrap()).await;
+    assert_eq!(ended["status"], "completed", "{ended}");
+    let events = s.events(&session).await;
+    let start = events
+        .iter()
+        .find(|e| e["type"] == "run.llm.start")
+        .unwrap_or_else(|| panic!("no run.llm.start in {events:#?}"));
+    let prompt = start["payload"]["system_prompt"].as_str().unwrap_or("");
+    assert!(prompt.contains("quokka character"), "{prompt}");
+    assert_eq!(
+        std::fs::read(s.workspace.join("assets/icon.png")).unwrap(),
+        png
+    );
+    let sent = images.image_requests();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].body["model"], "test-image-1");
+    assert_eq!(sent[0].body["prompt"], "a red square");
+}
+
 /// Approval rules over real HTTP: listed for the session's root, revoked one at a time with
 /// the file's comments kept; a broken file is named with its line and left alone.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

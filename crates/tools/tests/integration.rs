@@ -18,6 +18,7 @@ mod file_tools;
 mod list_search;
 mod packages;
 mod process_runner;
+mod rag_tool;
 mod registry;
 mod replace_in_file;
 mod repomap_tools;

@@ -8,6 +8,7 @@ use std::str::FromStr;
 use keel_engine::Mode;
 use keel_engine::agent::ToolFormat;
 use keel_host::PriceConfig;
+pub use keel_host::{ContextConfig, ImagesConfig};
 use keel_tools::ApprovalPolicy;
 use keel_tools::sandbox::{Fallback, SandboxMode};
 use serde::Deserialize;
@@ -111,26 +112,6 @@ pub struct MemoryConfig {
     /// Make the end-of-session call that distils decisions into `.keel/memory.json` (default
     /// true).
     pub distill: Option<bool>,
-}
-
-/// `[context]` in `keel.toml`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ContextConfig {
-    /// Dependencies whose documentation digest is preloaded into the prompt as background
-    /// (e.g. `["tokio"]`), at the versions the project locks.
-    #[serde(default, deserialize_with = "library_names")]
-    pub libraries: Option<Vec<String>>,
-}
-
-/// `[images]` in `keel.toml`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ImagesConfig {
-    /// Base URL of the OpenAI-compatible images API (default: the chat provider's `base_url`).
-    pub base_url: Option<String>,
-    /// The image model (`generate_image` is unconfigured without it).
-    pub model: Option<String>,
 }
 
 /// A `keel.toml` that cannot be used.
@@ -296,24 +277,6 @@ where
         return Err(de::Error::custom("names no model"));
     }
     Ok(Some(models))
-}
-
-fn library_names<'de, D>(deserializer: D) -> Result<Option<Vec<String>>, D::Error>
-where
-    D: Deserializer<'de>,
-{
-    let names = Vec::<String>::deserialize(deserializer)?;
-    for name in &names {
-        let bad = name.trim().is_empty()
-            || name.contains("..")
-            || name.chars().any(|c| c.is_whitespace() || c.is_control());
-        if bad {
-            return Err(de::Error::custom(format!(
-                "`{name}` is not a library name: give a dependency's name as the project declares it, e.g. \"tokio\""
-            )));
-        }
-    }
-    Ok(Some(names))
 }
 
 /// The models of a comma-separated chain, trimmed, empty names dropped.

@@ -13,7 +13,7 @@ use keel_tools::ApprovalPolicy;
 use keel_tools::builtin::ImageSettings;
 use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
 
-pub use file::{CONFIG_FILE, ConfigError, FileConfig, ImagesConfig, split_models};
+pub use file::{CONFIG_FILE, ConfigError, FileConfig, split_models};
 
 use crate::commands::agent_args::AgentArgs;
 use crate::i18n::Lang;
@@ -284,23 +284,9 @@ impl Settings {
     }
 }
 
-/// `[images]` (project over user), its `base_url` defaulting to the chat provider's (`chat`,
-/// else `OPENAI_BASE_URL`, else OpenAI's), the key from `OPENAI_API_KEY`.
+/// `[images]` (project over user), its `base_url` defaulting to the chat provider's.
 fn image_settings(files: &[&Layer], chat: Option<String>) -> ImageSettings {
-    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-    let images = |pick: fn(&ImagesConfig) -> Option<String>| {
-        files
-            .iter()
-            .find_map(|l| l.config.images.as_ref().and_then(pick))
-    };
-    ImageSettings {
-        base_url: images(|i| i.base_url.clone())
-            .or(chat)
-            .or_else(|| var("OPENAI_BASE_URL"))
-            .or_else(|| Some(keel_engine::openai::DEFAULT_BASE_URL.to_owned())),
-        model: images(|i| i.model.clone()),
-        api_key: var("OPENAI_API_KEY"),
-    }
+    keel_host::image_settings(files.iter().filter_map(|l| l.config.images.as_ref()), chat)
 }
 
 /// The sandbox settings of `root`'s and the user's `keel.toml` under the `--sandbox` flag, for

@@ -117,6 +117,8 @@ pub struct Options {
     pub provider: fn(&mut keel_server::config::ProviderSettings),
     /// `[mcp_servers.NAME]` of the server's configuration (every project).
     pub mcp_servers: std::collections::BTreeMap<String, keel_mcp::ServerConfig>,
+    /// A server config file's text to start from (default: no file).
+    pub config_file: Option<String>,
 }
 
 impl Options {
@@ -132,6 +134,7 @@ impl Options {
             turn_lease: None,
             provider: |_| {},
             mcp_servers: std::collections::BTreeMap::new(),
+            config_file: None,
         }
     }
 }
@@ -180,7 +183,19 @@ impl TestServer {
             Some(shared) => shared.canonicalize().unwrap(),
             None => workspace_dir.path().canonicalize().unwrap(),
         };
-        let mut config = ServerConfig::new(data.path());
+        let mut config = match &options.config_file {
+            Some(text) => {
+                let path = data.path().join("server.toml");
+                std::fs::write(&path, text).unwrap();
+                ServerConfig::resolve(&keel_server::config::ServerArgs {
+                    config: Some(path),
+                    data_dir: Some(data.path().to_path_buf()),
+                    ..keel_server::config::ServerArgs::default()
+                })
+                .unwrap()
+            }
+            None => ServerConfig::new(data.path()),
+        };
         config.addr = "127.0.0.1:0".parse().unwrap();
         if let Some(database) = &options.database {
             config.database_url = database.url().to_owned();

@@ -1,5 +1,6 @@
 //! `use_rag_tool`: search by meaning. The server `project` searches the workspace's index in
-//! `.keel/index` (built on first use, refreshed for changed files on every call); a server
+//! `.keel/index` (built on first use, then kept current for the session by the repo map's
+//! watcher, changed files only; without a watcher refreshed by a walk on every call); a server
 //! named in `keel.toml` as `[rag_servers.NAME] path = "…"` searches that folder, indexed into
 //! `.keel/index/servers/NAME`. With `[rag] embeddings_base_url` and `embeddings_model` set,
 //! dense vectors are fused with the lexical ranking.
@@ -10,7 +11,8 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use keel_index::{
-    INDEX_DIR, IndexOptions, PROJECT_SERVER, ProjectIndex, RagConfig, SearchRequest, render_hits,
+    INDEX_DIR, IndexOptions, LiveIndex, PROJECT_SERVER, ProjectIndex, RagConfig, SearchRequest,
+    WATCH_DEBOUNCE, render_hits,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -39,15 +41,16 @@ pub struct UseRagToolArgs {
     pub limit: Option<usize>,
 }
 
-/// Searches an index by meaning; open indexes are kept between calls.
+/// Searches an index by meaning; open indexes, and the watchers keeping them current, are
+/// kept between calls for as long as the tool (the session's registry) lives.
 #[derive(Debug, Clone, Default)]
 pub struct UseRagTool {
-    open: Arc<Mutex<HashMap<PathBuf, ProjectIndex>>>,
+    open: Arc<Mutex<HashMap<PathBuf, LiveIndex>>>,
 }
 
-/// Runs one search: opens (or reuses) the server's index, refreshes it, searches.
+/// Runs one search: opens (or reuses) the server's index, brings it up to date, searches.
 fn search(
-    open: &Mutex<HashMap<PathBuf, ProjectIndex>>,
+    open: &Mutex<HashMap<PathBuf, LiveIndex>>,
     root: PathBuf,
     args: UseRagToolArgs,
 ) -> ToolResult {
@@ -81,9 +84,11 @@ fn search(
             embeddings: config.rag.embeddings(),
             ..IndexOptions::default()
         };
-        match ProjectIndex::open(&folder, options) {
-            Ok(index) => {
-                open.insert(key.clone(), index);
+        let live = ProjectIndex::open(&folder, options)
+            .and_then(|index| LiveIndex::start(index, WATCH_DEBOUNCE));
+        match live {
+            Ok(live) => {
+                open.insert(key.clone(), live);
             }
             Err(e) => return ToolResult::error(format!("The index cannot be opened: {e}")),
         }
@@ -91,29 +96,34 @@ fn search(
     let Some(index) = open.get_mut(&key) else {
         return ToolResult::error("The index cannot be opened.");
     };
-    let stats = match index.refresh() {
-        Ok(stats) => stats,
-        Err(e) => return ToolResult::error(format!("The index cannot be refreshed: {e}")),
-    };
     let request = SearchRequest {
         query: args.query,
         limit: args.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT),
         token_budget: TOKEN_BUDGET,
     };
-    let mut outcome = match index.search(&request) {
-        Ok(outcome) => outcome,
+    let (mut outcome, currency) = match index.search(&request) {
+        Ok(found) => found,
         Err(e) => return ToolResult::error(format!("The search failed: {e}")),
     };
-    let mut notes = stats.warnings;
+    let mut notes = currency.warnings;
     notes.append(&mut outcome.notes);
     outcome.notes = notes;
+    let reindexed: u64 = currency.updates.iter().map(|u| u.indexed + u.removed).sum();
+    let kept = if currency.watched {
+        "kept current by the file watcher"
+    } else {
+        "refreshed by a walk"
+    };
+    let state = format!(
+        "{} files indexed, {reindexed} re-indexed since the last search, {kept}",
+        currency.files
+    );
     let message = if outcome.hits.is_empty() {
-        format!("Nothing in `{server}` matches the query.")
+        format!("Nothing in `{server}` matches the query ({state}).")
     } else {
         format!(
-            "{} chunks from `{server}` ({} files indexed, {} search), best first.",
+            "{} chunks from `{server}` ({state}; {} search), best first.",
             outcome.hits.len(),
-            stats.files,
             outcome.mode
         )
     };
