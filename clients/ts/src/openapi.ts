@@ -55,6 +55,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_id}/timeline/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Imports a legacy log (seed 003 §8: `[SelfRepairLoop] Attempt i/n: …`, `[move] a → b`,
+         *     anything else as a raw log line) as a new completed session of the project, so its lines
+         *     show on the timeline. Bad lines (not UTF-8, a NUL byte, longer than 16 KiB) are reported by
+         *     number and skipped; the rest are stored together or not at all.
+         */
+        post: operations["importTimelineLog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions": {
         parameters: {
             query?: never;
@@ -127,6 +149,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The session's checkpoints (the ones made before its turns), oldest first, with sizes. */
+        get: operations["listCheckpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/events": {
         parameters: {
             query?: never;
@@ -134,7 +173,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Events of a session: SSE with `Accept: text/event-stream` or `?stream=sse`, else a page. */
+        /**
+         * Events of a session: SSE with `Accept: text/event-stream` or `?stream=sse`, else a page; in
+         *     the wire format `format` asks for.
+         */
         get: operations["sessionEvents"];
         put?: never;
         post?: never;
@@ -178,6 +220,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new session with this session's history, whole or (with `at`) before a checkpoint's
+         *     turn; with `at`, the fork also gets a checkpoint of the files' state there. The original
+         *     session is not changed, nor is the working tree.
+         */
+        post: operations["forkSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session's MCP servers and their status. They come only from the server's configuration
+         *     (`[mcp_servers.NAME]`, `[projects.P.mcp_servers.NAME]`) and start with the session's agent.
+         */
+        get: operations["listMcpServers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/questions/{question_id}": {
         parameters: {
             query?: never;
@@ -192,6 +275,27 @@ export interface paths {
          *     is answered the same way.
          */
         post: operations["answerQuestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/rewind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rewinds the session to before a checkpoint's turn: its history (`conversation`), the files
+         *     that turn and later ones changed (`files`), or `both`. The undone turns' events stay in
+         *     the log, marked by a `run.checkpoint.rewind`.
+         */
+        post: operations["rewindSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -230,6 +334,64 @@ export interface paths {
          *     file; the other rules and the file's comments are kept.
          */
         delete: operations["revokeRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/shadow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The session's staged batch: every path, its change kind and diff, and the combined diff. */
+        get: operations["getShadow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/shadow/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Applies the staged changes (all, or `paths`) to the real tree. A path whose real file
+         *     changed since it was copied is a conflict: reported, never overwritten, still staged (and a
+         *     `system.log` warning is added to the session's events); the other paths still apply.
+         */
+        post: operations["applyShadow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/shadow/discard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Discards the staged changes: the shadow workspace is removed (even a damaged one) and the
+         *     real tree is left as it is.
+         */
+        post: operations["discardShadow"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -313,7 +475,7 @@ export interface components {
             /** @description The decision. */
             decision: components["schemas"]["Decision"];
             /** @description The replacement for `modify`. */
-            modified?: Record<string, never>;
+            modified?: unknown;
             /** @description Why. */
             reason?: string | null;
         };
@@ -325,11 +487,49 @@ export interface components {
             approval_id: string;
             /** @description The decision recorded. */
             decision: components["schemas"]["Decision"];
+            /** @description The rules an `always` wrote, with the file each is in (absent otherwise). */
+            rules_written?: components["schemas"]["RuleView"][];
+        };
+        /** @description A log line that was not imported. */
+        BadLineView: {
+            /** @description Why it was skipped. */
+            error: string;
+            /** @description 1-based line number. */
+            line: number;
         };
         /** @description `POST /v1/sessions/{id}/cancel` response. */
         Cancelled: {
             /** @description False when nothing was running. */
             cancelled: boolean;
+        };
+        /** @description `GET /v1/sessions/{id}/checkpoints` response. */
+        CheckpointList: {
+            /** @description The session's checkpoints, oldest first. */
+            checkpoints: components["schemas"]["CheckpointView"][];
+            /**
+             * Format: int64
+             * @description Bytes all checkpoints of the session's root take.
+             */
+            total_bytes: number;
+        };
+        /** @description One checkpoint of a session, as `GET /v1/sessions/{id}/checkpoints` lists it. */
+        CheckpointView: {
+            /**
+             * Format: int64
+             * @description Bytes it holds (its file and the blobs it refers to).
+             */
+            bytes: number;
+            /**
+             * Format: date-time
+             * @description When it was made.
+             */
+            created_at: string;
+            /** @description Files it restores. */
+            files: number;
+            /** @description Checkpoint id: `POST …/rewind` and `POST …/fork` take it. */
+            id: string;
+            /** @description The turn it was made before. */
+            turn_id: string;
         };
         /** @description `POST /v1/sessions` body. */
         CreateSession: {
@@ -340,6 +540,8 @@ export interface components {
             project_id: string;
             /** @description Workspace root: an absolute path inside a root allowed for the project. */
             root: string;
+            /** @description Stage every change in a shadow workspace until it is applied (`/shadow/apply`). */
+            shadow?: boolean | null;
             /** @description Title shown in lists. */
             title?: string | null;
         };
@@ -354,7 +556,7 @@ export interface components {
          * @description An approval decision.
          * @enum {string}
          */
-        Decision: "approve" | "reject" | "modify";
+        Decision: "approve" | "reject" | "modify" | "always";
         /** @description The JSON body of every error response. */
         ErrorBody: {
             /** @description The error. */
@@ -398,6 +600,14 @@ export interface components {
             /** @description Id shared by the run's `exec.file.*` events. */
             run_id: string;
         };
+        /** @description `POST /v1/sessions/{id}/fork` body. */
+        ForkBody: {
+            /**
+             * @description Fork at this checkpoint of the session (the history before its turn); absent: the
+             *     whole history.
+             */
+            at?: string | null;
+        };
         /** @description `GET /healthz`. */
         Health: {
             /** @description Always `ok`. */
@@ -406,6 +616,85 @@ export interface components {
             store: string;
             /** @description Server version. */
             version: string;
+        };
+        /** @description `POST /v1/projects/{project_id}/timeline/import` response. */
+        ImportLogResult: {
+            /** @description Lines skipped as unreadable (not UTF-8, a NUL byte, longer than 16 KiB). */
+            bad_lines: components["schemas"]["BadLineView"][];
+            /** @description Blank lines skipped. */
+            blank_lines: number;
+            /** @description Lines imported, one timeline record each. */
+            imported: number;
+            /** @description The new session holding the imported events; absent when no line was imported. */
+            session_id?: string | null;
+        };
+        /** @description `GET /v1/sessions/{id}/mcp` response. */
+        McpServerList: {
+            /** @description The servers, by name. */
+            servers: components["schemas"]["McpServerView"][];
+        };
+        /** @description One MCP server of a session. */
+        McpServerView: {
+            /** @description Its name in the configuration. */
+            name: string;
+            /** @description Why it failed. */
+            reason?: string | null;
+            /**
+             * @description `running`, `failed`, `stopped` (not started yet: no turn has run in this process, or
+             *     stopped with its session) or `disabled` (`enabled = false`).
+             */
+            state: string;
+            /** @description Its tools (while running). */
+            tools: components["schemas"]["McpToolView"][];
+            /** @description How it is reached: the command line or the URL. */
+            transport: string;
+        };
+        /** @description One tool of an MCP server. */
+        McpToolView: {
+            /** @description Its description. */
+            description: string;
+            /** @description The server's own name for it. */
+            name: string;
+            /**
+             * @description The name the model calls it by; absent when it is not offered (filtered out by
+             *     `enabled_tools`/`disabled_tools`, or its sanitised name collides).
+             */
+            offered_as?: string | null;
+        };
+        /** @description `POST /v1/sessions/{id}/rewind` body. */
+        RewindBody: {
+            /** @description The checkpoint: its turn and every later one are undone. */
+            checkpoint: string;
+            /** @description `files`, `conversation` or `both` (default). */
+            scope?: string | null;
+        };
+        /** @description `POST /v1/sessions/{id}/rewind` response: the `run.checkpoint.rewind` it recorded. */
+        RewindResult: {
+            /** @description The checkpoint rewound to. */
+            checkpoint_id: string;
+            /** @description Files removed because they did not exist before. */
+            files_removed: string[];
+            /** @description Files given back their earlier content. */
+            files_restored: string[];
+            /**
+             * Format: int64
+             * @description First seq of the undone turns' events (they stay in the log).
+             */
+            from_seq: number;
+            /**
+             * Format: int64
+             * @description Messages in the history afterwards, when it was rewound.
+             */
+            messages?: number | null;
+            /** @description `files`, `conversation` or `both`. */
+            scope: string;
+            /**
+             * Format: int64
+             * @description Last seq of the undone turns' events.
+             */
+            to_seq: number;
+            /** @description The turns undone, oldest first. */
+            turn_ids: string[];
         };
         /** @description `GET /v1/sessions/{id}/rules` response. */
         RuleList: {
@@ -469,6 +758,8 @@ export interface components {
             project_id: string;
             /** @description Workspace root. */
             root: string;
+            /** @description Whether the session stages its changes in a shadow workspace. */
+            shadow?: boolean;
             /** @description `idle`, `running`, `completed`, `failed` or `cancelled`. */
             status: string;
             /** @description Title. */
@@ -480,6 +771,68 @@ export interface components {
             updated_at: string;
             /** @description Tokens and cost so far. */
             usage: components["schemas"]["UsageView"];
+        };
+        /** @description `POST /v1/sessions/{id}/shadow/apply` body (optional: no body applies everything). */
+        ShadowApplyBody: {
+            /** @description Staged paths to apply; absent: all of them. */
+            paths?: string[] | null;
+        };
+        /** @description `POST /v1/sessions/{id}/shadow/apply` response. */
+        ShadowApplyView: {
+            /** @description Paths written to (or removed from) the real tree. */
+            applied: string[];
+            /** @description Whether the shadow workspace was removed (nothing left staged). */
+            closed: boolean;
+            /** @description Paths left alone because the real file changed meanwhile (they stay staged). */
+            conflicts: components["schemas"]["ShadowConflictView"][];
+            /** @description Paths still staged. */
+            remaining: string[];
+            /** @description Session id. */
+            session: string;
+        };
+        /** @description `GET /v1/sessions/{id}/shadow` response: what a shadow session staged. */
+        ShadowBatchView: {
+            /** @description The staged paths, sorted. */
+            changes: components["schemas"]["StagedChangeView"][];
+            /** @description The combined unified diff. */
+            diff: string;
+            /** @description Session id. */
+            session: string;
+        };
+        /** @description A staged path that was not applied. */
+        ShadowConflictView: {
+            /** @description Workspace-relative path. */
+            path: string;
+            /** @description What happened to the real file. */
+            reason: string;
+        };
+        /** @description `POST /v1/sessions/{id}/shadow/discard` response. */
+        ShadowDiscarded: {
+            /** @description Always true: the staged changes are gone and the real tree is unchanged. */
+            discarded: boolean;
+            /** @description Session id. */
+            session: string;
+        };
+        /** @description One staged path of a shadow session's batch. */
+        StagedChangeView: {
+            /** @description Why applying it now would be refused (the real file changed since it was copied). */
+            conflict?: string | null;
+            /** @description Unified diff against the real file, when both sides are text and it is small enough. */
+            diff?: string | null;
+            /** @description `created`, `updated` or `deleted` (a move is a deletion plus a creation). */
+            kind: string;
+            /**
+             * Format: int64
+             * @description Lines added.
+             */
+            lines_added: number;
+            /**
+             * Format: int64
+             * @description Lines removed.
+             */
+            lines_removed: number;
+            /** @description Workspace-relative path. */
+            path: string;
         };
         /** @description `POST /v1/stream-tokens` response. */
         StreamToken: {
@@ -685,6 +1038,73 @@ export interface operations {
             };
         };
     };
+    importTimelineLog: {
+        parameters: {
+            query?: {
+                /** @description Where the log came from (a file name), kept in the new session's title (default `upload`). */
+                source?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Project id */
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The log, one entry a line (at most 32 MiB) */
+        requestBody: {
+            content: {
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description What was imported and which lines were skipped */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportLogResult"];
+                };
+            };
+            /** @description Bad query or unreadable body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or bad token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Project not visible to the token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Log larger than 32 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listSessions: {
         parameters: {
             query?: {
@@ -847,7 +1267,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Recorded (`applied: false` when the same decision was given before) */
+            /** @description Recorded (`applied: false` when the same decision was given before); `always` lists the rules it wrote */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -901,7 +1321,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid fields */
+            /** @description Invalid fields, or (`always`) a rules file that does not parse */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -953,6 +1373,56 @@ export interface operations {
             };
         };
     };
+    listCheckpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Checkpoints, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckpointList"];
+                };
+            };
+            /** @description No or bad token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The root's checkpoints cannot be read (a damaged file is named) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     sessionEvents: {
         parameters: {
             query?: {
@@ -964,6 +1434,7 @@ export interface operations {
                 stream?: string;
                 /** @description Stream token (SSE only). */
                 token?: string;
+                format?: "keel" | "v1" | "paths";
             };
             header?: {
                 /** @description SSE resume cursor */
@@ -986,7 +1457,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description Bad query or Last-Event-ID */
+            /** @description Bad query (an unknown `format` names the allowed ones) or Last-Event-ID */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1119,6 +1590,110 @@ export interface operations {
             };
         };
     };
+    forkSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkBody"];
+            };
+        };
+        responses: {
+            /** @description The new session */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionView"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or bad token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown session or checkpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A checkpoint of another session or without a conversation, or a damaged one */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's MCP servers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerList"];
+                };
+            };
+            /** @description No or bad token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     answerQuestion: {
         parameters: {
             query?: never;
@@ -1192,6 +1767,78 @@ export interface operations {
                 };
             };
             /** @description Invalid fields */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rewindSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RewindBody"];
+            };
+        };
+        responses: {
+            /** @description Rewound */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewindResult"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or bad token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown session or checkpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `turn_running`: a turn runs in the session; nothing changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad scope, a checkpoint of another session or without a conversation, or a damaged checkpoint; nothing changed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1306,6 +1953,206 @@ export interface operations {
             };
             /** @description Bad scope, or the file does not parse (left as it was) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getShadow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The staged batch */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowBatchView"];
+                };
+            };
+            /** @description No or bad token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown session, or no pending shadow batch */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The shadow workspace is damaged (discard it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The shadow copy cannot be read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    applyShadow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Paths to apply; no body (or no `paths`): all */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ShadowApplyBody"] | null;
+            };
+        };
+        responses: {
+            /** @description What was applied, and the conflicts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowApplyView"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or bad token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown session, or no pending shadow batch */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `turn_running`, or `conflict`: nothing staged, or the shadow workspace is damaged */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A path is not in the batch (nothing applied), or unknown fields */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A file could not be read or written */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    discardShadow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Discarded */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowDiscarded"];
+                };
+            };
+            /** @description No or bad token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown session, or no pending shadow batch */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `turn_running`: a turn works in the shadow workspace */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The shadow folder could not be removed */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1444,6 +2291,7 @@ export interface operations {
                 after?: number;
                 /** @description Stream token. */
                 token?: string;
+                format?: "keel" | "v1" | "paths";
             };
             header?: never;
             path: {
@@ -1461,7 +2309,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not a WebSocket request */
+            /** @description Not a WebSocket request, or a bad query (an unknown `format`) */
             400: {
                 headers: {
                     [name: string]: unknown;

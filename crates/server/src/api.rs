@@ -343,7 +343,6 @@ pub struct ApprovalBody {
     pub reason: Option<String>,
     /// The replacement for `modify`.
     #[serde(default)]
-    #[schema(value_type = Object)]
     pub modified: Option<serde_json::Value>,
 }
 

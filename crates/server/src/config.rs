@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use keel_host::{ContextConfig, ImagesConfig, PriceConfig, image_settings};
-use keel_tools::ApprovalPolicy;
 use keel_tools::builtin::ImageSettings;
 use keel_tools::sandbox::{Fallback, SandboxMode, SandboxPolicy};
 use keel_tools::{ApprovalPolicy, EditApproval};

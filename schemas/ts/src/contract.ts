@@ -1821,6 +1821,11 @@ export function isRunCompletionAttempt(event: Event): event is EventOf<"run.comp
   return event.type === "run.completion.attempt";
 }
 
+/** True when `event` is a `run.checkpoint.rewind` event. */
+export function isRunCheckpointRewind(event: Event): event is EventOf<"run.checkpoint.rewind"> {
+  return event.type === "run.checkpoint.rewind";
+}
+
 /** True when `event` is a `exec.file.start` event. */
 export function isExecFileStart(event: Event): event is EventOf<"exec.file.start"> {
   return event.type === "exec.file.start";

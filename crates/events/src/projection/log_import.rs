@@ -108,6 +108,7 @@ pub fn line_event(line: &str) -> EventKind {
             size: p.file_size,
             mime_type: p.mime_type,
             diff: None,
+            staged: None,
         }
         .into(),
         TimelinePayload::Log(p) => SystemLog {
