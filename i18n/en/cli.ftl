@@ -150,3 +150,9 @@ diff-more = … { $n } more diff { $count ->
     [one] line
    *[other] lines
 } (--verbose shows them)
+checkpoint-rewound = rewound to before checkpoint { $checkpoint } ({ $scope }): { $n } { $count ->
+    [one] turn
+   *[other] turns
+} undone (events { $from }–{ $to } kept)
+checkpoint-restored = { "  " }restored { $path }
+checkpoint-removed = { "  " }removed { $path }

@@ -140,3 +140,8 @@ system-prompt-unchanged = 系统提示未变（{ $count ->
 diff-more = … 还有 { $count ->
    *[other] { $n } 行差异
 }（--verbose 显示全部）
+checkpoint-rewound = 已回退到检查点 { $checkpoint } 之前（{ $scope }）：撤销了 { $count ->
+   *[other] { $n } 轮
+}（事件 { $from }–{ $to } 保留）
+checkpoint-restored = { "  " }已恢复 { $path }
+checkpoint-removed = { "  " }已删除 { $path }

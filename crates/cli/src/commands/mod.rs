@@ -24,8 +24,8 @@ pub mod sandbox;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod sessions;
-pub mod shell;
 pub mod shadow;
+pub mod shell;
 pub mod tool;
 
 /// Exit code for usage errors (bad flags, bad JSON arguments).

@@ -4,27 +4,32 @@ use std::io::Write;
 
 use keel_events::RunCheckpointRewind;
 
-use super::format::plural;
 use super::renderer::ConsoleRenderer;
 use super::style::Tone;
+use crate::i18n::Arg;
 
 impl<W: Write> ConsoleRenderer<W> {
     /// `run.checkpoint.rewind`: what was undone, then the files restored and removed.
     pub(super) fn print_run_checkpoint_rewind(&mut self, p: &RunCheckpointRewind) {
-        let text = format!(
-            "rewound to before checkpoint {} ({}): {} undone (events {}–{} kept)",
-            p.checkpoint_id,
-            p.scope,
-            plural(p.turn_ids.len(), "turn", "turns"),
-            p.from_seq,
-            p.to_seq
+        let text = self.t(
+            "checkpoint-rewound",
+            &[
+                ("checkpoint", Arg::from(&p.checkpoint_id)),
+                ("scope", Arg::from(p.scope.as_str())),
+                ("count", Arg::from(p.turn_ids.len())),
+                ("n", Arg::from(p.turn_ids.len().to_string())),
+                ("from", Arg::from(p.from_seq.to_string())),
+                ("to", Arg::from(p.to_seq.to_string())),
+            ],
         );
         self.line(&[(Tone::Warning, &text)]);
         for path in &p.files_restored {
-            self.line(&[(Tone::Dim, &format!("  restored {path}"))]);
+            let line = self.t("checkpoint-restored", &[("path", Arg::from(path))]);
+            self.line(&[(Tone::Dim, &line)]);
         }
         for path in &p.files_removed {
-            self.line(&[(Tone::Dim, &format!("  removed {path}"))]);
+            let line = self.t("checkpoint-removed", &[("path", Arg::from(path))]);
+            self.line(&[(Tone::Dim, &line)]);
         }
     }
 }
