@@ -123,3 +123,21 @@ timeline-heading = Activity
 timeline-count = ({ $count } shown, newest last)
 timeline-empty = Waiting for events…
 timeline-label = Agent activity
+checkpoints-heading = Checkpoints
+checkpoints-empty = No checkpoints yet: one is made before each turn.
+checkpoints-before-turn = Before turn { $n }
+checkpoints-files = { $count ->
+    [one] { $count } file
+   *[other] { $count } files
+}
+checkpoints-rewind = Rewind
+checkpoints-rewind-label = Rewind files and history to before turn { $n }
+checkpoints-fork = Fork
+checkpoints-fork-label = Fork a new session from before turn { $n }
+checkpoints-rewound = Rewound: { $turns ->
+    [one] { $turns } turn
+   *[other] { $turns } turns
+} undone, { $files ->
+    [one] { $files } file
+   *[other] { $files } files
+} restored.

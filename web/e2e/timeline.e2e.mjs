@@ -398,6 +398,26 @@ async function pageDemo(page) {
       await zh.close();
     }
   });
+
+  await check("rewind the turn from its checkpoint with the keyboard, then fork the session there", async () => {
+    const stats = join(root, "calc", "stats.py");
+    const fixed = () => !readFileSync(stats, "utf8").includes("(len(values) - 1)");
+    if (!fixed() || !existsSync(join(root, "check.py"))) throw new Error("the turn's changes are not on disk");
+    await page.getByTestId("checkpoint").first().waitFor();
+    await tabTo(page, '[aria-label="Rewind files and history to before turn 1"]');
+    await page.getByTestId("checkpoints-done").waitFor();
+    const said = (await page.getByTestId("checkpoints-done").textContent()) ?? "";
+    if (!said.includes("1 turn undone")) throw new Error(`rewind reported: ${said}`);
+    if (fixed()) throw new Error("rewind did not restore calc/stats.py");
+    if (existsSync(join(root, "check.py"))) throw new Error("rewind left check.py, which the turn created");
+    const before = await page.getByTestId("session-item").count();
+    await page.getByTestId("checkpoint-fork").first().click();
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[data-testid="session-item"]').length === n + 1,
+      before,
+    );
+    await checkAccessibility(page, "checkpoints");
+  });
 }
 
 /** Time from opening a 5,000-event session to its first timeline row, and to its whole history. */

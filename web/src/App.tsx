@@ -117,6 +117,10 @@ function Page(props: { onLocale(locale: Locale): void }) {
             api={api}
             sessionId={selected}
             onAuthFailure={onAuthFailure}
+            onForked={(session) => {
+              setSessions((list) => [session, ...list.filter((s) => s.id !== session.id)]);
+              select(session.id);
+            }}
             onChanged={() => {
               // The server may update the session's status a moment after its last event.
               void refresh();

@@ -7,6 +7,9 @@ export { ApiError };
 /** A session as the server reports it. */
 export type Session = Schemas["SessionView"];
 
+/** One checkpoint of a session (made before each turn). */
+export type Checkpoint = Schemas["CheckpointView"];
+
 /** A turn (one user request) as the server reports it. */
 export type Turn = Schemas["TurnView"];
 
@@ -100,6 +103,21 @@ export class Api {
   /** Revokes rule `index` of the `project` or `user` rules file. */
   revokeRule(sessionId: string, scope: string, index: number): Promise<Rule> {
     return this.client.revokeRule(sessionId, scope, index) as Promise<Rule>;
+  }
+
+  /** The session's checkpoints, oldest first. */
+  listCheckpoints(sessionId: string): Promise<Schemas["CheckpointList"]> {
+    return this.client.listCheckpoints(sessionId);
+  }
+
+  /** Rewinds the session's files and history to before a checkpoint's turn. */
+  rewind(sessionId: string, checkpoint: string): Promise<Schemas["RewindResult"]> {
+    return this.client.rewind(sessionId, { checkpoint, scope: "both" });
+  }
+
+  /** Forks the session at a checkpoint (its history before that turn) into a new session. */
+  fork(sessionId: string, at: string): Promise<Session> {
+    return this.client.fork(sessionId, { at });
   }
 }
 

@@ -183,4 +183,19 @@ export class KeelClient {
       path: { id: sessionId, scope, index },
     });
   }
+
+  /** The session's checkpoints (one before each turn), oldest first, with sizes. */
+  listCheckpoints(sessionId: string): Promise<Schemas["CheckpointList"]> {
+    return this.call("get", "/v1/sessions/{id}/checkpoints", { path: { id: sessionId } });
+  }
+
+  /** Rewinds the session to before a checkpoint's turn: `files`, `conversation` or `both`. */
+  rewind(sessionId: string, body: Schemas["RewindBody"]): Promise<Schemas["RewindResult"]> {
+    return this.call("post", "/v1/sessions/{id}/rewind", { path: { id: sessionId }, body });
+  }
+
+  /** A new session with this one's history, whole or (with `at`) before a checkpoint's turn. */
+  fork(sessionId: string, body: Schemas["ForkBody"]): Promise<Schemas["SessionView"]> {
+    return this.call("post", "/v1/sessions/{id}/fork", { path: { id: sessionId }, body });
+  }
 }

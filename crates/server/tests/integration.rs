@@ -10,6 +10,7 @@ mod common;
 
 mod api;
 mod approval_parity;
+mod checkpoints;
 mod logging;
 mod mcp;
 mod postgres;

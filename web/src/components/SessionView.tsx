@@ -11,6 +11,7 @@ import { FileTree } from "./FileTree";
 import { PlanPanel } from "./PlanPanel";
 import { QuestionPanel } from "./QuestionPanel";
 import { RulesPanel } from "./RulesPanel";
+import { CheckpointsPanel } from "./CheckpointsPanel";
 import { Thinking } from "./Thinking";
 import { Timeline } from "./Timeline";
 import { UsageBar } from "./UsageBar";
@@ -27,6 +28,8 @@ export function SessionView(props: {
   sessionId: string;
   onAuthFailure(err: unknown): boolean;
   onChanged(): void;
+  /** A fork of this session was made: show it. */
+  onForked(session: Session): void;
 }) {
   const { api, sessionId, onAuthFailure, onChanged } = props;
   const { t } = useI18n();
@@ -271,6 +274,13 @@ export function SessionView(props: {
             onRun={(path) => void runFile(path)}
           />
           <RulesPanel api={api} sessionId={sessionId} onError={reportError} />
+          <CheckpointsPanel
+            api={api}
+            sessionId={sessionId}
+            running={running}
+            onError={reportError}
+            onForked={props.onForked}
+          />
         </div>
       </div>
     </div>

@@ -361,6 +361,17 @@ fn one_of_each() -> Vec<EventKind> {
             command: Some("keel run --json".into()),
         }
         .into(),
+        RunCheckpointRewind {
+            checkpoint_id: "cp-2".into(),
+            scope: RewindScope::Both,
+            turn_ids: vec!["t2".into()],
+            from_seq: 40,
+            to_seq: 57,
+            messages: Some(4),
+            files_restored: vec!["src/lib.rs".into()],
+            files_removed: vec!["src/new.rs".into()],
+        }
+        .into(),
         ExecFileStart {
             run_id: "r1".into(),
             file: "scripts/hello.py".into(),
