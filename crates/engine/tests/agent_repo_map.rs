@@ -167,12 +167,20 @@ async fn a_map_that_cannot_be_built_is_a_warning_not_a_failure() {
     let types = types(&events);
     assert!(!types.contains(&"prepare.repomap.build"));
     assert!(!types.contains(&"system.error"));
+    // Two warnings, neither a failure: the map, and the turn's checkpoint (which must not
+    // recreate the vanished root to write itself).
     let warnings = warnings(&events);
-    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert!(
-        warnings[0].starts_with("repo map not built"),
+        warnings[0].starts_with("this turn cannot be rewound")
+            && warnings[0].contains("the workspace root no longer exists"),
         "{warnings:?}"
     );
+    assert!(
+        warnings[1].starts_with("repo map not built"),
+        "{warnings:?}"
+    );
+    assert!(!ws.path().exists(), "the vanished root was recreated");
     let requests = server.requests();
     assert!(!system_prompt(&requests[0]).contains("## Repository map"));
 }

@@ -356,8 +356,7 @@ impl CheckpointStore {
         let hash = blake3::hash(bytes).to_hex().to_string();
         let path = self.blob_path(&hash);
         if !path.exists() {
-            write_atomically(&path, bytes)
-                .map_err(|source| self.io_err("writing", &path, source))?;
+            self.write(&path, bytes)?;
         }
         Ok(hash)
     }
@@ -377,7 +376,20 @@ impl CheckpointStore {
                 path: path.display().to_string(),
                 source,
             })?;
-        write_atomically(&path, &json).map_err(|source| self.io_err("writing", &path, source))
+        self.write(&path, &json)
+    }
+
+    /// Writes a file of the store; never recreates a workspace root that has gone away.
+    fn write(&self, path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
+        let written = if self.workspace.root().is_dir() {
+            write_atomically(path, bytes)
+        } else {
+            Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                "the workspace root no longer exists",
+            ))
+        };
+        written.map_err(|source| self.io_err("writing", path, source))
     }
 
     fn load(&self, path: &Path) -> Result<Checkpoint, CheckpointError> {
