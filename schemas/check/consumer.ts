@@ -100,6 +100,8 @@ export function payloadWeight(e: Event): number {
       return e.payload.question_id.length;
     case "run.completion.attempt":
       return e.payload.result.length;
+    case "run.checkpoint.rewind":
+      return e.payload.turn_ids.length + e.payload.files_restored.length + (e.payload.scope === "both" ? 1 : 0);
     case "exec.file.start":
       return e.payload.run_id.length;
     case "exec.file.stdout":
