@@ -22,6 +22,23 @@ async fn moved() -> (TestServer, String) {
     (s, id)
 }
 
+/// `value` with context token counts replaced: the prompt names the temporary workspace, whose
+/// random name tokenizes to a count that differs by one from run to run.
+fn without_token_counts(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(key, v)| match key.as_str() {
+                    "tokens_used" => (key, Value::String("[tokens]".to_owned())),
+                    _ => (key, without_token_counts(v)),
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(without_token_counts).collect()),
+        other => other,
+    }
+}
+
 async fn page(s: &TestServer, id: &str, format: &str) -> Vec<Value> {
     let (status, body) = s
         .get(
@@ -44,7 +61,10 @@ async fn the_events_page_in_each_format() {
     for item in &paths {
         assert!(keel.contains(&item["event"]), "{item}");
     }
-    insta::assert_json_snapshot!("events_paths", stable(&Value::Array(paths)));
+    insta::assert_json_snapshot!(
+        "events_paths",
+        without_token_counts(stable(&Value::Array(paths)))
+    );
 
     for bad in ["xml", "V1", ""] {
         let (status, body) = s
