@@ -399,10 +399,20 @@ async function pageDemo(page) {
     }
   });
 
-  await check("rewind the turn from its checkpoint with the keyboard, then fork the session there", async () => {
+  await check("fork the session at its checkpoint, then rewind the turn with the keyboard", async () => {
     const stats = join(root, "calc", "stats.py");
     const fixed = () => !readFileSync(stats, "utf8").includes("(len(values) - 1)");
     if (!fixed() || !existsSync(join(root, "check.py"))) throw new Error("the turn's changes are not on disk");
+    await page.getByTestId("checkpoint").first().waitFor();
+    // Fork first: rewinding to before turn 1 consumes the checkpoints of the turns it undoes.
+    const before = await page.getByTestId("session-item").count();
+    await page.getByTestId("checkpoint-fork").first().click();
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[data-testid="session-item"]').length === n + 1,
+      before,
+    );
+    if (!fixed()) throw new Error("forking changed the original's files");
+    await page.getByTestId("session-item").nth(1).click();
     await page.getByTestId("checkpoint").first().waitFor();
     await tabTo(page, '[aria-label="Rewind files and history to before turn 1"]');
     await page.getByTestId("checkpoints-done").waitFor();
@@ -410,12 +420,7 @@ async function pageDemo(page) {
     if (!said.includes("1 turn undone")) throw new Error(`rewind reported: ${said}`);
     if (fixed()) throw new Error("rewind did not restore calc/stats.py");
     if (existsSync(join(root, "check.py"))) throw new Error("rewind left check.py, which the turn created");
-    const before = await page.getByTestId("session-item").count();
-    await page.getByTestId("checkpoint-fork").first().click();
-    await page.waitForFunction(
-      (n) => document.querySelectorAll('[data-testid="session-item"]').length === n + 1,
-      before,
-    );
+    await page.getByTestId("checkpoints-empty").waitFor();
     await checkAccessibility(page, "checkpoints");
   });
 }
@@ -565,11 +570,19 @@ async function main() {
   await check("see the turn finish with every plan step done", async () => {
     await page.locator('[data-testid="run-status"]', { hasText: "idle" }).waitFor();
     await page.getByTestId("result").waitFor();
-    await page.locator('[data-testid="timeline-phase"][data-phase="reviewer"]').waitFor();
+    await page.locator('[data-testid="timeline-phase"][data-phase="reviewer"][data-action="exit"]').waitFor();
+    const reviewer = await page
+      .locator('[data-testid="timeline-phase"][data-phase="reviewer"]')
+      .evaluateAll((rows) => rows.map((row) => row.getAttribute("data-action")));
+    if (JSON.stringify(reviewer) !== '["enter","exit"]') {
+      throw new Error(`the reviewer's phase nodes are ${JSON.stringify(reviewer)}, expected one enter then one exit`);
+    }
     const done = await page.locator('[data-testid="plan-step"][data-status="done"]').count();
     if (done !== 3) throw new Error(`${done} of 3 plan steps shown done`);
-    const progress = await page.getByTestId("step-progress").allTextContents();
-    if (!progress.includes("3/3")) throw new Error(`step progress shows ${progress.join(", ")}`);
+    const progress = await page.getByTestId("plan-progress-text").textContent();
+    if (!progress?.includes("3/3") || !progress.includes("3 done")) throw new Error(`plan progress shows ${progress}`);
+    const steps = await page.locator('[data-testid="timeline-log"]', { hasText: /Step 3\/3 done/ }).count();
+    if (steps !== 1) throw new Error(`${steps} timeline rows say step 3/3 is done, expected 1`);
   });
   await check("show the same records as the server's GET /v1/projects/{id}/timeline", async () => {
     const response = await fetch(`${base}/v1/projects/demo/timeline?limit=100`, {
