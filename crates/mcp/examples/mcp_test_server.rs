@@ -57,6 +57,11 @@ fn tools(extra: bool) -> Vec<Tool> {
             schema(json!({"type": "object", "properties": {"path": {"type": "string"}, "text": {"type": "string"}}, "required": ["path", "text"]})),
         ),
         Tool::new("hang", "Never answers.", empty()),
+        Tool::new(
+            "connect",
+            "Opens a TCP connection to `address` (host:port) and closes it.",
+            schema(json!({"type": "object", "properties": {"address": {"type": "string"}}, "required": ["address"]})),
+        ),
         Tool::new("add_tool", "Adds the tool `added` and says the list changed.", empty()),
         Tool::new("same.name", "Collides with same_name once sanitised.", empty()),
         Tool::new("same_name", "Collides with same.name.", empty()),
@@ -119,6 +124,17 @@ impl ServerHandler for TestServer {
                     }
                     Err(e) => CallToolResult::error(vec![ContentBlock::text(format!(
                         "cannot write {path}: {e}"
+                    ))]),
+                }
+            }
+            "connect" => {
+                let address = args.get("address").and_then(|a| a.as_str()).unwrap_or("");
+                match std::net::TcpStream::connect(address) {
+                    Ok(_) => CallToolResult::success(vec![ContentBlock::text(format!(
+                        "connected to {address}"
+                    ))]),
+                    Err(e) => CallToolResult::error(vec![ContentBlock::text(format!(
+                        "cannot connect to {address}: {e}"
                     ))]),
                 }
             }

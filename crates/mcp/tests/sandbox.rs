@@ -1,6 +1,7 @@
 //! Stdio servers in the session's OS sandbox (the real kernel: Landlock, seccomp, a mount
 //! namespace): our rmcp test server writes inside the root but not outside it, unless the
-//! sandbox is off for the session or for that server.
+//! sandbox is off for the session or for that server; it reaches the network unless its
+//! `network = false`.
 
 use keel_mcp::{ServerConfig, ServerSpec, ServerStatus};
 use keel_tools::sandbox::{SandboxMode, SandboxPolicy, Support};
@@ -9,7 +10,12 @@ use serde_json::json;
 use crate::common::{Fixture, test_server};
 
 fn spec(sandbox: Option<SandboxMode>) -> ServerSpec {
+    spec_with_network(sandbox, None)
+}
+
+fn spec_with_network(sandbox: Option<SandboxMode>, network: Option<bool>) -> ServerSpec {
     let config = ServerConfig {
+        network,
         command: Some(test_server().to_string_lossy().into_owned()),
         startup_timeout_secs: Some(5),
         tool_timeout_secs: Some(5),
@@ -108,4 +114,43 @@ async fn read_only_keeps_a_server_from_writing_even_in_the_root() {
     let result = write(&f, &inside).await;
     assert!(!result.success, "{result:?}");
     assert!(!inside.exists());
+}
+
+async fn connect(f: &Fixture, address: &str) -> keel_tools::ToolResult {
+    f.tool("mcp__test__connect")
+        .call(&f.ctx, json!({"address": address}))
+        .await
+}
+
+#[tokio::test]
+async fn network_false_keeps_a_confined_server_off_the_network() {
+    if !enforced() {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+
+    // MCP servers reach the network by default, even in workspace-write.
+    let allowed = Fixture::start_confined(
+        vec![spec(None)],
+        SandboxPolicy::new(SandboxMode::WorkspaceWrite),
+    )
+    .await;
+    let result = connect(&allowed, &address).await;
+    assert!(result.success, "{result:?}");
+
+    let denied = Fixture::start_confined(
+        vec![spec_with_network(None, Some(false))],
+        SandboxPolicy::new(SandboxMode::WorkspaceWrite),
+    )
+    .await;
+    let reports = denied.manager.reports();
+    assert_eq!(reports[0].status, ServerStatus::Running, "{reports:?}");
+    let result = connect(&denied, &address).await;
+    assert!(!result.success, "{result:?}");
+    let text = result.content.unwrap_or_default();
+    assert!(
+        text.contains("cannot connect") && text.contains("not permitted"),
+        "{text}"
+    );
 }
