@@ -109,9 +109,7 @@ impl LinkReach {
             let method = entry.pointer("/request/method")?.as_str()?.to_owned();
             let url = entry.pointer("/request/url")?.as_str()?;
             let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
-            let path = after_scheme
-                .find('/')
-                .map_or("/", |i| &after_scheme[i..]);
+            let path = after_scheme.find('/').map_or("/", |i| &after_scheme[i..]);
             let path = path.split(['?', '#']).next().unwrap_or(path).to_owned();
             Some((method, path))
         };
@@ -121,7 +119,9 @@ impl LinkReach {
         for entry in entries {
             if path_of(entry) == Some(("POST".to_owned(), "/v1/sessions".to_owned()))
                 && status_of(entry) == Some(201)
-                && let Some(text) = entry.pointer("/response/content/text").and_then(|t| t.as_str())
+                && let Some(text) = entry
+                    .pointer("/response/content/text")
+                    .and_then(|t| t.as_str())
                 && let Ok(body) = serde_json::from_str::<serde_json::Value>(text)
                 && let Some(id) = body.get("id").and_then(|i| i.as_str())
             {
@@ -133,9 +133,15 @@ impl LinkReach {
             ..Self::default()
         };
         for entry in entries {
-            let Some((method, path)) = path_of(entry) else { continue };
-            let Some(rest) = path.strip_prefix("/v1/sessions/") else { continue };
-            let (id, tail) = rest.split_once('/').map_or((rest, ""), |(id, tail)| (id, tail));
+            let Some((method, path)) = path_of(entry) else {
+                continue;
+            };
+            let Some(rest) = path.strip_prefix("/v1/sessions/") else {
+                continue;
+            };
+            let (id, tail) = rest
+                .split_once('/')
+                .map_or((rest, ""), |(id, tail)| (id, tail));
             if !ids.contains(id) {
                 continue;
             }
@@ -232,6 +238,9 @@ mod tests {
     #[test]
     fn a_document_without_entries_reaches_nothing() {
         assert_eq!(LinkReach::from_har(&json!({})), LinkReach::default());
-        assert_eq!(LinkReach::from_har(&json!({"log": {"entries": 3}})), LinkReach::default());
+        assert_eq!(
+            LinkReach::from_har(&json!({"log": {"entries": 3}})),
+            LinkReach::default()
+        );
     }
 }

@@ -136,9 +136,13 @@ fn link_name(rest: &str) -> String {
 fn refine(doc: &mut serde_json::Value) {
     if let Some(paths) = doc.get_mut("paths").and_then(|p| p.as_object_mut()) {
         for item in paths.values_mut() {
-            let Some(item) = item.as_object_mut() else { continue };
+            let Some(item) = item.as_object_mut() else {
+                continue;
+            };
             for operation in item.values_mut() {
-                let Some(parameters) = operation.get_mut("parameters").and_then(|p| p.as_array_mut())
+                let Some(parameters) = operation
+                    .get_mut("parameters")
+                    .and_then(|p| p.as_array_mut())
                 else {
                     continue;
                 };

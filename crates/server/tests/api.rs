@@ -486,7 +486,11 @@ async fn bodies_and_queries_are_what_the_document_says() {
         ("/v1/stream-tokens".to_owned(), "\"x\""),
     ] {
         let (status, reply) = s.post_raw(&path, ALL, body.as_bytes().to_vec()).await;
-        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{path} {body}: {reply}");
+        assert_eq!(
+            status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{path} {body}: {reply}"
+        );
         assert_eq!(reply["error"]["code"], "unprocessable", "{path} {body}");
     }
     for path in [

@@ -18,12 +18,9 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let axum::Json(value) =
-            axum::Json::<serde_json::Value>::from_request(req, state).await?;
+        let axum::Json(value) = axum::Json::<serde_json::Value>::from_request(req, state).await?;
         if !value.is_object() {
-            return Err(ApiError::unprocessable(
-                "the body must be a JSON object",
-            ));
+            return Err(ApiError::unprocessable("the body must be a JSON object"));
         }
         T::deserialize(value)
             .map(ApiJson)
