@@ -547,9 +547,12 @@ export interface components {
         };
         /** @description `POST /v1/sessions/{id}/turns` body. */
         CreateTurn: {
-            /** @description The user's request. */
+            /** @description The user's request (not blank). */
             input: string;
-            /** @description Idempotency key (a UUID). */
+            /**
+             * Format: uuid
+             * @description Idempotency key (a UUID).
+             */
             request_id: string;
         };
         /**
@@ -590,9 +593,12 @@ export interface components {
         };
         /** @description `POST /v1/sessions/{id}/file-runs` body. */
         FileRunBody: {
-            /** @description Arguments for the script, each passed as one argv entry (never through a shell). */
+            /** @description Arguments for the script, each passed as one argv entry (never through a shell); none may hold a NUL character. */
             args?: string[];
-            /** @description Script path, relative to the session's root. */
+            /**
+             * @description Script path, relative to the session's root: `/`-separated names, none of them `.` or
+             *     `..`, without NUL characters.
+             */
             path: string;
         };
         /** @description `POST /v1/sessions/{id}/file-runs` response. */
@@ -1103,6 +1109,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description No body, or not `Content-Type: text/plain` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listSessions: {
@@ -1437,8 +1452,8 @@ export interface operations {
                 format?: "keel" | "v1" | "paths";
             };
             header?: {
-                /** @description SSE resume cursor */
-                "Last-Event-ID"?: number | null;
+                /** @description SSE resume cursor (a seq number) */
+                "Last-Event-ID"?: number;
             };
             path: {
                 /** @description Session id */
@@ -1529,7 +1544,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unknown session */
+            /** @description Unknown session, or no such file in its root */
             404: {
                 headers: {
                     [name: string]: unknown;

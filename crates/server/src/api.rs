@@ -156,6 +156,7 @@ impl SessionView {
 /// `GET /v1/sessions` query.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct ListSessionsQuery {
     /// Only this project's sessions.
     pub project_id: Option<String>,
@@ -176,8 +177,10 @@ pub struct SessionList {
 #[serde(deny_unknown_fields)]
 pub struct CreateTurn {
     /// Idempotency key (a UUID).
+    #[schema(format = "uuid")]
     pub request_id: String,
-    /// The user's request.
+    /// The user's request (not blank).
+    #[schema(min_length = 1, pattern = r"\S")]
     pub input: String,
 }
 
@@ -246,8 +249,10 @@ pub struct Cancelled {
 /// `GET /v1/sessions/{id}/events` query.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct EventsQuery {
     /// Only events with a greater seq.
+    #[param(minimum = 0, maximum = 18446744073709551615_u64)]
     pub after: Option<u64>,
     /// Page size (default 100, max 1000).
     #[param(value_type = Option<u64>, minimum = 0, maximum = 4294967295_u64)]
@@ -266,8 +271,10 @@ pub struct EventsQuery {
 /// `GET /v1/sessions/{id}/ws` query.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct WsQuery {
     /// Only events with a greater seq.
+    #[param(minimum = 0, maximum = 18446744073709551615_u64)]
     pub after: Option<u64>,
     /// Stream token.
     pub token: Option<String>,
@@ -292,6 +299,7 @@ fn wire_format_schema() -> utoipa::openapi::Object {
 /// `POST /v1/projects/{project_id}/timeline/import` query.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct ImportLogQuery {
     /// Where the log came from (a file name), kept in the new session's title (default `upload`).
     pub source: Option<String>,
@@ -399,11 +407,33 @@ pub struct AnswerResult {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileRunBody {
-    /// Script path, relative to the session's root.
+    /// Script path, relative to the session's root: `/`-separated names, none of them `.` or
+    /// `..`, without NUL characters.
+    #[schema(
+        min_length = 1,
+        pattern = r"^([^/\u0000.][^/\u0000]*|\.[^/\u0000.][^/\u0000]*|\.\.[^/\u0000]+)(/([^/\u0000.][^/\u0000]*|\.[^/\u0000.][^/\u0000]*|\.\.[^/\u0000]+))*$"
+    )]
     pub path: String,
-    /// Arguments for the script, each passed as one argv entry (never through a shell).
+    /// Arguments for the script, each passed as one argv entry (never through a shell); none
+    /// may hold a NUL character.
     #[serde(default)]
+    #[schema(schema_with = argument_list_schema)]
     pub args: Vec<String>,
+}
+
+/// The `args` schema of a file run: strings without NUL characters (argv cannot hold them).
+fn argument_list_schema() -> utoipa::openapi::Array {
+    utoipa::openapi::ArrayBuilder::new()
+        .items(
+            utoipa::openapi::ObjectBuilder::new()
+                .schema_type(utoipa::openapi::schema::Type::String)
+                .pattern(Some("^[^\\u0000]*$")),
+        )
+        .description(Some(
+            "Arguments for the script, each passed as one argv entry (never through a shell); \
+             none may hold a NUL character.",
+        ))
+        .build()
 }
 
 /// `POST /v1/sessions/{id}/file-runs` response.
@@ -416,6 +446,7 @@ pub struct FileRunStarted {
 /// `GET /v1/projects/{project_id}/timeline` query.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct TimelineQuery {
     /// Window size (default 100; above 1000 counts as 1000, 0 as 1).
     #[param(value_type = Option<u64>, minimum = 0, maximum = 4294967295_u64)]
@@ -548,6 +579,7 @@ pub struct RewindBody {
     pub checkpoint: String,
     /// `files`, `conversation` or `both` (default).
     #[serde(default)]
+    #[schema(pattern = "^(files|conversation|both)$")]
     pub scope: Option<String>,
 }
 

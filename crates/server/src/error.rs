@@ -63,6 +63,8 @@ pub enum ErrorCode {
     Unprocessable,
     /// 413: the body is larger than the server accepts.
     PayloadTooLarge,
+    /// 415: the body is not of the media type the operation takes.
+    UnsupportedMediaType,
     /// 500: the server failed.
     Internal,
 }
@@ -81,6 +83,7 @@ impl ErrorCode {
             Self::InvalidJson => "invalid_json",
             Self::Unprocessable => "unprocessable",
             Self::PayloadTooLarge => "payload_too_large",
+            Self::UnsupportedMediaType => "unsupported_media_type",
             Self::Internal => "internal",
         }
     }
@@ -96,6 +99,7 @@ impl ErrorCode {
             Self::BadRequest | Self::InvalidJson => StatusCode::BAD_REQUEST,
             Self::Unprocessable => StatusCode::UNPROCESSABLE_ENTITY,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -515,9 +515,20 @@ impl LiveSession {
 
         let workspace =
             Workspace::new(&root).map_err(|e| ApiError::unprocessable(e.to_string()))?;
-        let resolved = workspace
-            .resolve(&path)
-            .map_err(|e| ApiError::unprocessable(e.to_string()))?;
+        let resolved = workspace.resolve(&path).map_err(|e| match e {
+            // No file can have such a name, or be reached that way: there is none to run.
+            keel_tools::PathError::TooLong { .. }
+            | keel_tools::PathError::ComponentTooLong { .. }
+            | keel_tools::PathError::Io { .. } => {
+                ApiError::not_found(format!("no file `{path}` in the session's root ({e})"))
+            }
+            other => ApiError::unprocessable(other.to_string()),
+        })?;
+        if !resolved.exists() {
+            return Err(ApiError::not_found(format!(
+                "no file `{path}` in the session's root"
+            )));
+        }
         if !resolved.is_file() {
             return Err(ApiError::unprocessable(format!("`{path}` is not a file")));
         }

@@ -130,11 +130,69 @@ fn link_name(rest: &str) -> String {
     }
 }
 
+/// Constraints utoipa has no attribute for, added to the serialized document: a `modify`
+/// decision needs its `modified` replacement (JSON Schema `if`/`then`); an optional header is
+/// absent or a value, never `null`.
+fn refine(doc: &mut serde_json::Value) {
+    if let Some(paths) = doc.get_mut("paths").and_then(|p| p.as_object_mut()) {
+        for item in paths.values_mut() {
+            let Some(item) = item.as_object_mut() else {
+                continue;
+            };
+            for operation in item.values_mut() {
+                let Some(parameters) = operation
+                    .get_mut("parameters")
+                    .and_then(|p| p.as_array_mut())
+                else {
+                    continue;
+                };
+                for parameter in parameters {
+                    if parameter.get("in").and_then(|i| i.as_str()) != Some("header") {
+                        continue;
+                    }
+                    if let Some(types) = parameter.pointer_mut("/schema/type")
+                        && let Some(list) = types.as_array()
+                    {
+                        let kept: Vec<serde_json::Value> =
+                            list.iter().filter(|t| *t != "null").cloned().collect();
+                        *types = match kept.as_slice() {
+                            [one] => one.clone(),
+                            _ => serde_json::Value::Array(kept),
+                        };
+                    }
+                }
+            }
+        }
+    }
+    if let Some(approval) = doc.pointer_mut("/components/schemas/ApprovalBody")
+        && let Some(approval) = approval.as_object_mut()
+    {
+        approval.insert(
+            "if".to_owned(),
+            serde_json::json!({
+                "properties": {"decision": {"const": "modify"}},
+                "required": ["decision"]
+            }),
+        );
+        approval.insert(
+            "then".to_owned(),
+            serde_json::json!({
+                "required": ["modified"],
+                "properties": {"modified": {"not": {"type": "null"}}}
+            }),
+        );
+    }
+}
+
 /// The OpenAPI document as pretty JSON with a final newline (what `openapi.json` holds).
 pub fn openapi_json() -> String {
     let mut doc = ApiDoc::openapi();
     doc.info.version = env!("CARGO_PKG_VERSION").to_owned();
-    match doc.to_pretty_json() {
+    let json = serde_json::to_value(&doc).and_then(|mut value| {
+        refine(&mut value);
+        serde_json::to_string_pretty(&value)
+    });
+    match json {
         Ok(mut json) => {
             json.push('\n');
             json

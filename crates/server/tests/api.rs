@@ -470,3 +470,55 @@ async fn shadow_routes_stage_apply_and_discard() {
     }
     s.stop().await;
 }
+
+/// What the property tester found the document and the server disagreeing on: a JSON value
+/// other than an object is refused (serde alone reads `[]` as a struct), unknown query
+/// parameters are refused, a log import needs a `text/plain` body, and `null` (which the
+/// document allows) applies a shadow batch like no body.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bodies_and_queries_are_what_the_document_says() {
+    let s = TestServer::start(Options::new("simple.json")).await;
+    let session = s.create_session("p1", ALL).await;
+    for (path, body) in [
+        (format!("/v1/sessions/{session}/fork"), "[]"),
+        ("/v1/sessions".to_owned(), "[\"p1\", \"/\"]"),
+        (format!("/v1/sessions/{session}/turns"), "null"),
+        ("/v1/stream-tokens".to_owned(), "\"x\""),
+    ] {
+        let (status, reply) = s.post_raw(&path, ALL, body.as_bytes().to_vec()).await;
+        assert_eq!(
+            status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{path} {body}: {reply}"
+        );
+        assert_eq!(reply["error"]["code"], "unprocessable", "{path} {body}");
+    }
+    for path in [
+        "/v1/sessions?limit=2&colour=red".to_owned(),
+        format!("/v1/sessions/{session}/events?after=0&=null"),
+        "/v1/projects/p1/timeline?window=3".to_owned(),
+    ] {
+        let (status, reply) = s.get(&path, ALL).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{path}: {reply}");
+        assert_eq!(reply["error"]["code"], "bad_request", "{path}");
+    }
+    let response = s
+        .client
+        .post(s.url("/v1/projects/p1/timeline/import"))
+        .bearer_auth(ALL)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let reply: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(reply["error"]["code"], "unsupported_media_type");
+    let (status, reply) = s
+        .post_raw(
+            &format!("/v1/sessions/{session}/shadow/apply"),
+            ALL,
+            b"null".to_vec(),
+        )
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "no batch to apply: {reply}");
+    assert_eq!(reply["error"]["code"], "not_found");
+}

@@ -29,7 +29,7 @@ const WS_BATCH: usize = 256;
 /// the wire format `format` asks for.
 #[utoipa::path(get, path = "/v1/sessions/{id}/events", operation_id = "sessionEvents", tag = "events",
     params(("id" = String, Path, description = "Session id"), EventsQuery,
-        ("Last-Event-ID" = Option<u64>, Header, description = "SSE resume cursor")),
+        ("Last-Event-ID" = Option<u64>, Header, description = "SSE resume cursor (a seq number)", maximum = 18446744073709551615_u64)),
     security(("bearer" = []), ("stream_token" = [])),
     responses(
         (status = 200, description = "A page of events (JSON) or an SSE stream", body = EventPage),
@@ -55,6 +55,17 @@ pub async fn events(
     }
     let scope = caller.session_scope(&state, &id)?;
     state.visible_session(&scope, &id).await?;
+    // Checked for pages too, so a bad cursor is refused whichever way the events are read.
+    let resume = match headers.get("last-event-id") {
+        Some(value) => Some(
+            value
+                .to_str()
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .ok_or_else(|| ApiError::bad_request("`Last-Event-ID` must be a seq number"))?,
+        ),
+        None => None,
+    };
     if !wants_sse {
         let after = query.after.unwrap_or(0);
         let limit = query.limit.unwrap_or(100).clamp(1, 1000);
@@ -77,14 +88,7 @@ pub async fn events(
         })
         .into_response());
     }
-    let after = match headers.get("last-event-id") {
-        Some(value) => value
-            .to_str()
-            .ok()
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .ok_or_else(|| ApiError::bad_request("`Last-Event-ID` must be a seq number"))?,
-        None => query.after.unwrap_or(0),
-    };
+    let after = resume.unwrap_or(query.after.unwrap_or(0));
     let rx = state.hub.subscribe(&id).await;
     let stream = in_format(
         session_stream(std::sync::Arc::clone(&state.store), id, rx, after),

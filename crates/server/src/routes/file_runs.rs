@@ -18,7 +18,7 @@ use crate::state::{Caller, SharedState};
         (status = 202, description = "Started", body = FileRunStarted),
         (status = 400, description = "Malformed JSON", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
-        (status = 404, description = "Unknown session", body = ErrorBody),
+        (status = 404, description = "Unknown session, or no such file in its root", body = ErrorBody),
         (status = 422, description = "Not a runnable file inside the root, or an argument with a NUL character", body = ErrorBody)))]
 pub async fn create(
     State(state): State<SharedState>,
@@ -32,7 +32,7 @@ pub async fn create(
             "`args` must not contain NUL characters",
         ));
     }
-    if body.path.trim().is_empty() {
+    if body.path.is_empty() {
         return Err(ApiError::unprocessable("`path` must not be empty"));
     }
     let live = state.live(&id);

@@ -66,8 +66,8 @@ pub async fn list(
 #[utoipa::path(delete, path = "/v1/sessions/{id}/rules/{scope}/{index}", operation_id = "revokeRule", tag = "rules",
     params(
         ("id" = String, Path, description = "Session id"),
-        ("scope" = String, Path, description = "`project` or `user`"),
-        ("index" = usize, Path, description = "The rule's number in its file, from 1")),
+        ("scope" = String, Path, description = "`project` or `user`", pattern = "^(project|user)$"),
+        ("index" = u64, Path, description = "The rule's number in its file, from 1", minimum = 1, maximum = 4294967295_u64)),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The rule revoked", body = RuleView),

@@ -93,13 +93,16 @@ pub async fn apply(
     let body: ShadowApplyBody = if body.iter().all(u8::is_ascii_whitespace) {
         ShadowApplyBody::default()
     } else {
-        serde_json::from_slice(&body).map_err(|e| {
-            if e.is_data() {
-                ApiError::unprocessable(e.to_string())
-            } else {
-                ApiError::new(ErrorCode::InvalidJson, e.to_string())
-            }
-        })?
+        // JSON `null` is what the document allows besides the object: like no body.
+        serde_json::from_slice::<Option<ShadowApplyBody>>(&body)
+            .map_err(|e| {
+                if e.is_data() {
+                    ApiError::unprocessable(e.to_string())
+                } else {
+                    ApiError::new(ErrorCode::InvalidJson, e.to_string())
+                }
+            })?
+            .unwrap_or_default()
     };
     not_while_running(&state, &id)?;
     let paths = body.paths.unwrap_or_default();

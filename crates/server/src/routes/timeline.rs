@@ -6,7 +6,7 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode, header};
 use keel_events::projection::{TimelineWindow, to_timeline_all};
 use keel_store::{EventRange, LogImportRequest, SessionFilter, import_log};
 
@@ -75,6 +75,15 @@ pub async fn timeline(
     Ok(Json(Timeline { events }))
 }
 
+/// Whether the request says its body is `text/plain` (any parameters, such as a charset).
+fn is_plain_text(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case("text/plain"))
+}
+
 /// Largest log `POST /v1/projects/{project_id}/timeline/import` accepts (32 MiB).
 pub const IMPORT_BODY_LIMIT: usize = 32 * 1024 * 1024;
 
@@ -91,16 +100,24 @@ pub const IMPORT_BODY_LIMIT: usize = 32 * 1024 * 1024;
         (status = 400, description = "Bad query or unreadable body", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Project not visible to the token", body = ErrorBody),
-        (status = 413, description = "Log larger than 32 MiB", body = ErrorBody)))]
+        (status = 413, description = "Log larger than 32 MiB", body = ErrorBody),
+        (status = 415, description = "No body, or not `Content-Type: text/plain`", body = ErrorBody)))]
 pub async fn import(
     State(state): State<SharedState>,
     Caller(scope): Caller,
     ApiPath(project_id): ApiPath<String>,
     ApiQuery(query): ApiQuery<ImportLogQuery>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult<Json<ImportLogResult>> {
     if !scope.sees_project(&project_id) {
         return Err(ApiError::not_found(format!("no project `{project_id}`")));
+    }
+    if !is_plain_text(&headers) {
+        return Err(ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            "expected the log as the body, with `Content-Type: text/plain`",
+        ));
     }
     let body = body.map_err(|rejection| {
         if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {

@@ -421,12 +421,15 @@ pub async fn bad_input(s: &TestServer) {
         .await;
     assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
 
-    // File runs: outside the root, missing, a folder, arguments.
+    // File runs: outside the root, a folder, blank; a file that is not there is not found.
     let runs = format!("/v1/sessions/{session}/file-runs");
-    for path in ["../etc/passwd", "missing.sh", ".", ""] {
+    for path in ["../etc/passwd", ".", ""] {
         let (status, body) = s.post(&runs, ALL, json!({"path": path})).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{path}: {body}");
     }
+    let (status, body) = s.post(&runs, ALL, json!({"path": "missing.sh"})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "missing.sh: {body}");
+    assert_eq!(body["error"]["code"], "not_found");
 }
 
 /// A turn waiting on a question: 409 for another turn, then answered idempotently.
