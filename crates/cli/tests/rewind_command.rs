@@ -88,10 +88,10 @@ async fn three_turns(dir: &Path, root: &Path, model: &MockServer) -> (String, Ve
 
 /// The checkpoints of `root` (`keel checkpoints list --json`).
 fn checkpoints(dir: &Path, root: &Path) -> Vec<Value> {
-    ok_json(&keel_plain(dir, root, &["checkpoints", "list", "--json"]))
-        .as_array()
-        .unwrap()
-        .clone()
+    let usage = ok_json(&keel_plain(dir, root, &["checkpoints", "list", "--json"]));
+    assert!(usage["total_bytes"].as_u64().unwrap() > 0, "{usage}");
+    assert_eq!(usage["max_bytes"], 512 * 1024 * 1024, "{usage}");
+    usage["checkpoints"].as_array().unwrap().clone()
 }
 
 fn checkpoint_of(list: &[Value], turn: &str) -> String {

@@ -254,6 +254,11 @@ impl CheckpointStore {
 
     /// Every checkpoint, oldest first.
     pub fn list(&self) -> Result<Vec<Checkpoint>, CheckpointError> {
+        Ok(self.list_sized()?.into_iter().map(|(c, _)| c).collect())
+    }
+
+    /// Every checkpoint with the length of its file, oldest first.
+    fn list_sized(&self) -> Result<Vec<(Checkpoint, u64)>, CheckpointError> {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -264,10 +269,10 @@ impl CheckpointStore {
             let entry = entry.map_err(|source| self.io_err("listing", &self.dir, source))?;
             let path = entry.path();
             if path.extension().is_some_and(|e| e == "json") {
-                checkpoints.push(self.load(&path)?);
+                checkpoints.push(self.load_sized(&path)?);
             }
         }
-        checkpoints.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        checkpoints.sort_by(|(a, _), (b, _)| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
         Ok(checkpoints)
     }
 
@@ -377,11 +382,18 @@ impl CheckpointStore {
     }
 
     fn load(&self, path: &Path) -> Result<Checkpoint, CheckpointError> {
+        self.load_sized(path).map(|(checkpoint, _)| checkpoint)
+    }
+
+    /// The checkpoint in `path`, with the file's length.
+    fn load_sized(&self, path: &Path) -> Result<(Checkpoint, u64), CheckpointError> {
         let bytes = std::fs::read(path).map_err(|source| self.io_err("reading", path, source))?;
-        serde_json::from_slice(&bytes).map_err(|source| CheckpointError::Json {
-            path: path.display().to_string(),
-            source,
-        })
+        let checkpoint =
+            serde_json::from_slice(&bytes).map_err(|source| CheckpointError::Json {
+                path: path.display().to_string(),
+                source,
+            })?;
+        Ok((checkpoint, bytes.len() as u64))
     }
 
     fn io_err(&self, action: &'static str, path: &Path, source: io::Error) -> CheckpointError {

@@ -68,12 +68,11 @@ impl CheckpointStore {
 
     /// Every checkpoint with its size, oldest first, and the bytes the whole store takes.
     pub fn sizes(&self) -> Result<(Vec<CheckpointSize>, u64), CheckpointError> {
-        let all = self.list()?;
+        let all = self.list_sized()?;
         let blobs = self.blob_sizes()?;
         let mut total: u64 = blobs.values().sum();
         let mut rows = Vec::with_capacity(all.len());
-        for checkpoint in &all {
-            let json = self.json_size(&checkpoint.id)?;
+        for (checkpoint, json) in &all {
             total += json;
             let bytes = json
                 + blob_refs(checkpoint)
@@ -103,14 +102,8 @@ impl CheckpointStore {
             return Ok(Vec::new());
         }
         let blobs = self.blob_sizes()?;
-        let all = self.list()?;
-        let mut total: u64 = blobs.values().sum();
-        let mut json_sizes = Vec::with_capacity(all.len());
-        for checkpoint in &all {
-            let size = self.json_size(&checkpoint.id)?;
-            total += size;
-            json_sizes.push(size);
-        }
+        let (all, json_sizes): (Vec<Checkpoint>, Vec<u64>) = self.list_sized()?.into_iter().unzip();
+        let mut total: u64 = blobs.values().sum::<u64>() + json_sizes.iter().sum::<u64>();
         let mut users: HashMap<&str, usize> = HashMap::new();
         for checkpoint in &all {
             for hash in blob_refs(checkpoint) {

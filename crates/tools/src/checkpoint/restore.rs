@@ -21,7 +21,10 @@ enum Step {
     /// The file already holds its earlier content.
     Keep,
     /// Write the earlier content: the blob's bytes, when held (else read again by hash).
-    Write { hash: String, bytes: Option<Vec<u8>> },
+    Write {
+        hash: String,
+        bytes: Option<Vec<u8>>,
+    },
     /// The file did not exist before: remove it.
     Remove,
 }
@@ -135,8 +138,7 @@ impl CheckpointStore {
         if let Ok(meta) = &current
             && meta.is_file()
             && file.size.is_none_or(|size| size == meta.len())
-            && std::fs::read(path)
-                .is_ok_and(|bytes| blake3::hash(&bytes).to_hex().as_str() == hash)
+            && std::fs::read(path).is_ok_and(|bytes| blake3::hash(&bytes).to_hex().as_str() == hash)
         {
             return Ok(Step::Keep);
         }
