@@ -215,6 +215,30 @@ async fn the_project_checkpoint_bound_prunes_and_is_listed() {
             .contains(&format!("no checkpoint `{first}`")),
         "{body}"
     );
+    // Another session's checkpoint is refused, and nothing changes.
+    let kept = list["checkpoints"][0]["id"].as_str().unwrap().to_owned();
+    let (status, other) = s
+        .post(
+            "/v1/sessions",
+            ALL,
+            json!({"project_id": "p1", "root": s.workspace.to_str().unwrap()}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{other}");
+    let other = other["id"].as_str().unwrap();
+    let (status, body) = s
+        .post(
+            &format!("/v1/sessions/{other}/rewind"),
+            ALL,
+            json!({"checkpoint": kept}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body.to_string()
+            .contains(&format!("belongs to session `{session}`")),
+        "{body}"
+    );
     assert_eq!(read(&s, "a.txt").as_deref(), Some("two\n"));
     assert_eq!(read(&s, "b.txt").as_deref(), Some("bee\n"));
 }
