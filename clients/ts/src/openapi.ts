@@ -156,7 +156,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The session's checkpoints (the ones made before its turns), oldest first, with sizes. */
+        /**
+         * The session's checkpoints (the ones made before its turns), oldest first, with sizes, and
+         *     the root's store against its bound (what `keel checkpoints list --json` prints).
+         */
         get: operations["listCheckpoints"];
         put?: never;
         post?: never;
@@ -502,17 +505,28 @@ export interface components {
             /** @description False when nothing was running. */
             cancelled: boolean;
         };
-        /** @description `GET /v1/sessions/{id}/checkpoints` response. */
+        /**
+         * @description `GET /v1/sessions/{id}/checkpoints` response: keel-tools' `CheckpointUsage` for the
+         *     session, the shape `keel checkpoints list --json` prints.
+         */
         CheckpointList: {
             /** @description The session's checkpoints, oldest first. */
             checkpoints: components["schemas"]["CheckpointView"][];
+            /**
+             * Format: int64
+             * @description The root's bound (`checkpoint_max_mb`): past it the oldest checkpoints are pruned.
+             */
+            max_bytes: number;
             /**
              * Format: int64
              * @description Bytes all checkpoints of the session's root take.
              */
             total_bytes: number;
         };
-        /** @description One checkpoint of a session, as `GET /v1/sessions/{id}/checkpoints` lists it. */
+        /**
+         * @description One checkpoint of a session, as `GET /v1/sessions/{id}/checkpoints` lists it (and
+         *     `keel checkpoints list --json`: both print keel-tools' `CheckpointSize`).
+         */
         CheckpointView: {
             /**
              * Format: int64
@@ -528,6 +542,8 @@ export interface components {
             files: number;
             /** @description Checkpoint id: `POST …/rewind` and `POST …/fork` take it. */
             id: string;
+            /** @description The session whose turn it covers. */
+            session_id?: string | null;
             /** @description The turn it was made before. */
             turn_id: string;
         };
@@ -1400,7 +1416,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Checkpoints, oldest first */
+            /** @description Checkpoints, oldest first, and the store's usage and bound */
             200: {
                 headers: {
                     [name: string]: unknown;

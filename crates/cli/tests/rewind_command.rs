@@ -7,7 +7,7 @@ use std::process::Output;
 
 use keel_store::{EventRange, SqliteStore, Store, default_db_path};
 use keel_test_support::mock_openai::{MockServer, Reply, text_answer, tool_call_answer};
-use keel_test_support::sample_project;
+use keel_test_support::{sample_project, tree_bytes};
 use serde_json::{Value, json};
 
 use crate::common::{events, keel, keel_against};
@@ -71,11 +71,25 @@ fn history(request: &Value) -> Vec<Value> {
         .collect()
 }
 
+/// Every file of the tree but `.keel`, with its bytes.
+type Tree = std::collections::BTreeMap<String, Vec<u8>>;
+
 /// Runs three turns (each writing a file) in one session; returns its id and turn ids.
 async fn three_turns(dir: &Path, root: &Path, model: &MockServer) -> (String, Vec<String>) {
+    let (session, turns, _) = three_turns_seen(dir, root, model).await;
+    (session, turns)
+}
+
+/// [`three_turns`], with the tree as turn 1 left it.
+async fn three_turns_seen(
+    dir: &Path,
+    root: &Path,
+    model: &MockServer,
+) -> (String, Vec<String>, Tree) {
     let out = keel_against(dir, root, model, &["run", "task one"]).await;
     let first = events(&String::from_utf8_lossy(&out.stdout));
     let session = first[0].session_id.clone();
+    let after_one = tree_bytes(root).unwrap();
     let mut turns = vec![first[0].turn_id.clone().unwrap()];
     for task in ["task two", "task three"] {
         let out = keel_against(dir, root, model, &["sessions", "resume", &session, task]).await;
@@ -83,15 +97,15 @@ async fn three_turns(dir: &Path, root: &Path, model: &MockServer) -> (String, Ve
         let turn = evs.iter().find_map(|e| e.turn_id.clone()).unwrap();
         turns.push(turn);
     }
-    (session, turns)
+    (session, turns, after_one)
 }
 
 /// The checkpoints of `root` (`keel checkpoints list --json`).
 fn checkpoints(dir: &Path, root: &Path) -> Vec<Value> {
-    ok_json(&keel_plain(dir, root, &["checkpoints", "list", "--json"]))
-        .as_array()
-        .unwrap()
-        .clone()
+    let usage = ok_json(&keel_plain(dir, root, &["checkpoints", "list", "--json"]));
+    assert!(usage["total_bytes"].as_u64().unwrap() > 0, "{usage}");
+    assert_eq!(usage["max_bytes"], 512 * 1024 * 1024, "{usage}");
+    usage["checkpoints"].as_array().unwrap().clone()
 }
 
 fn checkpoint_of(list: &[Value], turn: &str) -> String {
@@ -108,7 +122,7 @@ async fn a_session_rewound_to_before_turn_two_resumes_with_turn_one_history_and_
     let project = project();
     let (dir, root) = (project.scratch(), project.path().to_path_buf());
     let model = MockServer::start(answer).await;
-    let (session, turns) = three_turns(dir, &root, &model).await;
+    let (session, turns, after_one) = three_turns_seen(dir, &root, &model).await;
     assert_eq!(
         std::fs::read_to_string(root.join("notes.txt")).unwrap(),
         "two\n"
@@ -130,12 +144,16 @@ async fn a_session_rewound_to_before_turn_two_resumes_with_turn_one_history_and_
     assert_eq!(report["files_restored"], json!(["notes.txt"]));
     assert_eq!(report["files_removed"], json!(["third.txt"]));
 
-    // The files are as turn 1 left them.
+    // The files are as turn 1 left them, byte for byte.
     assert_eq!(
         std::fs::read_to_string(root.join("notes.txt")).unwrap(),
         "one\n"
     );
     assert!(!root.join("third.txt").exists());
+    assert!(
+        tree_bytes(&root).unwrap() == after_one,
+        "the tree differs from turn 1's"
+    );
 
     // The rewound turns' events stay, marked by `run.checkpoint.rewind`.
     let shown = keel_plain(dir, &root, &["sessions", "show", &session, "--json"]);
@@ -362,6 +380,27 @@ async fn bad_checkpoints_are_refused_and_change_nothing() {
         .unwrap();
     let conversation = store.load_conversation(&session).await.unwrap();
     store.close().await;
+
+    // A damaged blob: the one holding notes.txt before turn 2.
+    let saved: Value = serde_json::from_slice(
+        &std::fs::read(root.join(format!(".keel/checkpoints/{before_two}.json"))).unwrap(),
+    )
+    .unwrap();
+    let blob = root.join(format!(
+        ".keel/checkpoints/blobs/{}",
+        saved["files"][0]["blob"].as_str().unwrap()
+    ));
+    let intact = std::fs::read(&blob).unwrap();
+    std::fs::write(&blob, "tampered").unwrap();
+    let out = keel_plain(dir, &root, &["rewind", &before_two]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(&format!("checkpoint `{before_two}` is damaged"))
+            && stderr(&out).contains("nothing was restored"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(&blob, intact).unwrap();
 
     // A damaged checkpoint (a later one the rewind must undo too).
     let damaged = root.join(format!(".keel/checkpoints/{before_three}.json"));

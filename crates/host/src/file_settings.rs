@@ -1,6 +1,7 @@
 //! Settings both front ends read from their TOML files in the same shape: model prices
 //! (`[pricing.MODEL]`), the names of extra instruction files (`instructions_files`), the
-//! image endpoint (`[images]`) and the libraries preloaded as background (`[context]`).
+//! image endpoint (`[images]`), the libraries preloaded as background (`[context]`) and the
+//! checkpoint store's bound (`checkpoint_max_mb`).
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path};
@@ -129,6 +130,18 @@ pub fn image_settings<'a>(
         model: first(|i| i.model.clone()),
         api_key: var("OPENAI_API_KEY"),
     }
+}
+
+/// The checkpoint store's bound in bytes: the first `checkpoint_max_mb` set among `layers`
+/// (most specific first), else 512 MB.
+pub fn checkpoint_max_bytes(layers: impl IntoIterator<Item = Option<u64>>) -> u64 {
+    layers
+        .into_iter()
+        .flatten()
+        .next()
+        .map_or(keel_tools::checkpoint::DEFAULT_MAX_BYTES, |mb| {
+            mb.saturating_mul(1024 * 1024)
+        })
 }
 
 /// `libraries = ["tokio"]`: dependency names, no paths or blanks.

@@ -27,7 +27,8 @@ pub use agent::{AgentSettings, saved_conversation};
 pub use error::HostError;
 pub use event_log::EventLog;
 pub use file_settings::{
-    ContextConfig, ImagesConfig, PriceConfig, image_settings, instruction_files, pricing_with,
+    ContextConfig, ImagesConfig, PriceConfig, checkpoint_max_bytes, image_settings,
+    instruction_files, pricing_with,
 };
 pub use fork::{FORKED_FROM_KEY, Fork, fork_session};
 pub use lease::{

@@ -548,13 +548,17 @@ pub struct RuleList {
     pub files: Vec<String>,
 }
 
-/// One checkpoint of a session, as `GET /v1/sessions/{id}/checkpoints` lists it.
+/// One checkpoint of a session, as `GET /v1/sessions/{id}/checkpoints` lists it (and
+/// `keel checkpoints list --json`: both print keel-tools' `CheckpointSize`).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct CheckpointView {
     /// Checkpoint id: `POST …/rewind` and `POST …/fork` take it.
     pub id: String,
     /// The turn it was made before.
     pub turn_id: String,
+    /// The session whose turn it covers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
     /// When it was made.
     pub created_at: DateTime<Utc>,
     /// Files it restores.
@@ -563,13 +567,37 @@ pub struct CheckpointView {
     pub bytes: u64,
 }
 
-/// `GET /v1/sessions/{id}/checkpoints` response.
+/// `GET /v1/sessions/{id}/checkpoints` response: keel-tools' `CheckpointUsage` for the
+/// session, the shape `keel checkpoints list --json` prints.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct CheckpointList {
     /// The session's checkpoints, oldest first.
     pub checkpoints: Vec<CheckpointView>,
     /// Bytes all checkpoints of the session's root take.
     pub total_bytes: u64,
+    /// The root's bound (`checkpoint_max_mb`): past it the oldest checkpoints are pruned.
+    pub max_bytes: u64,
+}
+
+impl From<keel_tools::CheckpointUsage> for CheckpointList {
+    fn from(usage: keel_tools::CheckpointUsage) -> Self {
+        Self {
+            checkpoints: usage
+                .checkpoints
+                .into_iter()
+                .map(|c| CheckpointView {
+                    id: c.id,
+                    turn_id: c.turn_id,
+                    session_id: c.session_id,
+                    created_at: c.created_at,
+                    files: c.files,
+                    bytes: c.bytes,
+                })
+                .collect(),
+            total_bytes: usage.total_bytes,
+            max_bytes: usage.max_bytes,
+        }
+    }
 }
 
 /// `POST /v1/sessions/{id}/rewind` body.

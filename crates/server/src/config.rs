@@ -194,6 +194,9 @@ pub struct ProjectConfig {
     /// server-wide ones of the same name.
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
+    /// `[projects.P] checkpoint_max_mb`: this project's checkpoint bound, over the server-wide one.
+    #[serde(default)]
+    pub checkpoint_max_mb: Option<u64>,
 }
 
 /// Model settings, as the CLI takes them.
@@ -287,6 +290,7 @@ struct FileConfig {
     pricing: BTreeMap<String, PriceConfig>,
     images: Option<ImagesConfig>,
     context: Option<ContextConfig>,
+    checkpoint_max_mb: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -335,6 +339,9 @@ pub struct ServerConfig {
     pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
     /// Model settings.
     pub provider: ProviderSettings,
+    /// `checkpoint_max_mb`: the bound of each root's checkpoint store, as in keel.toml (a
+    /// project's own wins); `None`: 512 MB.
+    pub checkpoint_max_mb: Option<u64>,
     /// Largest request body.
     pub body_limit: usize,
     /// Buffer of each live stream client.
@@ -368,6 +375,7 @@ impl ServerConfig {
             projects: BTreeMap::new(),
             mcp_servers: BTreeMap::new(),
             provider: ProviderSettings::default(),
+            checkpoint_max_mb: None,
             body_limit: DEFAULT_BODY_LIMIT,
             stream_buffer: DEFAULT_STREAM_BUFFER,
             stream_coalesce: Duration::from_millis(DEFAULT_STREAM_COALESCE_MS),
@@ -419,6 +427,7 @@ impl ServerConfig {
             mcp_servers: file.mcp_servers,
             provider: provider_settings(args, file.provider, file.pricing)?
                 .with_file_tables(file.images.as_ref(), file.context),
+            checkpoint_max_mb: file.checkpoint_max_mb,
             body_limit: args
                 .body_limit
                 .or(file.body_limit)
@@ -441,6 +450,16 @@ impl ServerConfig {
     pub fn mcp_servers_for(&self, project_id: &str) -> BTreeMap<String, keel_mcp::ServerConfig> {
         let project = self.projects.get(project_id).map(|p| &p.mcp_servers);
         keel_mcp::config::merge_layers(project.into_iter().chain([&self.mcp_servers]))
+    }
+
+    /// The checkpoint bound of a project's sessions, in bytes: the project's
+    /// `checkpoint_max_mb`, else the server-wide one, else 512 MB.
+    pub fn checkpoint_max_bytes(&self, project_id: &str) -> u64 {
+        let project = self
+            .projects
+            .get(project_id)
+            .and_then(|p| p.checkpoint_max_mb);
+        keel_host::checkpoint_max_bytes([project, self.checkpoint_max_mb])
     }
 
     /// The workspace roots a project's sessions may use.

@@ -26,6 +26,7 @@
 //! instance_id = "keel-1"             # unique per instance on one database; default HOST:PORT
 //! turn_lease_secs = 30               # a dead instance's turns are failed this long after it
 //! log_format = "text"                # or "json": one JSON object per log line (stderr)
+//! checkpoint_max_mb = 512            # each root's checkpoints; past it the oldest are pruned
 //!
 //! [[tokens]]
 //! token = "…"                        # bearer token
@@ -33,6 +34,7 @@
 //!
 //! [projects.p1]
 //! roots = ["/srv/work/p1"]           # workspace roots this project's sessions may use
+//! checkpoint_max_mb = 64             # this project's checkpoint bound, over the one above
 //!
 //! [mcp_servers.everything]           # MCP servers every session starts, as in keel.toml
 //! command = "mcp-server-everything"  # (stdio servers run in the [provider] sandbox mode,

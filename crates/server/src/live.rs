@@ -474,6 +474,7 @@ impl LiveSession {
             pricing: keel_host::pricing_with([&settings.pricing]),
             libraries: settings.libraries.clone(),
             images: settings.images.clone(),
+            checkpoint_max_bytes: state.config.checkpoint_max_bytes(&session.project_id),
             rules_dir: crate::routes::rules::user_rules_dir(),
             shadow: session.metadata.get(crate::api::SHADOW_KEY)
                 == Some(&serde_json::Value::Bool(true)),

@@ -138,3 +138,107 @@ async fn a_session_is_rewound_and_forked_at_its_checkpoints() {
         "{list}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_project_checkpoint_bound_prunes_and_is_listed() {
+    let mut options = Options::new("two-turns.json");
+    options.config_file =
+        Some("checkpoint_max_mb = 512\n[projects.p1]\ncheckpoint_max_mb = 1\n".to_owned());
+    let s = TestServer::start(options).await;
+    // 1.5 MB of distinct content that the first turn overwrites: its checkpoint is past 1 MB.
+    let big: String = (0..48 * 1024).map(|n| format!("{n:031}\n")).collect();
+    std::fs::write(s.workspace.join("a.txt"), &big).unwrap();
+    let (status, body) = s
+        .post(
+            "/v1/sessions",
+            ALL,
+            json!({"project_id": "p1", "root": s.workspace.to_str().unwrap()}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let session = body["id"].as_str().unwrap().to_owned();
+    let path = format!("/v1/sessions/{session}/checkpoints");
+
+    turn(&s, &session, "write a.txt").await;
+    let (status, list) = s.get(&path, ALL).await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    // The shape `keel checkpoints list --json` prints.
+    let mut keys: Vec<&str> = list
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["checkpoints", "max_bytes", "total_bytes"], "{list}");
+    assert_eq!(
+        list["max_bytes"],
+        1024 * 1024,
+        "the project's bound: {list}"
+    );
+    assert!(
+        list["total_bytes"].as_u64().unwrap() > 1024 * 1024,
+        "{list}"
+    );
+    let first = list["checkpoints"][0].clone();
+    assert_eq!(first["session_id"], session.as_str(), "{list}");
+    assert_eq!(first["files"], 1, "{list}");
+    let first = first["id"].as_str().unwrap().to_owned();
+
+    // The next turn's checkpoint puts the store past the bound: the oldest is pruned.
+    let second = turn(&s, &session, "change a.txt, write b.txt").await;
+    let (status, list) = s.get(&path, ALL).await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    let turns: Vec<&str> = list["checkpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["turn_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(turns, [second.as_str()], "{list}");
+    assert!(
+        list["total_bytes"].as_u64().unwrap() <= 1024 * 1024,
+        "{list}"
+    );
+
+    // A pruned checkpoint cannot be rewound to, and nothing changes.
+    let (status, body) = s
+        .post(
+            &format!("/v1/sessions/{session}/rewind"),
+            ALL,
+            json!({"checkpoint": first}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert!(
+        body.to_string()
+            .contains(&format!("no checkpoint `{first}`")),
+        "{body}"
+    );
+    // Another session's checkpoint is refused, and nothing changes.
+    let kept = list["checkpoints"][0]["id"].as_str().unwrap().to_owned();
+    let (status, other) = s
+        .post(
+            "/v1/sessions",
+            ALL,
+            json!({"project_id": "p1", "root": s.workspace.to_str().unwrap()}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{other}");
+    let other = other["id"].as_str().unwrap();
+    let (status, body) = s
+        .post(
+            &format!("/v1/sessions/{other}/rewind"),
+            ALL,
+            json!({"checkpoint": kept}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body.to_string()
+            .contains(&format!("belongs to session `{session}`")),
+        "{body}"
+    );
+    assert_eq!(read(&s, "a.txt").as_deref(), Some("two\n"));
+    assert_eq!(read(&s, "b.txt").as_deref(), Some("bee\n"));
+}

@@ -8,13 +8,16 @@
 //!
 //! A turn run by an agent session also records where its conversation stood before the turn
 //! ([`ConversationMark`], in `mark.rs`), so the session can be rewound or forked there. The
-//! store is bounded: past its size limit the oldest checkpoints are pruned (`prune.rs`).
+//! store is bounded: past its size limit the oldest checkpoints are pruned (`prune.rs`, which
+//! also reports the usage). Rolling back rewrites only the files that differ from the
+//! checkpoint (`restore.rs`).
 
 mod mark;
 mod prune;
+mod restore;
 
 pub use mark::ConversationMark;
-pub use prune::{CheckpointSize, DEFAULT_MAX_BYTES};
+pub use prune::{CheckpointSize, CheckpointUsage, DEFAULT_MAX_BYTES};
 
 use std::collections::HashMap;
 use std::io;
@@ -132,10 +135,20 @@ impl Checkpoint {
 pub struct CheckpointStore {
     workspace: Workspace,
     dir: PathBuf,
-    /// Turn id → checkpoint id, for turns seen by this process.
-    turns: Mutex<HashMap<String, String>>,
+    /// What this process knows of the store, under one lock.
+    open: Mutex<Open>,
     /// Past this many bytes (checkpoint files and blobs) the oldest checkpoints are pruned.
     max_bytes: u64,
+}
+
+/// The checkpoints this process has open, and the store's size as last counted.
+#[derive(Debug, Default)]
+struct Open {
+    /// Turn id → its checkpoint as this process last saved it, with that file's length.
+    turns: HashMap<String, (Checkpoint, u64)>,
+    /// Bytes the store takes: counted on disk, plus what this process wrote since; `None`
+    /// until counted again (each turn's start recounts, so other processes' writes show).
+    bytes: Option<u64>,
 }
 
 impl CheckpointStore {
@@ -155,7 +168,7 @@ impl CheckpointStore {
         Ok(Self {
             workspace,
             dir,
-            turns: Mutex::new(HashMap::new()),
+            open: Mutex::new(Open::default()),
             max_bytes: DEFAULT_MAX_BYTES,
         })
     }
@@ -179,30 +192,43 @@ impl CheckpointStore {
     /// Saves the current state of `path` (absolute, inside the root) in `turn_id`'s checkpoint,
     /// unless the turn already saved it. Call it before changing the file.
     pub fn record_before(&self, turn_id: &str, path: &Path) -> Result<(), CheckpointError> {
-        let mut turns = self.turns.lock().unwrap_or_else(|p| p.into_inner());
-        let mut checkpoint = match turns.get(turn_id) {
-            Some(id) => self.get(id)?,
+        let mut open = self.lock();
+        let (mut checkpoint, saved_len) = match open.turns.get(turn_id) {
+            // Pruned by another process since: its blobs may be gone, so it is not rewritten.
+            Some((checkpoint, _)) if !self.json_path(&checkpoint.id).is_file() => {
+                return Err(CheckpointError::NotFound(checkpoint.id.clone()));
+            }
+            Some((checkpoint, len)) => (checkpoint.clone(), *len),
             None => match self
                 .list()?
                 .into_iter()
                 .rev()
                 .find(|c| c.turn_id == turn_id)
             {
-                Some(found) => found,
-                None => Checkpoint::new(turn_id),
+                Some(found) => {
+                    let len = self.json_size(&found.id)?;
+                    (found, len)
+                }
+                None => (Checkpoint::new(turn_id), 0),
             },
         };
-        turns.insert(turn_id.to_owned(), checkpoint.id.clone());
         let rel = self.workspace.relative(path);
         if checkpoint.files.iter().any(|f| f.path == rel) {
+            open.turns
+                .insert(turn_id.to_owned(), (checkpoint, saved_len));
             return Ok(());
         }
+        let mut added = 0;
         let snapshot = match std::fs::read(path) {
-            Ok(bytes) => FileSnapshot {
-                path: rel,
-                blob: Some(self.put_blob(&bytes)?),
-                size: Some(bytes.len() as u64),
-            },
+            Ok(bytes) => {
+                let (hash, written) = self.put_blob(&bytes)?;
+                added += written;
+                FileSnapshot {
+                    path: rel,
+                    blob: Some(hash),
+                    size: Some(bytes.len() as u64),
+                }
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => FileSnapshot {
                 path: rel,
                 blob: None,
@@ -217,14 +243,22 @@ impl CheckpointStore {
             }
         };
         checkpoint.files.push(snapshot);
-        self.save(&checkpoint)?;
-        drop(turns);
-        self.prune_over_limit(&checkpoint.id);
+        let len = self.save(&checkpoint)?;
+        added += len.saturating_sub(saved_len);
+        let id = checkpoint.id.clone();
+        open.turns.insert(turn_id.to_owned(), (checkpoint, len));
+        drop(open);
+        self.prune_over_limit(&id, added);
         Ok(())
     }
 
     /// Every checkpoint, oldest first.
     pub fn list(&self) -> Result<Vec<Checkpoint>, CheckpointError> {
+        Ok(self.list_sized()?.into_iter().map(|(c, _)| c).collect())
+    }
+
+    /// Every checkpoint with the length of its file, oldest first.
+    fn list_sized(&self) -> Result<Vec<(Checkpoint, u64)>, CheckpointError> {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -235,10 +269,10 @@ impl CheckpointStore {
             let entry = entry.map_err(|source| self.io_err("listing", &self.dir, source))?;
             let path = entry.path();
             if path.extension().is_some_and(|e| e == "json") {
-                checkpoints.push(self.load(&path)?);
+                checkpoints.push(self.load_sized(&path)?);
             }
         }
-        checkpoints.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        checkpoints.sort_by(|(a, _), (b, _)| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
         Ok(checkpoints)
     }
 
@@ -247,68 +281,11 @@ impl CheckpointStore {
         if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
             return Err(CheckpointError::NotFound(id.to_owned()));
         }
-        let path = self.dir.join(format!("{id}.json"));
+        let path = self.json_path(id);
         if !path.is_file() {
             return Err(CheckpointError::NotFound(id.to_owned()));
         }
         self.load(&path)
-    }
-
-    /// Undoes checkpoint `id` and every later one, newest first, and forgets them.
-    pub fn rollback(&self, id: &str) -> Result<RollbackReport, CheckpointError> {
-        let mut turns = self.turns.lock().unwrap_or_else(|p| p.into_inner());
-        let all = self.list()?;
-        let Some(index) = all.iter().position(|c| c.id == id) else {
-            return Err(CheckpointError::NotFound(id.to_owned()));
-        };
-        for checkpoint in &all[index..] {
-            self.verify(checkpoint)?;
-        }
-        let mut report = RollbackReport::default();
-        for checkpoint in all[index..].iter().rev() {
-            for file in checkpoint.files.iter().rev() {
-                self.restore(file, &mut report)?;
-            }
-            let json = self.dir.join(format!("{}.json", checkpoint.id));
-            std::fs::remove_file(&json).map_err(|source| self.io_err("removing", &json, source))?;
-            turns.retain(|_, v| v != &checkpoint.id);
-            report.checkpoints.push(checkpoint.id.clone());
-        }
-        report.restored.sort();
-        report.restored.dedup();
-        report.removed.sort();
-        report.removed.dedup();
-        report.removed.retain(|p| !report.restored.contains(p));
-        Ok(report)
-    }
-
-    fn restore(
-        &self,
-        file: &FileSnapshot,
-        report: &mut RollbackReport,
-    ) -> Result<(), CheckpointError> {
-        let path = self.workspace.resolve_for_write(&file.path)?;
-        match &file.blob {
-            Some(hash) => {
-                let bytes = self.get_blob(hash)?;
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent)
-                        .map_err(|source| self.io_err("creating", parent, source))?;
-                }
-                std::fs::write(&path, bytes)
-                    .map_err(|source| self.io_err("writing", &path, source))?;
-                report.restored.push(file.path.clone());
-            }
-            None => {
-                match std::fs::remove_file(&path) {
-                    Ok(()) => report.removed.push(file.path.clone()),
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                    Err(source) => return Err(self.io_err("removing", &path, source)),
-                }
-                self.remove_empty_parents(&path);
-            }
-        }
-        Ok(())
     }
 
     /// Removes folders left empty by removing a created file (they were created with it).
@@ -352,13 +329,16 @@ impl CheckpointStore {
         self.dir.join("blobs").join(hash)
     }
 
-    fn put_blob(&self, bytes: &[u8]) -> Result<String, CheckpointError> {
+    /// Stores `bytes` as a blob (once per content); returns its hash and the bytes written
+    /// (0 when the blob was already there).
+    fn put_blob(&self, bytes: &[u8]) -> Result<(String, u64), CheckpointError> {
         let hash = blake3::hash(bytes).to_hex().to_string();
         let path = self.blob_path(&hash);
-        if !path.exists() {
-            self.write(&path, bytes)?;
+        if path.exists() {
+            return Ok((hash, 0));
         }
-        Ok(hash)
+        self.write(&path, bytes)?;
+        Ok((hash, bytes.len() as u64))
     }
 
     fn get_blob(&self, hash: &str) -> Result<Vec<u8>, CheckpointError> {
@@ -369,14 +349,23 @@ impl CheckpointStore {
         std::fs::read(&path).map_err(|source| self.io_err("reading", &path, source))
     }
 
-    fn save(&self, checkpoint: &Checkpoint) -> Result<(), CheckpointError> {
-        let path = self.dir.join(format!("{}.json", checkpoint.id));
-        let json =
-            serde_json::to_vec_pretty(checkpoint).map_err(|source| CheckpointError::Json {
-                path: path.display().to_string(),
-                source,
-            })?;
-        self.write(&path, &json)
+    /// Writes `checkpoint`'s file; returns its length.
+    fn save(&self, checkpoint: &Checkpoint) -> Result<u64, CheckpointError> {
+        let path = self.json_path(&checkpoint.id);
+        let json = serde_json::to_vec(checkpoint).map_err(|source| CheckpointError::Json {
+            path: path.display().to_string(),
+            source,
+        })?;
+        self.write(&path, &json)?;
+        Ok(json.len() as u64)
+    }
+
+    fn json_path(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.json"))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Open> {
+        self.open.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Writes a file of the store; never recreates a workspace root that has gone away.
@@ -393,11 +382,18 @@ impl CheckpointStore {
     }
 
     fn load(&self, path: &Path) -> Result<Checkpoint, CheckpointError> {
+        self.load_sized(path).map(|(checkpoint, _)| checkpoint)
+    }
+
+    /// The checkpoint in `path`, with the file's length.
+    fn load_sized(&self, path: &Path) -> Result<(Checkpoint, u64), CheckpointError> {
         let bytes = std::fs::read(path).map_err(|source| self.io_err("reading", path, source))?;
-        serde_json::from_slice(&bytes).map_err(|source| CheckpointError::Json {
-            path: path.display().to_string(),
-            source,
-        })
+        let checkpoint =
+            serde_json::from_slice(&bytes).map_err(|source| CheckpointError::Json {
+                path: path.display().to_string(),
+                source,
+            })?;
+        Ok((checkpoint, bytes.len() as u64))
     }
 
     fn io_err(&self, action: &'static str, path: &Path, source: io::Error) -> CheckpointError {

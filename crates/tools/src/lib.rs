@@ -35,8 +35,8 @@ pub use approval_rules::{
 pub use keel_sandbox as sandbox;
 
 pub use checkpoint::{
-    Checkpoint, CheckpointError, CheckpointSize, CheckpointStore, ConversationMark, FileSnapshot,
-    RollbackReport,
+    Checkpoint, CheckpointError, CheckpointSize, CheckpointStore, CheckpointUsage,
+    ConversationMark, FileSnapshot, RollbackReport,
 };
 pub use registry::ToolRegistry;
 pub use safety::{Category, Classification, classify};

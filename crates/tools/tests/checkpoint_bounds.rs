@@ -140,3 +140,104 @@ fn a_root_inside_git_is_refused() {
     let err = CheckpointStore::open(&git).unwrap_err();
     assert!(matches!(err, CheckpointError::InsideGit(_)), "{err}");
 }
+
+/// Every file under `dir` with its bytes (`.git` included: it is what is compared).
+fn git_tree(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push((path.clone(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn checkpoints_of_a_repository_leave_git_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let git = root.join(".git");
+    std::fs::create_dir_all(git.join("objects/ab")).unwrap();
+    std::fs::create_dir_all(git.join("refs/heads")).unwrap();
+    std::fs::write(git.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(git.join("config"), "[core]\n\tbare = false\n").unwrap();
+    std::fs::write(git.join("objects/ab/cdef"), [0u8, 1, 2, 255]).unwrap();
+    std::fs::write(git.join("refs/heads/main"), "0123abcd\n").unwrap();
+    let before = git_tree(&git);
+    let store = CheckpointStore::open(root)
+        .unwrap()
+        .with_max_bytes(8 * 1024);
+    std::fs::write(root.join("a.txt"), vec![1u8; 6 * 1024]).unwrap();
+    let first = turn(&store, root, "t1", "a.txt", &[2u8; 6 * 1024]);
+    turn(&store, root, "t2", "a.txt", b"3");
+    let third = turn(&store, root, "t3", "b.txt", b"new");
+    // Pruned past the bound, listed, rolled back: `.git` is never written.
+    assert!(matches!(
+        store.get(&first),
+        Err(CheckpointError::NotFound(_))
+    ));
+    store.usage().unwrap();
+    store.rollback(&third).unwrap();
+    assert!(store.dir().starts_with(root.join(".keel")));
+    assert_eq!(git_tree(&git), before);
+
+    // A checkpoint file naming a path inside `.git` is refused before anything is restored.
+    std::fs::write(root.join("a.txt"), "changed").unwrap();
+    let id = turn(&store, root, "t4", "a.txt", b"again");
+    let path = store.dir().join(format!("{id}.json"));
+    let json = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, json.replace("\"a.txt\"", "\".git/HEAD\"")).unwrap();
+    let err = store.rollback(&id).unwrap_err();
+    assert!(err.to_string().contains(".git"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.txt")).unwrap(),
+        "again"
+    );
+    assert_eq!(git_tree(&git), before);
+}
+
+#[test]
+fn only_files_that_differ_are_rewritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let store = CheckpointStore::open(root).unwrap();
+    std::fs::write(root.join("same.txt"), "same\n").unwrap();
+    std::fs::write(root.join("changed.txt"), "before\n").unwrap();
+    let id = store
+        .begin_turn("t1", "s", 0, "conv_1", 0, b"{}")
+        .unwrap()
+        .id;
+    for name in ["same.txt", "changed.txt"] {
+        store.record_before("t1", &root.join(name)).unwrap();
+    }
+    std::fs::write(root.join("changed.txt"), "after\n").unwrap();
+    // The unchanged file's blob is damaged: it is not needed, so the rollback goes ahead.
+    let blob = store.get(&id).unwrap().files[0].blob.clone().unwrap();
+    std::fs::write(store.dir().join("blobs").join(&blob), "tampered").unwrap();
+    let mtime = |name: &str| {
+        std::fs::metadata(root.join(name))
+            .unwrap()
+            .modified()
+            .unwrap()
+    };
+    let same_before = mtime("same.txt");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let report = store.rollback(&id).unwrap();
+    assert_eq!(report.restored, ["changed.txt", "same.txt"]);
+    assert_eq!(
+        std::fs::read_to_string(root.join("changed.txt")).unwrap(),
+        "before\n"
+    );
+    assert_eq!(
+        mtime("same.txt"),
+        same_before,
+        "an unchanged file is not rewritten"
+    );
+}

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use keel_tools::CheckpointStore;
+use keel_tools::{CheckpointStore, CheckpointUsage};
 
 use super::EXIT_USAGE;
 
@@ -18,7 +18,8 @@ pub enum CheckpointsCommand {
         /// Workspace root.
         #[arg(long, default_value = ".")]
         root: PathBuf,
-        /// Print the checkpoints as a JSON array (each with its `bytes`) instead of a table.
+        /// Print `{"checkpoints": [...], "total_bytes", "max_bytes"}` (each checkpoint with its
+        /// `bytes`) instead of a table: the shape `GET /v1/sessions/{id}/checkpoints` returns.
         #[arg(long)]
         json: bool,
     },
@@ -44,26 +45,18 @@ pub fn list(command: CheckpointsCommand) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    with_store("keel checkpoints", &root, |store| {
-        let list = store.list()?;
-        let (sizes, total) = store.sizes()?;
+    with_store("keel checkpoints", &root, Some(max_bytes), |store| {
+        let usage = store.usage()?;
         if json {
-            let mut values = serde_json::to_value(&list).unwrap_or_default();
-            if let Some(array) = values.as_array_mut() {
-                for (value, size) in array.iter_mut().zip(&sizes) {
-                    if let Some(object) = value.as_object_mut() {
-                        object.insert("bytes".to_owned(), size.bytes.into());
-                    }
-                }
-            }
-            return Ok(serde_json::to_string_pretty(&values).unwrap_or_default());
+            return Ok(serde_json::to_string_pretty(&usage).unwrap_or_default());
         }
-        Ok(table(&sizes, total, max_bytes))
+        Ok(table(&usage))
     })
 }
 
 /// The checkpoints as a table, with the store's total against its limit.
-fn table(sizes: &[keel_tools::CheckpointSize], total: u64, max_bytes: u64) -> String {
+fn table(usage: &CheckpointUsage) -> String {
+    let sizes = &usage.checkpoints;
     let mut out = format!(
         "{:<36}  {:<23}  {:<36}  {:>5}  {:>9}\n",
         "ID", "CREATED", "SESSION", "FILES", "SIZE"
@@ -82,8 +75,8 @@ fn table(sizes: &[keel_tools::CheckpointSize], total: u64, max_bytes: u64) -> St
         "{} checkpoint{}, {} of {} (checkpoint_max_mb); the oldest are pruned past it",
         sizes.len(),
         if sizes.len() == 1 { "" } else { "s" },
-        human_bytes(total),
-        human_bytes(max_bytes)
+        human_bytes(usage.total_bytes),
+        human_bytes(usage.max_bytes)
     ));
     out
 }
@@ -106,22 +99,26 @@ fn human_bytes(bytes: u64) -> String {
 /// Runs `keel rollback`: undoes the checkpoint's changes and every later checkpoint's, newest
 /// first, and prints the report (JSON).
 pub fn rollback(args: RollbackArgs) -> ExitCode {
-    with_store("keel rollback", &args.root, |store| {
+    with_store("keel rollback", &args.root, None, |store| {
         store
             .rollback(&args.id)
             .map(|report| serde_json::to_string_pretty(&report).unwrap_or_default())
     })
 }
 
-/// Opens the workspace's checkpoint store and prints what `action` returns: exit 0 on success,
-/// 1 when the store reports an error, 2 when the root is unusable.
+/// Opens the workspace's checkpoint store (bounded by `max_bytes`, when given) and prints what `action`
+/// returns: exit 0 on success, 1 when the store reports an error, 2 when the root is unusable.
 fn with_store(
     command: &str,
     root: &Path,
+    max_bytes: Option<u64>,
     action: impl FnOnce(&CheckpointStore) -> Result<String, keel_tools::CheckpointError>,
 ) -> ExitCode {
     let store = match CheckpointStore::open(root) {
-        Ok(store) => store,
+        Ok(store) => match max_bytes {
+            Some(max) => store.with_max_bytes(max),
+            None => store,
+        },
         Err(e) => {
             eprintln!("{command}: --root: {e}");
             return ExitCode::from(EXIT_USAGE);

@@ -315,12 +315,7 @@ pub fn load_checkpoint_max_bytes(root: &Path) -> Result<u64, ConfigError> {
 
 /// `checkpoint_max_mb` of the files (the project's first) in bytes, or the default.
 fn checkpoint_max_bytes(files: &[&Layer]) -> u64 {
-    files
-        .iter()
-        .find_map(|l| l.config.checkpoint_max_mb)
-        .map_or(keel_tools::checkpoint::DEFAULT_MAX_BYTES, |mb| {
-            mb.saturating_mul(1024 * 1024)
-        })
+    keel_host::checkpoint_max_bytes(files.iter().map(|l| l.config.checkpoint_max_mb))
 }
 
 /// `--sandbox` over the files' `sandbox` (default `workspace-write`), and the files' `network`,

@@ -8,13 +8,16 @@ use keel_host::{RewindError, fork_session};
 use keel_tools::{CheckpointError, CheckpointStore};
 
 use super::extract::{ApiJson, ApiPath};
-use crate::api::{CheckpointList, CheckpointView, ForkBody, RewindBody, RewindResult, SessionView};
+use crate::api::{CheckpointList, ForkBody, RewindBody, RewindResult, SessionView};
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::live::RewindFailure;
 use crate::state::{Caller, SharedState};
 
-fn open(root: &std::path::Path) -> ApiResult<CheckpointStore> {
-    CheckpointStore::open(root).map_err(|e| ApiError::unprocessable(e.to_string()))
+/// The checkpoint store of a session's root, bounded by its project's `checkpoint_max_mb`.
+fn open(state: &SharedState, session: &keel_store::Session) -> ApiResult<CheckpointStore> {
+    CheckpointStore::open(&session.root)
+        .map(|store| store.with_max_bytes(state.config.checkpoint_max_bytes(&session.project_id)))
+        .map_err(|e| ApiError::unprocessable(e.to_string()))
 }
 
 fn rewind_error(error: RewindError) -> ApiError {
@@ -33,12 +36,13 @@ fn rewind_error(error: RewindError) -> ApiError {
     }
 }
 
-/// The session's checkpoints (the ones made before its turns), oldest first, with sizes.
+/// The session's checkpoints (the ones made before its turns), oldest first, with sizes, and
+/// the root's store against its bound (what `keel checkpoints list --json` prints).
 #[utoipa::path(get, path = "/v1/sessions/{id}/checkpoints", operation_id = "listCheckpoints", tag = "checkpoints",
     params(("id" = String, Path, description = "Session id")),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "Checkpoints, oldest first", body = CheckpointList),
+        (status = 200, description = "Checkpoints, oldest first, and the store's usage and bound", body = CheckpointList),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session", body = ErrorBody),
         (status = 422, description = "The root's checkpoints cannot be read (a damaged file is named)", body = ErrorBody)))]
@@ -48,26 +52,12 @@ pub async fn list(
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<CheckpointList>> {
     let session = state.visible_session(&scope, &id).await?;
-    let store = open(&session.root)?;
-    let (sizes, total_bytes) = tokio::task::spawn_blocking(move || store.sizes())
+    let store = open(&state, &session)?;
+    let usage = tokio::task::spawn_blocking(move || store.usage())
         .await
         .map_err(|e| ApiError::internal(e.to_string()))?
         .map_err(|e| ApiError::unprocessable(e.to_string()))?;
-    let checkpoints = sizes
-        .into_iter()
-        .filter(|c| c.session_id.as_deref() == Some(id.as_str()))
-        .map(|c| CheckpointView {
-            id: c.id,
-            turn_id: c.turn_id,
-            created_at: c.created_at,
-            files: c.files,
-            bytes: c.bytes,
-        })
-        .collect();
-    Ok(Json(CheckpointList {
-        checkpoints,
-        total_bytes,
-    }))
+    Ok(Json(usage.of_session(&id).into()))
 }
 
 /// Rewinds the session to before a checkpoint's turn: its history (`conversation`), the files
@@ -96,7 +86,7 @@ pub async fn rewind(
             .parse::<RewindScope>()
             .map_err(|e| ApiError::unprocessable(e.to_string()))?,
     };
-    let checkpoints = open(&session.root)?;
+    let checkpoints = open(&state, &session)?;
     let live = state.live(&id);
     match live
         .rewind(&state, &checkpoints, &body.checkpoint, rewind_scope)
@@ -131,7 +121,7 @@ pub async fn fork(
     ApiJson(body): ApiJson<ForkBody>,
 ) -> ApiResult<(StatusCode, Json<SessionView>)> {
     let session = state.visible_session(&scope, &id).await?;
-    let checkpoints = open(&session.root)?;
+    let checkpoints = open(&state, &session)?;
     let fork = fork_session(state.store.as_ref(), &checkpoints, &id, body.at.as_deref())
         .await
         .map_err(rewind_error)?;

@@ -23,7 +23,8 @@ pub struct ConversationMark {
 impl CheckpointStore {
     /// Opens `turn_id`'s checkpoint, recording that its session's conversation was
     /// `conversation` (JSON) before the turn; the files the turn changes are added to it later
-    /// ([`CheckpointStore::record_before`]). Prunes the store to its size limit afterwards.
+    /// ([`CheckpointStore::record_before`]). Counts the store's size afresh (other processes
+    /// may have written to it) and prunes it to its limit afterwards.
     pub fn begin_turn(
         &self,
         turn_id: &str,
@@ -33,19 +34,22 @@ impl CheckpointStore {
         messages: u64,
         conversation: &[u8],
     ) -> Result<Checkpoint, CheckpointError> {
-        let mut turns = self.turns.lock().unwrap_or_else(|p| p.into_inner());
+        let mut open = self.lock();
         let mut checkpoint = Checkpoint::new(turn_id);
+        let (blob, _) = self.put_blob(conversation)?;
         checkpoint.conversation = Some(ConversationMark {
             session_id: session_id.to_owned(),
             seq_before,
             conversation_id: conversation_id.to_owned(),
             messages,
-            blob: self.put_blob(conversation)?,
+            blob,
         });
-        self.save(&checkpoint)?;
-        turns.insert(turn_id.to_owned(), checkpoint.id.clone());
-        drop(turns);
-        self.prune_over_limit(&checkpoint.id);
+        let len = self.save(&checkpoint)?;
+        open.turns
+            .insert(turn_id.to_owned(), (checkpoint.clone(), len));
+        open.bytes = None;
+        drop(open);
+        self.prune_over_limit(&checkpoint.id, 0);
         Ok(checkpoint)
     }
 
@@ -105,7 +109,8 @@ impl CheckpointStore {
             conversation_id: fork_conversation_id.to_owned(),
             ..mark
         });
-        self.save(&fork)?;
+        let len = self.save(&fork)?;
+        self.prune_over_limit(&fork.id, len);
         Ok(fork)
     }
 }

@@ -1,4 +1,8 @@
 //! The store's size bound: what each checkpoint holds, and pruning the oldest past the limit.
+//!
+//! The store's total is counted from file sizes alone (no checkpoint is parsed) at each turn's
+//! start, then kept up to date with what this process writes, so recording a file change does
+//! not rescan the store; only going past the limit reads the checkpoints to prune them.
 
 use std::collections::{HashMap, HashSet};
 use std::io;
@@ -30,15 +34,45 @@ pub struct CheckpointSize {
     pub bytes: u64,
 }
 
+/// The store's checkpoints with their sizes, and its total against its limit: what
+/// `keel checkpoints list --json` prints and `GET /v1/sessions/{id}/checkpoints` returns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckpointUsage {
+    /// The checkpoints, oldest first.
+    pub checkpoints: Vec<CheckpointSize>,
+    /// Bytes the whole store takes (every checkpoint of the root, and their blobs).
+    pub total_bytes: u64,
+    /// The limit (`checkpoint_max_mb`): past it the oldest checkpoints are pruned.
+    pub max_bytes: u64,
+}
+
+impl CheckpointUsage {
+    /// The same usage listing only the checkpoints made in session `session_id`'s turns.
+    pub fn of_session(mut self, session_id: &str) -> Self {
+        self.checkpoints
+            .retain(|c| c.session_id.as_deref() == Some(session_id));
+        self
+    }
+}
+
 impl CheckpointStore {
+    /// Every checkpoint with its size, oldest first, the bytes the store takes and its limit.
+    pub fn usage(&self) -> Result<CheckpointUsage, CheckpointError> {
+        let (checkpoints, total_bytes) = self.sizes()?;
+        Ok(CheckpointUsage {
+            checkpoints,
+            total_bytes,
+            max_bytes: self.max_bytes,
+        })
+    }
+
     /// Every checkpoint with its size, oldest first, and the bytes the whole store takes.
     pub fn sizes(&self) -> Result<(Vec<CheckpointSize>, u64), CheckpointError> {
-        let all = self.list()?;
+        let all = self.list_sized()?;
         let blobs = self.blob_sizes()?;
         let mut total: u64 = blobs.values().sum();
         let mut rows = Vec::with_capacity(all.len());
-        for checkpoint in &all {
-            let json = self.json_size(&checkpoint.id)?;
+        for (checkpoint, json) in &all {
             total += json;
             let bytes = json
                 + blob_refs(checkpoint)
@@ -61,19 +95,15 @@ impl CheckpointStore {
     /// used until the store is within its size limit; returns the ids removed. Blobs no
     /// checkpoint refers to are left alone: another process may be about to refer to them.
     pub fn prune(&self, keep: &str) -> Result<Vec<String>, CheckpointError> {
-        let mut turns = self.turns.lock().unwrap_or_else(|p| p.into_inner());
-        let blobs = self.blob_sizes()?;
-        let all = self.list()?;
-        let mut total: u64 = blobs.values().sum();
-        let mut json_sizes = Vec::with_capacity(all.len());
-        for checkpoint in &all {
-            let size = self.json_size(&checkpoint.id)?;
-            total += size;
-            json_sizes.push(size);
-        }
-        if total <= self.max_bytes {
+        let mut open = self.lock();
+        let counted = self.bytes_on_disk()?;
+        open.bytes = Some(counted);
+        if counted <= self.max_bytes {
             return Ok(Vec::new());
         }
+        let blobs = self.blob_sizes()?;
+        let (all, json_sizes): (Vec<Checkpoint>, Vec<u64>) = self.list_sized()?.into_iter().unzip();
+        let mut total: u64 = blobs.values().sum::<u64>() + json_sizes.iter().sum::<u64>();
         let mut users: HashMap<&str, usize> = HashMap::new();
         for checkpoint in &all {
             for hash in blob_refs(checkpoint) {
@@ -89,7 +119,7 @@ impl CheckpointStore {
             if checkpoint.id == keep {
                 continue;
             }
-            let json = self.dir.join(format!("{}.json", checkpoint.id));
+            let json = self.json_path(&checkpoint.id);
             std::fs::remove_file(&json).map_err(|source| self.io_err("removing", &json, source))?;
             total = total.saturating_sub(json_sizes[index]);
             for hash in blob_refs(checkpoint) {
@@ -106,15 +136,37 @@ impl CheckpointStore {
                     }
                 }
             }
-            turns.retain(|_, v| v != &checkpoint.id);
+            open.turns.retain(|_, (c, _)| c.id != checkpoint.id);
             pruned.push(checkpoint.id.clone());
         }
+        open.bytes = Some(total);
         Ok(pruned)
     }
 
-    /// [`CheckpointStore::prune`] after recording: a failure is logged, never fails the change
-    /// being recorded.
-    pub(super) fn prune_over_limit(&self, keep: &str) {
+    /// After this process wrote `added` bytes to the store: counts the store when it is not
+    /// counted yet, else adds them, and prunes ([`CheckpointStore::prune`]) when past the
+    /// limit. A failure is logged, never fails the change being recorded.
+    pub(super) fn prune_over_limit(&self, keep: &str, added: u64) {
+        let over = {
+            let mut open = self.lock();
+            let total = match open.bytes {
+                Some(bytes) => Ok(bytes.saturating_add(added)),
+                None => self.bytes_on_disk(),
+            };
+            match total {
+                Ok(total) => {
+                    open.bytes = Some(total);
+                    total > self.max_bytes
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "checkpoints not counted");
+                    return;
+                }
+            }
+        };
+        if !over {
+            return;
+        }
         match self.prune(keep) {
             Ok(pruned) if !pruned.is_empty() => {
                 tracing::info!(count = pruned.len(), "pruned the oldest checkpoints");
@@ -124,11 +176,33 @@ impl CheckpointStore {
         }
     }
 
-    fn json_size(&self, id: &str) -> Result<u64, CheckpointError> {
-        let path = self.dir.join(format!("{id}.json"));
+    pub(super) fn json_size(&self, id: &str) -> Result<u64, CheckpointError> {
+        let path = self.json_path(id);
         std::fs::metadata(&path)
             .map(|m| m.len())
             .map_err(|source| self.io_err("reading", &path, source))
+    }
+
+    /// Bytes the store takes, from file sizes alone: every checkpoint file and every blob.
+    fn bytes_on_disk(&self) -> Result<u64, CheckpointError> {
+        let mut total: u64 = self.blob_sizes()?.values().sum();
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(total),
+            Err(source) => return Err(self.io_err("listing", &self.dir, source)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(|source| self.io_err("listing", &self.dir, source))?;
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "json") {
+                let len = entry
+                    .metadata()
+                    .map_err(|source| self.io_err("reading", &path, source))?
+                    .len();
+                total = total.saturating_add(len);
+            }
+        }
+        Ok(total)
     }
 
     /// The size of every blob, by hash.
