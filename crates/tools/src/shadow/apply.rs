@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use keel_events::{LogLevel, SystemLog};
 use serde::{Deserialize, Serialize};
 
 use super::batch::{ChangeKind, Pending};
@@ -44,6 +45,76 @@ pub struct DiscardReport {
     pub remaining: Vec<String>,
     /// Whether the shadow workspace was removed (nothing is left staged).
     pub closed: bool,
+}
+
+impl ApplyReport {
+    /// The `system.log` that leaves a trace of this apply in the session's log (the same from
+    /// the CLI and the server): info naming what was applied, a warning when paths conflicted.
+    pub fn log(&self) -> SystemLog {
+        let mut message = format!(
+            "shadow apply: {} change(s) applied to the real tree{}",
+            self.applied.len(),
+            listed(&self.applied)
+        );
+        if !self.conflicts.is_empty() {
+            let conflicts: Vec<String> = self
+                .conflicts
+                .iter()
+                .map(|c| format!("{} ({})", c.path, c.reason))
+                .collect();
+            message.push_str(&format!(
+                "; not overwritten, the real file changed meanwhile: {}",
+                conflicts.join(", ")
+            ));
+        }
+        let mut metadata = serde_json::Map::new();
+        metadata.insert("session".to_owned(), self.session.clone().into());
+        metadata.insert("applied".to_owned(), self.applied.clone().into());
+        metadata.insert(
+            "conflicts".to_owned(),
+            serde_json::to_value(&self.conflicts).unwrap_or_default(),
+        );
+        metadata.insert("remaining".to_owned(), self.remaining.clone().into());
+        metadata.insert("closed".to_owned(), self.closed.into());
+        SystemLog {
+            level: if self.conflicts.is_empty() {
+                LogLevel::Info
+            } else {
+                LogLevel::Warn
+            },
+            message,
+            metadata: Some(metadata),
+        }
+    }
+}
+
+impl DiscardReport {
+    /// The `system.log` that leaves a trace of this discard in the session's log.
+    pub fn log(&self) -> SystemLog {
+        let mut metadata = serde_json::Map::new();
+        metadata.insert("session".to_owned(), self.session.clone().into());
+        metadata.insert("discarded".to_owned(), self.discarded.clone().into());
+        metadata.insert("remaining".to_owned(), self.remaining.clone().into());
+        metadata.insert("closed".to_owned(), self.closed.into());
+        SystemLog {
+            level: LogLevel::Info,
+            message: format!(
+                "shadow discard: {} staged change(s) thrown away{}",
+                self.discarded.len(),
+                listed(&self.discarded)
+            ),
+            metadata: Some(metadata),
+        }
+    }
+}
+
+/// `": a, b"`, or nothing for no paths.
+fn listed(paths: &[String]) -> String {
+    if paths.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", paths.join(", "))
+    }
 }
 
 impl Shadow {
