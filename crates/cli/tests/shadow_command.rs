@@ -359,7 +359,11 @@ fn some_paths_discard_alone_and_apply_and_discard_leave_a_trace_in_the_session_l
     // Bad input: a path outside the root, a path not in the batch; nothing discarded.
     let out = shadow(root, dir, &["discard", "../outside.txt"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("climbs out"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("climbs out"),
+        "{}",
+        text(&out.stderr)
+    );
     let out = shadow(root, dir, &["discard", "calc/stats.py", "nope.txt"]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
@@ -380,13 +384,25 @@ fn some_paths_discard_alone_and_apply_and_discard_leave_a_trace_in_the_session_l
     assert_eq!(staged(root).len(), 6);
 
     // Discarding some paths (a move by its source) keeps the rest staged.
-    let out = shadow(root, dir, &["discard", "calc/stats.py", "README.md", "--json"]);
+    let out = shadow(
+        root,
+        dir,
+        &["discard", "calc/stats.py", "README.md", "--json"],
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["discarded"], json!(["calc/stats.py", "docs/README.md"]));
+    assert_eq!(
+        report["discarded"],
+        json!(["calc/stats.py", "docs/README.md"])
+    );
     assert_eq!(
         staged(root),
-        vec!["build.txt", "calc/__init__.py", "calc/rounding.py", "tests/__init__.py"]
+        vec![
+            "build.txt",
+            "calc/__init__.py",
+            "calc/rounding.py",
+            "tests/__init__.py"
+        ]
     );
     assert_eq!(tree_bytes(root).unwrap(), before);
 
@@ -404,7 +420,11 @@ fn some_paths_discard_alone_and_apply_and_discard_leave_a_trace_in_the_session_l
         .iter()
         .find(|l| l.message.starts_with("shadow discard"))
         .expect("a discard trace");
-    assert!(discard.message.contains("calc/stats.py"), "{}", discard.message);
+    assert!(
+        discard.message.contains("calc/stats.py"),
+        "{}",
+        discard.message
+    );
     let apply = logs
         .iter()
         .find(|l| l.message.starts_with("shadow apply"))

@@ -477,7 +477,11 @@ async fn shadow_routes_stage_apply_and_discard() {
         );
     }
     let (status, body) = s.post(&discard, ALL, json!({"path": ["b.txt"]})).await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "unknown field: {body}");
+    assert_eq!(
+        status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "unknown field: {body}"
+    );
     let (status, body) = s.get(&path, ALL).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["changes"][0]["path"], "b.txt", "{body}");

@@ -191,11 +191,8 @@ async fn commands_in_the_shadow_run_in_the_copy_and_cannot_reach_the_real_reposi
 }
 
 fn shadow_ctx(root: &Path, shadow: &Shadow) -> ToolContext {
-    ToolContext::new(
-        root,
-        Emitter::new(Sequencer::new("s", "p"), Bus::default()),
-    )
-    .in_shadow(shadow.tree())
+    ToolContext::new(root, Emitter::new(Sequencer::new("s", "p"), Bus::default()))
+        .in_shadow(shadow.tree())
 }
 
 fn content(result: keel_tools::ToolResult) -> String {
@@ -226,17 +223,31 @@ async fn reads_fall_through_to_the_real_tree_until_the_session_changes_a_path() 
             .call(&ctx, "list_files", json!({"path": ".", "recursive": true}))
             .await,
     );
-    assert!(listing.contains("fresh.txt") && !listing.contains("c.md"), "{listing}");
+    assert!(
+        listing.contains("fresh.txt") && !listing.contains("c.md"),
+        "{listing}"
+    );
     let found = content(
         tools
-            .call(&ctx, "search_files", json!({"path": ".", "regex": "outside"}))
+            .call(
+                &ctx,
+                "search_files",
+                json!({"path": ".", "regex": "outside"}),
+            )
             .await,
     );
-    assert!(found.contains("a.txt") && found.contains("fresh.txt"), "{found}");
+    assert!(
+        found.contains("a.txt") && found.contains("fresh.txt"),
+        "{found}"
+    );
 
     // Once the session changed a path, its version wins over later outside edits…
     let wrote = tools
-        .call(&ctx, "write_file", json!({"path": "src/b.rs", "content": "mine\n"}))
+        .call(
+            &ctx,
+            "write_file",
+            json!({"path": "src/b.rs", "content": "mine\n"}),
+        )
         .await;
     assert!(wrote.success, "{}", wrote.message);
     shadow.sync().unwrap();
@@ -249,8 +260,14 @@ async fn reads_fall_through_to_the_real_tree_until_the_session_changes_a_path() 
     assert_eq!(batch.paths(), vec!["src/b.rs".to_owned()]);
     assert!(batch.changes[0].conflict.is_some(), "{batch:?}");
     let report = Shadow::open(&root, "fall").unwrap().apply(&[]).unwrap();
-    assert!(report.applied.is_empty() && report.conflicts.len() == 1, "{report:?}");
-    assert_eq!(std::fs::read_to_string(root.join("src/b.rs")).unwrap(), "theirs\n");
+    assert!(
+        report.applied.is_empty() && report.conflicts.len() == 1,
+        "{report:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("src/b.rs")).unwrap(),
+        "theirs\n"
+    );
 }
 
 #[tokio::test]
@@ -263,7 +280,11 @@ async fn an_edit_based_on_a_stale_read_is_a_conflict() {
     // The real file changes after the view was refreshed and before the session writes it.
     std::fs::write(root.join("a.txt"), "outside, unseen\n").unwrap();
     let wrote = ToolRegistry::builtin()
-        .call(&ctx, "write_file", json!({"path": "a.txt", "content": "mine\n"}))
+        .call(
+            &ctx,
+            "write_file",
+            json!({"path": "a.txt", "content": "mine\n"}),
+        )
         .await;
     assert!(wrote.success, "{}", wrote.message);
     let report = Shadow::open(&root, "stale").unwrap().apply(&[]).unwrap();
@@ -328,10 +349,24 @@ fn some_paths_discard_alone_and_bad_paths_change_nothing() {
     let outside = dir.path().parent().unwrap().join("elsewhere.txt");
     for bad in ["../escape.txt", outside.to_str().unwrap()] {
         for result in [
-            Shadow::open(&root, "some").unwrap().discard_paths(&[bad.to_owned()]).map(|_| ()),
-            Shadow::open(&root, "some").unwrap().apply(&[bad.to_owned()]).map(|_| ()),
+            Shadow::open(&root, "some")
+                .unwrap()
+                .discard_paths(&[bad.to_owned()])
+                .map(|_| ()),
+            Shadow::open(&root, "some")
+                .unwrap()
+                .apply(&[bad.to_owned()])
+                .map(|_| ()),
         ] {
-            assert!(matches!(result, Err(ShadowError::Root(PathError::ClimbsOut { .. } | PathError::OutsideRoot { .. }))), "{bad}: {result:?}");
+            assert!(
+                matches!(
+                    result,
+                    Err(ShadowError::Root(
+                        PathError::ClimbsOut { .. } | PathError::OutsideRoot { .. }
+                    ))
+                ),
+                "{bad}: {result:?}"
+            );
         }
     }
     let err = Shadow::open(&root, "some")
@@ -342,7 +377,14 @@ fn some_paths_discard_alone_and_bad_paths_change_nothing() {
         err.to_string().contains("never.txt") && err.to_string().contains("nothing was discarded"),
         "{err}"
     );
-    assert_eq!(Shadow::open(&root, "some").unwrap().batch().unwrap().paths(), staged);
+    assert_eq!(
+        Shadow::open(&root, "some")
+            .unwrap()
+            .batch()
+            .unwrap()
+            .paths(),
+        staged
+    );
 
     let report = Shadow::open(&root, "some")
         .unwrap()
@@ -355,7 +397,11 @@ fn some_paths_discard_alone_and_bad_paths_change_nothing() {
     assert_eq!(std::fs::read(tree.join("a.txt")).unwrap(), b"a.txt\n");
     assert!(tree.join("src/b.rs").exists());
     assert_eq!(
-        Shadow::open(&root, "some").unwrap().batch().unwrap().paths(),
+        Shadow::open(&root, "some")
+            .unwrap()
+            .batch()
+            .unwrap()
+            .paths(),
         vec!["new.txt"]
     );
     let last = Shadow::open(&root, "some")
@@ -383,7 +429,10 @@ fn a_damaged_manifest_is_reported_and_can_be_discarded() {
     std::fs::write(dir_of.join("base.json"), "{\"version\": 1, \"files\": {}}").unwrap();
     let err = Shadow::open(&root, "broken").unwrap_err();
     assert!(err.to_string().contains("format version 1"), "{err}");
-    assert_eq!(keel_tools::shadow::discard(&root, Some("broken")).unwrap(), "broken");
+    assert_eq!(
+        keel_tools::shadow::discard(&root, Some("broken")).unwrap(),
+        "broken"
+    );
     assert!(!dir_of.exists());
     assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"a.txt\n");
 }

@@ -67,11 +67,12 @@ pub fn run(command: ShadowCommand) -> ExitCode {
 }
 
 fn diff(args: &ShadowArgs) -> ExitCode {
-    let batch =
-        match Shadow::open_pending(&args.root, args.session.as_deref()).and_then(|mut s| s.batch()) {
-            Ok(batch) => batch,
-            Err(e) => return failed("diff", &e),
-        };
+    let batch = match Shadow::open_pending(&args.root, args.session.as_deref())
+        .and_then(|mut s| s.batch())
+    {
+        Ok(batch) => batch,
+        Err(e) => return failed("diff", &e),
+    };
     if args.json {
         println!(
             "{}",
@@ -171,8 +172,7 @@ fn record(what: &str, root: &Path, session: &str, event: SystemLog) {
     block_on(&command, async {
         match existing_store(root).await {
             Ok(Some(store)) => {
-                let appended =
-                    keel_host::append_outside_turn(store.as_ref(), session, event).await;
+                let appended = keel_host::append_outside_turn(store.as_ref(), session, event).await;
                 store.close().await;
                 if let Err(e) = appended {
                     eprintln!(
@@ -181,9 +181,9 @@ fn record(what: &str, root: &Path, session: &str, event: SystemLog) {
                 }
             }
             Ok(None) => {}
-            Err(e) => eprintln!(
-                "keel {command}: warning: not recorded in session {session}'s log: {e}"
-            ),
+            Err(e) => {
+                eprintln!("keel {command}: warning: not recorded in session {session}'s log: {e}")
+            }
         }
         ExitCode::SUCCESS
     });
@@ -314,9 +314,7 @@ mod tests {
                     lines_added: 0,
                     lines_removed: 2,
                     diff: None,
-                    conflict: Some(
-                        "changed outside the session since the agent saw it".into(),
-                    ),
+                    conflict: Some("changed outside the session since the agent saw it".into()),
                 },
             ],
             diff: "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-a\n+b\n".into(),

@@ -5,8 +5,8 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use keel_events::SystemLog;
-use serde::de::DeserializeOwned;
 use keel_tools::{Shadow, ShadowError};
+use serde::de::DeserializeOwned;
 
 use super::extract::ApiPath;
 use crate::api::{

@@ -116,7 +116,9 @@ impl Shadow {
 
     /// The change of one path: its diff against the real file and whether it conflicts.
     fn describe(&self, pending: Pending) -> Result<StagedChange, ShadowError> {
-        let before_path = self.root.join(pending.from.as_deref().unwrap_or(&pending.path));
+        let before_path = self
+            .root
+            .join(pending.from.as_deref().unwrap_or(&pending.path));
         let before = text_of(&before_path)?;
         let after = text_of(&self.tree().join(&pending.path))?;
         let change = text_change(&pending.path, before.as_deref(), after.as_deref());
@@ -171,7 +173,12 @@ impl Shadow {
             if *kind != ChangeKind::Deleted {
                 continue;
             }
-            let Some(hash) = self.base.touched.get(from).and_then(|t| t.baseline.as_ref()) else {
+            let Some(hash) = self
+                .base
+                .touched
+                .get(from)
+                .and_then(|t| t.baseline.as_ref())
+            else {
                 continue;
             };
             let to = changed.iter().find(|(to, kind, target)| {

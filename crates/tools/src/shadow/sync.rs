@@ -41,10 +41,7 @@ impl Shadow {
             self.capture_path(&rel)?;
         }
         for (rel, touched) in &mut self.base.touched {
-            touched.whiteout = matches!(
-                state_of(&tree.join(rel))?.as_deref(),
-                None | Some(FOLDER)
-            );
+            touched.whiteout = matches!(state_of(&tree.join(rel))?.as_deref(), None | Some(FOLDER));
         }
         Ok(())
     }
