@@ -436,3 +436,74 @@ fn a_damaged_manifest_is_reported_and_can_be_discarded() {
     assert!(!dir_of.exists());
     assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"a.txt\n");
 }
+
+/// One thing done while a session runs: by the session in its view, or by someone else in the
+/// real tree, or the sync that precedes a tool call.
+#[derive(Debug, Clone)]
+enum Step {
+    Session(Op),
+    Outside(Op),
+    Sync,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        op().prop_map(Step::Session),
+        op().prop_map(Step::Outside),
+        Just(Step::Sync),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// After a sync, every path the session never changed reads as the real file is now, and
+    /// every path it changed reads as the session left it; the real tree only ever holds what
+    /// was done to it outside.
+    #[test]
+    fn after_a_sync_unchanged_paths_fall_through_and_changed_ones_do_not(
+        steps in prop::collection::vec(step(), 0..16)
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        project(&root);
+        let mut shadow = Shadow::open_or_create(&root, "cow").unwrap();
+        let tree = shadow.tree();
+        let view = |tree: &Path| -> Vec<Option<Vec<u8>>> {
+            NAMES.iter().map(|name| std::fs::read(tree.join(name)).ok()).collect()
+        };
+        // The paths the session changed: their view differed from the last sync's.
+        let mut mine = std::collections::BTreeSet::new();
+        let mut last = view(&tree);
+        let mut expected_real = tree_bytes(&root).unwrap();
+        for step in &steps {
+            match step {
+                Step::Session(op) => run(&tree, std::slice::from_ref(op)),
+                Step::Outside(op) => {
+                    run(&root, std::slice::from_ref(op));
+                    expected_real = tree_bytes(&root).unwrap();
+                }
+                Step::Sync => {
+                    let before = view(&tree);
+                    for (i, name) in NAMES.iter().enumerate() {
+                        if before[i] != last[i] {
+                            mine.insert(*name);
+                        }
+                    }
+                    shadow.sync().unwrap();
+                    let after = view(&tree);
+                    for (i, name) in NAMES.iter().enumerate() {
+                        let want = if mine.contains(name) {
+                            before[i].clone()
+                        } else {
+                            std::fs::read(root.join(name)).ok()
+                        };
+                        prop_assert_eq!(&after[i], &want, "{}", name);
+                    }
+                    last = after;
+                }
+            }
+            prop_assert_eq!(&tree_bytes(&root).unwrap(), &expected_real);
+        }
+    }
+}
