@@ -370,8 +370,9 @@ export interface paths {
         put?: never;
         /**
          * Applies the staged changes (all, or `paths`) to the real tree. A path whose real file
-         *     changed since it was copied is a conflict: reported, never overwritten, still staged (and a
-         *     `system.log` warning is added to the session's events); the other paths still apply.
+         *     changed since the agent saw it is a conflict: reported, never overwritten, still staged; the
+         *     other paths still apply. A `system.log` naming what was applied (a warning when paths
+         *     conflicted) is added to the session's events, as `keel shadow apply` does.
          */
         post: operations["applyShadow"];
         delete?: never;
@@ -390,8 +391,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Discards the staged changes: the shadow workspace is removed (even a damaged one) and the
-         *     real tree is left as it is.
+         * Discards the staged changes: all of them (the shadow workspace is removed, even a damaged
+         *     one), or only `paths` (the agent sees the real files there again; a `system.log` records
+         *     it). The real tree is left as it is.
          */
         post: operations["discardShadow"];
         delete?: never;
@@ -828,20 +830,33 @@ export interface components {
             /** @description What happened to the real file. */
             reason: string;
         };
+        /** @description `POST /v1/sessions/{id}/shadow/discard` body (optional: no body discards everything). */
+        ShadowDiscardBody: {
+            /** @description Staged paths to discard (a move by either of its paths); absent or empty: all of them. */
+            paths?: string[] | null;
+        };
         /** @description `POST /v1/sessions/{id}/shadow/discard` response. */
         ShadowDiscarded: {
-            /** @description Always true: the staged changes are gone and the real tree is unchanged. */
+            /** @description Whether the shadow workspace was removed (nothing left staged). */
+            closed?: boolean;
+            /** @description Always true: the staged changes asked for are gone and the real tree is unchanged. */
             discarded: boolean;
+            /** @description With `paths`: the staged paths thrown away; absent when everything was. */
+            paths?: string[] | null;
+            /** @description Paths still staged. */
+            remaining?: string[];
             /** @description Session id. */
             session: string;
         };
         /** @description One staged path of a shadow session's batch. */
         StagedChangeView: {
-            /** @description Why applying it now would be refused (the real file changed since it was copied). */
+            /** @description Why applying it now would be refused (the real file changed since the agent saw it). */
             conflict?: string | null;
             /** @description Unified diff against the real file, when both sides are text and it is small enough. */
             diff?: string | null;
-            /** @description `created`, `updated` or `deleted` (a move is a deletion plus a creation). */
+            /** @description For a move, the path the file comes from. */
+            from?: string | null;
+            /** @description `created`, `updated`, `deleted` or `moved` (the file at `from` moves to `path`). */
             kind: string;
             /**
              * Format: int64
@@ -853,7 +868,7 @@ export interface components {
              * @description Lines removed.
              */
             lines_removed: number;
-            /** @description Workspace-relative path. */
+            /** @description Workspace-relative path (for a move, where the file goes). */
             path: string;
         };
         /** @description `POST /v1/stream-tokens` response. */
@@ -2144,7 +2159,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Paths to discard; no body (or no `paths`): all */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ShadowDiscardBody"] | null;
+            };
+        };
         responses: {
             /** @description Discarded */
             200: {
@@ -2153,6 +2173,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ShadowDiscarded"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No or bad token */
@@ -2173,7 +2202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `turn_running`: a turn works in the shadow workspace */
+            /** @description `turn_running`: a turn works in the shadow workspace; or, with `paths`, the shadow workspace is damaged (discard it all) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2182,7 +2211,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The shadow folder could not be removed */
+            /** @description A path is not in the batch or is outside the root (nothing discarded), or unknown fields */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The shadow folder could not be changed */
             500: {
                 headers: {
                     [name: string]: unknown;

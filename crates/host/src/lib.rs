@@ -8,7 +8,8 @@
 //! whose process died are failed and recorded by [`recover_lapsed_turns`]. A session's MCP
 //! servers start together and offer their tools through [`attach_mcp`]. A session is taken back
 //! to before one of its checkpoints' turns by [`rewind`], or branched into a new one by
-//! [`fork_session`]. Front ends keep only what is theirs: terminal prompts and rendering, HTTP
+//! [`fork_session`]. What a front end does to a session between turns (a shadow apply) is
+//! recorded by [`append_outside_turn`]. Front ends keep only what is theirs: terminal prompts and rendering, HTTP
 //! routes and broadcast.
 
 mod agent;
@@ -18,6 +19,7 @@ mod file_settings;
 mod fork;
 mod lease;
 mod mcp;
+mod outside_turn;
 mod rewind;
 mod saved;
 mod session;
@@ -36,6 +38,7 @@ pub use lease::{
     renew_every, renew_lease,
 };
 pub use mcp::{attach_mcp, server_specs};
+pub use outside_turn::append_outside_turn;
 pub use rewind::{RewindError, RewindReport, append_rewind, rewind};
 pub use saved::{CONVERSATION_ID_KEY, SAVED_CONVERSATION_VERSION, SavedConversation};
 pub use session::{OpenedSession, open_session};

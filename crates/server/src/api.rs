@@ -651,10 +651,13 @@ impl From<keel_events::RunCheckpointRewind> for RewindResult {
 /// One staged path of a shadow session's batch.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct StagedChangeView {
-    /// Workspace-relative path.
+    /// Workspace-relative path (for a move, where the file goes).
     pub path: String,
-    /// `created`, `updated` or `deleted` (a move is a deletion plus a creation).
+    /// `created`, `updated`, `deleted` or `moved` (the file at `from` moves to `path`).
     pub kind: String,
+    /// For a move, the path the file comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
     /// Lines added.
     pub lines_added: u64,
     /// Lines removed.
@@ -662,7 +665,7 @@ pub struct StagedChangeView {
     /// Unified diff against the real file, when both sides are text and it is small enough.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
-    /// Why applying it now would be refused (the real file changed since it was copied).
+    /// Why applying it now would be refused (the real file changed since the agent saw it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conflict: Option<String>,
 }
@@ -691,8 +694,10 @@ impl From<keel_tools::Batch> for ShadowBatchView {
                         keel_tools::ChangeKind::Created => "created",
                         keel_tools::ChangeKind::Updated => "updated",
                         keel_tools::ChangeKind::Deleted => "deleted",
+                        keel_tools::ChangeKind::Moved => "moved",
                     }
                     .to_owned(),
+                    from: c.from,
                     lines_added: c.lines_added,
                     lines_removed: c.lines_removed,
                     diff: c.diff,
@@ -765,11 +770,29 @@ impl From<keel_tools::ApplyReport> for ShadowApplyView {
     }
 }
 
+/// `POST /v1/sessions/{id}/shadow/discard` body (optional: no body discards everything).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShadowDiscardBody {
+    /// Staged paths to discard (a move by either of its paths); absent or empty: all of them.
+    #[serde(default)]
+    pub paths: Option<Vec<String>>,
+}
+
 /// `POST /v1/sessions/{id}/shadow/discard` response.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct ShadowDiscarded {
     /// Session id.
     pub session: String,
-    /// Always true: the staged changes are gone and the real tree is unchanged.
+    /// Always true: the staged changes asked for are gone and the real tree is unchanged.
     pub discarded: bool,
+    /// With `paths`: the staged paths thrown away; absent when everything was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Vec<String>>,
+    /// Paths still staged.
+    #[serde(default)]
+    pub remaining: Vec<String>,
+    /// Whether the shadow workspace was removed (nothing left staged).
+    #[serde(default)]
+    pub closed: bool,
 }

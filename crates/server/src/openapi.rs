@@ -36,7 +36,7 @@ use crate::routes::{
         mcp::McpServerList, mcp::McpServerView, mcp::McpToolView,
         api::CheckpointView, api::CheckpointList, api::RewindBody, api::RewindResult,
         api::ForkBody,
-        api::ShadowBatchView, api::StagedChangeView, api::ShadowApplyBody, api::ShadowApplyView,
+        api::ShadowBatchView, api::StagedChangeView, api::ShadowApplyBody, api::ShadowApplyView, api::ShadowDiscardBody,
         api::ShadowConflictView, api::ShadowDiscarded,
     )),
     modifiers(&Security, &SessionLinks),

@@ -370,7 +370,8 @@ async fn rules_are_listed_and_revoked() {
 
 /// A shadow session over real HTTP (`"shadow": true`): its turn stages the changes, `GET
 /// /shadow` shows them, `/shadow/apply` applies some paths, reports an outside edit as a
-/// conflict (not overwritten, a `system.log` warning stored) and `/shadow/discard` ends it.
+/// conflict (not overwritten, a `system.log` warning stored; every apply leaves one) and
+/// `/shadow/discard` throws away the paths asked for (refusing unknown or outside ones).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shadow_routes_stage_apply_and_discard() {
     use reqwest::{Method, StatusCode};
@@ -455,9 +456,49 @@ async fn shadow_routes_stage_apply_and_discard() {
     });
     assert!(warned, "no system.log warning for the conflict");
 
-    let (status, body) = s.post(&format!("{path}/discard"), ALL, json!({})).await;
+    let applied = s.events(&session).await.into_iter().any(|e| {
+        e["type"] == "system.log"
+            && e["payload"]["level"] == "info"
+            && e["payload"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("shadow apply: 1 change(s) applied to the real tree: a.txt")
+    });
+    assert!(applied, "no system.log naming what was applied");
+
+    // Discard some paths: unknown or outside ones are refused naming them, nothing discarded.
+    let discard = format!("{path}/discard");
+    for bad in ["nope.txt", "../outside.txt"] {
+        let (status, body) = s.post(&discard, ALL, json!({"paths": [bad]})).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {body}");
+        assert!(
+            body["error"]["message"].as_str().unwrap().contains(bad),
+            "{body}"
+        );
+    }
+    let (status, body) = s.post(&discard, ALL, json!({"path": ["b.txt"]})).await;
+    assert_eq!(
+        status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "unknown field: {body}"
+    );
+    let (status, body) = s.get(&path, ALL).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["changes"][0]["path"], "b.txt", "{body}");
+
+    let (status, body) = s.post(&discard, ALL, json!({"paths": ["b.txt"]})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["discarded"], true);
+    assert_eq!(body["paths"], json!(["b.txt"]));
+    assert_eq!(body["closed"], true);
+    let traced = s.events(&session).await.into_iter().any(|e| {
+        e["type"] == "system.log"
+            && e["payload"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("shadow discard: 1 staged change(s) thrown away: b.txt")
+    });
+    assert!(traced, "no system.log naming what was discarded");
     assert_eq!(
         std::fs::read_to_string(s.workspace.join("b.txt")).unwrap(),
         "outside\n"

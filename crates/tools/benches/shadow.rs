@@ -1,5 +1,6 @@
-//! The shadow workspace on a 1,000-file project: a `write_file` call in the shadow against the
-//! same call on the real tree (the overhead of shadowing a write), making the copy, computing
+//! The shadow workspace on a 1,000-file project: a `write_file` call in the shadow (with the
+//! sync that precedes every shadowed call) against the same call on the real tree, making the
+//! view (first shadowed turn), a sync when nothing changed and after 10 outside edits, computing
 //! the staged batch, and applying it (10 changed files; all 1,000 changed).
 #![allow(missing_docs, clippy::unwrap_used)]
 
@@ -58,30 +59,58 @@ fn benches(c: &mut Criterion) {
     let (_real_dir, real_root) = project_dir();
     let plain = ToolContext::new(&real_root, emitter());
     let (_shadow_dir, shadow_root) = project_dir();
-    let shadow = Shadow::open_or_create(&shadow_root, "bench").unwrap();
+    let mut shadow = Shadow::open_or_create(&shadow_root, "bench").unwrap();
     let shadowed = ToolContext::new(&shadow_root, emitter()).in_shadow(shadow.tree());
     let mut n = 0u64;
-    for (name, ctx) in [
-        ("write_file_real", &plain),
-        ("write_file_shadowed", &shadowed),
-    ] {
-        group.bench_function(name, |b| {
-            b.iter(|| {
-                n += 1;
-                let result = runtime.block_on(registry.call(
-                    ctx,
-                    "write_file",
-                    json!({"path": "src/mod_3/file_3.rs", "content": format!("// {n}\n")}),
-                ));
-                assert!(result.success, "{}", result.message);
-                black_box(result)
-            })
-        });
-    }
+    group.bench_function("write_file_real", |b| {
+        b.iter(|| {
+            n += 1;
+            let result = runtime.block_on(registry.call(
+                &plain,
+                "write_file",
+                json!({"path": "src/mod_3/file_3.rs", "content": format!("// {n}\n")}),
+            ));
+            assert!(result.success, "{}", result.message);
+            black_box(result)
+        })
+    });
+    group.bench_function("write_file_shadowed_with_sync", |b| {
+        b.iter(|| {
+            n += 1;
+            shadow.sync().unwrap();
+            let result = runtime.block_on(registry.call(
+                &shadowed,
+                "write_file",
+                json!({"path": "src/mod_3/file_3.rs", "content": format!("// {n}\n")}),
+            ));
+            assert!(result.success, "{}", result.message);
+            black_box(result)
+        })
+    });
 
-    // The first shadowed call of a session pays for the copy.
+    // Before every shadowed call: nothing changed, and 10 real files edited outside.
     let (_dir, root) = project_dir();
-    group.bench_function("create_copy", |b| {
+    let mut synced = Shadow::open_or_create(&root, "sync").unwrap();
+    group.bench_function("sync_nothing_changed", |b| {
+        b.iter(|| synced.sync().unwrap())
+    });
+    group.bench_function("sync_10_edited_outside", |b| {
+        b.iter_batched(
+            || {
+                for i in 0..10 {
+                    let path = root.join(format!("src/mod_{}/file_{i}.rs", i % 20));
+                    std::fs::write(path, format!("// outside {}\n", n)).unwrap();
+                    n += 1;
+                }
+            },
+            |()| synced.sync().unwrap(),
+            BatchSize::PerIteration,
+        )
+    });
+
+    // The first shadowed turn of a session makes the view.
+    let (_dir, root) = project_dir();
+    group.bench_function("create_view", |b| {
         b.iter_batched(
             || {
                 let _ = std::fs::remove_dir_all(root.join(".keel/shadow"));
@@ -93,7 +122,7 @@ fn benches(c: &mut Criterion) {
 
     // The batch at the end of a turn, 10 files changed.
     let (_dir, root) = project_dir();
-    let staged = Shadow::open_or_create(&root, "batch").unwrap();
+    let mut staged = Shadow::open_or_create(&root, "batch").unwrap();
     change(&staged, 10);
     group.bench_function("batch_10_changed", |b| {
         b.iter(|| {

@@ -40,6 +40,8 @@ pub use checkpoint::{
 };
 pub use registry::ToolRegistry;
 pub use safety::{Category, Classification, classify};
-pub use shadow::{ApplyReport, Batch, ChangeKind, Shadow, ShadowError, StagedChange};
+pub use shadow::{
+    ApplyReport, Batch, ChangeKind, DiscardReport, Shadow, ShadowError, StagedChange,
+};
 pub use tool::{Tool, ToolContext, ToolResult, ToolSource, TypedTool};
 pub use workspace::{PathError, Workspace};

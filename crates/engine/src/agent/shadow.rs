@@ -1,5 +1,6 @@
-//! A shadowed session's turn ends (`--shadow`): the copy its tools use is made (or reopened)
-//! before the turn, and the staged batch is announced after it.
+//! A shadowed session's turn ends (`--shadow`): the view its tools use is made (or reopened)
+//! before the turn and brought up to date before each tool call, and the staged batch is
+//! announced after it.
 
 use keel_events::{Emitter, FileOp, LogLevel, RunFileChange, SystemError, SystemLog};
 use keel_tools::{ChangeKind, Shadow};
@@ -40,13 +41,33 @@ pub(crate) fn prepare(config: &mut AgentConfig, emitter: &Emitter) -> Result<(),
     }
 }
 
+/// Before a tool call of a shadowed turn: records what the last call changed in the view and
+/// refreshes the paths the session did not change from the real tree, so the call reads the
+/// real files as they are now. When that fails the call still runs in the view as it is (the
+/// real tree is never touched either way), with a `system.log` warning saying it may be stale.
+pub(crate) fn before_call(config: &AgentConfig, emitter: &Emitter) {
+    if config.shadow_env.is_none() {
+        return;
+    }
+    let session = emitter.sequencer().session_id();
+    if let Err(e) = Shadow::open(&config.root, session).and_then(|mut shadow| shadow.sync()) {
+        emitter.emit(SystemLog {
+            level: LogLevel::Warn,
+            message: format!(
+                "the shadow workspace could not be brought up to date; this call sees it as it was: {e}"
+            ),
+            metadata: None,
+        });
+    }
+}
+
 /// After a shadowed turn: a staged `run.file.change` for each batch path no tool reported
 /// this turn (what commands changed), and a `system.log` naming the batch and how to apply it.
 pub(crate) fn announce(config: &AgentConfig, emitter: &Emitter, changes: &ChangeLog) {
     let session = emitter.sequencer().session_id().to_owned();
-    let shadow = Shadow::open(&config.root, &session);
+    let mut shadow = Shadow::open(&config.root, &session);
     let batch = match shadow
-        .as_ref()
+        .as_mut()
         .map_err(|e| e.to_string())
         .and_then(|s| s.batch().map_err(|e| e.to_string()))
     {
@@ -69,15 +90,20 @@ pub(crate) fn announce(config: &AgentConfig, emitter: &Emitter, changes: &Change
             ChangeKind::Created => (FileOp::Create, "Created"),
             ChangeKind::Updated => (FileOp::Update, "Updated"),
             ChangeKind::Deleted => (FileOp::Delete, "Deleted"),
+            ChangeKind::Moved => (FileOp::Move, "Moved"),
+        };
+        let shown = match &change.from {
+            Some(from) => format!("{from} → {}", change.path),
+            None => change.path.clone(),
         };
         emitter.emit(RunFileChange {
             path: change.path.clone(),
             op,
-            from_path: None,
-            to_path: None,
+            from_path: change.from.clone(),
+            to_path: change.from.as_ref().map(|_| change.path.clone()),
             summary: format!(
-                "{verb} {} (+{} -{}, by a command, staged)",
-                change.path, change.lines_added, change.lines_removed
+                "{verb} {shown} (+{} -{}, by a command, staged)",
+                change.lines_added, change.lines_removed
             ),
             lines_added: change.lines_added,
             lines_removed: change.lines_removed,

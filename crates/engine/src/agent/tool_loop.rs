@@ -206,6 +206,7 @@ impl TurnRun<'_> {
 
     /// Runs one call and records how it went; returns why the loop ends, if it does.
     async fn run_call(&mut self, call: &AssembledToolCall, step: Option<u32>) -> Option<LoopEnd> {
+        super::shadow::before_call(self.config, self.emitter);
         let scope = CallScope {
             env: ToolEnv::new(self.config, self.emitter, &self.state.cancel),
             mode: self.config.mode,

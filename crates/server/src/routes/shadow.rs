@@ -4,11 +4,14 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
-use keel_events::{LogLevel, SystemLog};
+use keel_events::SystemLog;
 use keel_tools::{Shadow, ShadowError};
+use serde::de::DeserializeOwned;
 
 use super::extract::ApiPath;
-use crate::api::{ShadowApplyBody, ShadowApplyView, ShadowBatchView, ShadowDiscarded};
+use crate::api::{
+    ShadowApplyBody, ShadowApplyView, ShadowBatchView, ShadowDiscardBody, ShadowDiscarded,
+};
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::state::{Caller, SharedState};
 
@@ -35,6 +38,31 @@ async fn blocking<T: Send + 'static>(
         .await
         .map_err(|e| ApiError::internal(e.to_string()))?
         .map_err(shadow_error)
+}
+
+/// An optional JSON body: empty or `null` means the default.
+fn optional_body<T: DeserializeOwned + Default>(body: &Bytes) -> ApiResult<T> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    // JSON `null` is what the document allows besides the object: like no body.
+    serde_json::from_slice::<Option<T>>(body)
+        .map_err(|e| {
+            if e.is_data() {
+                ApiError::unprocessable(e.to_string())
+            } else {
+                ApiError::new(ErrorCode::InvalidJson, e.to_string())
+            }
+        })
+        .map(Option::unwrap_or_default)
+}
+
+/// Leaves `event` (what an apply or discard did) in the session's stored log.
+async fn record(state: &SharedState, session: &str, event: SystemLog) {
+    let live = state.live(session);
+    if let Err(e) = live.emit_outside_turn(state, event).await {
+        tracing::warn!(session = %session, "the shadow action could not be recorded: {e}");
+    }
 }
 
 /// 409 `turn_running` while a turn works in the shadow copy.
@@ -69,8 +97,9 @@ pub async fn get(
 }
 
 /// Applies the staged changes (all, or `paths`) to the real tree. A path whose real file
-/// changed since it was copied is a conflict: reported, never overwritten, still staged (and a
-/// `system.log` warning is added to the session's events); the other paths still apply.
+/// changed since the agent saw it is a conflict: reported, never overwritten, still staged; the
+/// other paths still apply. A `system.log` naming what was applied (a warning when paths
+/// conflicted) is added to the session's events, as `keel shadow apply` does.
 #[utoipa::path(post, path = "/v1/sessions/{id}/shadow/apply", operation_id = "applyShadow", tag = "shadow",
     params(("id" = String, Path, description = "Session id")),
     request_body(content = Option<ShadowApplyBody>, description = "Paths to apply; no body (or no `paths`): all"),
@@ -90,82 +119,69 @@ pub async fn apply(
     body: Bytes,
 ) -> ApiResult<Json<ShadowApplyView>> {
     let session = state.visible_session(&scope, &id).await?;
-    let body: ShadowApplyBody = if body.iter().all(u8::is_ascii_whitespace) {
-        ShadowApplyBody::default()
-    } else {
-        // JSON `null` is what the document allows besides the object: like no body.
-        serde_json::from_slice::<Option<ShadowApplyBody>>(&body)
-            .map_err(|e| {
-                if e.is_data() {
-                    ApiError::unprocessable(e.to_string())
-                } else {
-                    ApiError::new(ErrorCode::InvalidJson, e.to_string())
-                }
-            })?
-            .unwrap_or_default()
-    };
+    let body: ShadowApplyBody = optional_body(&body)?;
     not_while_running(&state, &id)?;
     let paths = body.paths.unwrap_or_default();
     let root = session.root.clone();
     let session_id = session.id.clone();
     let report = blocking(move || Shadow::open(&root, &session_id)?.apply(&paths)).await?;
+    let log = report.log();
     if !report.conflicts.is_empty() {
-        let mut metadata = serde_json::Map::new();
-        metadata.insert(
-            "conflicts".to_owned(),
-            serde_json::to_value(&report.conflicts).unwrap_or_default(),
-        );
-        let message = format!(
-            "shadow apply: not overwritten, the real file changed meanwhile: {}",
-            report
-                .conflicts
-                .iter()
-                .map(|c| format!("{} ({})", c.path, c.reason))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        tracing::warn!(session = %session.id, "{message}");
-        let live = state.live(&session.id);
-        if let Err(e) = live
-            .emit_outside_turn(
-                &state,
-                SystemLog {
-                    level: LogLevel::Warn,
-                    message,
-                    metadata: Some(metadata),
-                },
-            )
-            .await
-        {
-            tracing::warn!(session = %session.id, "the conflict warning could not be stored: {e}");
-        }
+        tracing::warn!(session = %session.id, "{}", log.message);
     }
+    record(&state, &session.id, log).await;
     Ok(Json(report.into()))
 }
 
-/// Discards the staged changes: the shadow workspace is removed (even a damaged one) and the
-/// real tree is left as it is.
+/// Discards the staged changes: all of them (the shadow workspace is removed, even a damaged
+/// one), or only `paths` (the agent sees the real files there again; a `system.log` records
+/// it). The real tree is left as it is.
 #[utoipa::path(post, path = "/v1/sessions/{id}/shadow/discard", operation_id = "discardShadow", tag = "shadow",
     params(("id" = String, Path, description = "Session id")),
+    request_body(content = Option<ShadowDiscardBody>, description = "Paths to discard; no body (or no `paths`): all"),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Discarded", body = ShadowDiscarded),
+        (status = 400, description = "Malformed JSON", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session, or no pending shadow batch", body = ErrorBody),
-        (status = 409, description = "`turn_running`: a turn works in the shadow workspace", body = ErrorBody),
-        (status = 500, description = "The shadow folder could not be removed", body = ErrorBody)))]
+        (status = 409, description = "`turn_running`: a turn works in the shadow workspace; or, with `paths`, the shadow workspace is damaged (discard it all)", body = ErrorBody),
+        (status = 422, description = "A path is not in the batch or is outside the root (nothing discarded), or unknown fields", body = ErrorBody),
+        (status = 500, description = "The shadow folder could not be changed", body = ErrorBody)))]
 pub async fn discard(
     State(state): State<SharedState>,
     Caller(scope): Caller,
     ApiPath(id): ApiPath<String>,
+    body: Bytes,
 ) -> ApiResult<Json<ShadowDiscarded>> {
     let session = state.visible_session(&scope, &id).await?;
+    let body: ShadowDiscardBody = optional_body(&body)?;
     not_while_running(&state, &id)?;
     let session_id = session.id.clone();
-    let discarded =
-        blocking(move || keel_tools::shadow::discard(&session.root, Some(&session_id))).await?;
-    Ok(Json(ShadowDiscarded {
-        session: discarded,
-        discarded: true,
-    }))
+    let root = session.root.clone();
+    match body.paths {
+        Some(paths) if !paths.is_empty() => {
+            let report =
+                blocking(move || Shadow::open(&root, &session_id)?.discard_paths(&paths)).await?;
+            record(&state, &session.id, report.log()).await;
+            Ok(Json(ShadowDiscarded {
+                session: report.session,
+                discarded: true,
+                paths: Some(report.discarded),
+                remaining: report.remaining,
+                closed: report.closed,
+            }))
+        }
+        _ => {
+            let discarded =
+                blocking(move || keel_tools::shadow::discard(&root, Some(&session_id))).await?;
+            Ok(Json(ShadowDiscarded {
+                session: discarded,
+                discarded: true,
+                paths: None,
+                remaining: Vec::new(),
+                closed: true,
+            }))
+        }
+    }
 }

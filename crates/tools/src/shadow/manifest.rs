@@ -1,5 +1,6 @@
-//! `base.json`: the baseline a shadow copy was made from (each copied path's hash), and the
-//! stamp of each copy so unchanged copies are not read again.
+//! `base.json`: what a session changed (each touched path with the real content it was based
+//! on; a touched path missing from the view is a whiteout), and the stamps of every path the
+//! view holds unchanged from the real tree, so refreshing it copies only what moved on.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -7,30 +8,55 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::ShadowError;
-use super::state::{bytes_hash, link_hash, stamp};
+use super::state::Stamp;
 
-/// File name of the baseline in a session's shadow folder.
+/// File name of the manifest in a session's shadow folder.
 const BASE_FILE: &str = "base.json";
-/// Format version of `base.json`.
-const VERSION: u32 = 1;
+/// Format version of `base.json` (1: a full copy of the tree with a hash per path).
+const VERSION: u32 = 2;
 
-/// The baseline of one shadow copy.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// The state of one shadow workspace.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(super) struct Manifest {
     version: u32,
-    /// Workspace-relative path → what the real file held when it was copied.
-    pub(super) files: BTreeMap<String, Entry>,
+    /// Paths the session changed (wrote, created, deleted, moved away), by workspace-relative
+    /// path. The view holds their truth; they are never refreshed from the real tree.
+    pub(super) touched: BTreeMap<String, Touched>,
+    /// Paths the view holds as the real tree had them, with both stamps at the last refresh.
+    pub(super) synced: BTreeMap<String, Synced>,
 }
 
-/// One copied path.
+impl Default for Manifest {
+    fn default() -> Self {
+        Self {
+            version: VERSION,
+            touched: BTreeMap::new(),
+            synced: BTreeMap::new(),
+        }
+    }
+}
+
+/// A path the session changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(super) struct Entry {
-    /// Hash of the content (or symlink target) copied.
-    pub(super) hash: String,
-    /// Size of the shadow copy when it last matched `hash`.
-    pub(super) size: u64,
-    /// Modification time (ns) of the shadow copy when it last matched `hash`.
-    pub(super) mtime_ns: u64,
+pub(super) struct Touched {
+    /// The real path's state (content or link hash) when the session first changed it, as the
+    /// agent had seen it; `None` when nothing was there. [`SEEN_CHANGED`] when the real file
+    /// had changed after the agent last saw it, so it cannot be applied without a conflict.
+    pub(super) baseline: Option<String>,
+    /// Whether the session removed the path (a whiteout: the view no longer has it).
+    pub(super) whiteout: bool,
+}
+
+/// The baseline of a path whose real file changed between the agent's last look and its write.
+pub(super) const SEEN_CHANGED: &str = "changed-after-the-agent-saw-it";
+
+/// A path of the view copied unchanged from the real tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Synced {
+    /// The real path's stamp when it was copied.
+    pub(super) real: Stamp,
+    /// The view's copy's stamp right after.
+    pub(super) view: Stamp,
 }
 
 impl Manifest {
@@ -39,15 +65,16 @@ impl Manifest {
         let path = dir.join(BASE_FILE);
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read `{BASE_FILE}`: {e}"))?;
-        let manifest: Self =
+        let value: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("`{BASE_FILE}` is not valid: {e}"))?;
-        if manifest.version != VERSION {
+        let version = value.get("version").and_then(serde_json::Value::as_u64);
+        if version != Some(u64::from(VERSION)) {
             return Err(format!(
                 "`{BASE_FILE}` has format version {}, this Keel reads {VERSION}",
-                manifest.version
+                version.map_or_else(|| "none".to_owned(), |v| v.to_string())
             ));
         }
-        Ok(manifest)
+        serde_json::from_value(value).map_err(|e| format!("`{BASE_FILE}` is not valid: {e}"))
     }
 
     /// Writes `dir/base.json` (through a temporary file, so it is never half written).
@@ -61,75 +88,4 @@ impl Manifest {
         std::fs::write(&tmp, text).map_err(|e| ShadowError::io(&tmp, e))?;
         std::fs::rename(&tmp, &path).map_err(|e| ShadowError::io(&path, e))
     }
-
-    /// Records that the shadow copy at `copy` now holds `hash` (it matches the real file).
-    pub(super) fn record(&mut self, rel: &str, hash: String, copy: &Path) {
-        let (size, mtime_ns) = stamp(copy).unwrap_or((0, 0));
-        self.files.insert(
-            rel.to_owned(),
-            Entry {
-                hash,
-                size,
-                mtime_ns,
-            },
-        );
-    }
-
-    /// Whether the copy at `copy` is untouched since it was recorded for `entry`.
-    pub(super) fn untouched(entry: &Entry, copy: &Path) -> bool {
-        stamp(copy).is_ok_and(|(size, mtime)| size == entry.size && mtime == entry.mtime_ns)
-    }
-}
-
-/// Copies every file the workspace walker sees under `root` (`.git`, `.keel` and ignored files
-/// left out) into `tree`, and returns the baseline.
-pub(super) fn copy_tree(root: &Path, tree: &Path) -> Result<Manifest, ShadowError> {
-    let mut manifest = Manifest {
-        version: VERSION,
-        files: BTreeMap::new(),
-    };
-    for entry in crate::walk::walker(root).build() {
-        let entry = entry.map_err(|e| ShadowError::Io {
-            path: root.display().to_string(),
-            source: std::io::Error::other(e),
-        })?;
-        let Ok(rel_path) = entry.path().strip_prefix(root) else {
-            continue;
-        };
-        if rel_path.as_os_str().is_empty() {
-            continue;
-        }
-        let Some(rel) = rel_path.to_str().map(|s| s.replace('\\', "/")) else {
-            // A name that is not UTF-8 cannot be named in a batch; it stays out of the copy.
-            tracing::warn!(path = %entry.path().display(), "not copied to the shadow: the name is not UTF-8");
-            continue;
-        };
-        let target = tree.join(rel_path);
-        let Some(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            std::fs::create_dir_all(&target).map_err(|e| ShadowError::io(&target, e))?;
-        } else if kind.is_symlink() {
-            let link =
-                std::fs::read_link(entry.path()).map_err(|e| ShadowError::io(entry.path(), e))?;
-            std::os::unix::fs::symlink(&link, &target).map_err(|e| ShadowError::io(&target, e))?;
-            manifest.record(&rel, link_hash(&link), &target);
-        } else if kind.is_file() {
-            // One read gives both the bytes copied and the hash of exactly those bytes.
-            let bytes =
-                std::fs::read(entry.path()).map_err(|e| ShadowError::io(entry.path(), e))?;
-            std::fs::write(&target, &bytes).map_err(|e| ShadowError::io(&target, e))?;
-            let perms = entry
-                .metadata()
-                .map(|m| m.permissions())
-                .map_err(|e| ShadowError::Io {
-                    path: entry.path().display().to_string(),
-                    source: std::io::Error::other(e),
-                })?;
-            std::fs::set_permissions(&target, perms).map_err(|e| ShadowError::io(&target, e))?;
-            manifest.record(&rel, bytes_hash(&bytes), &target);
-        }
-    }
-    Ok(manifest)
 }

@@ -1,24 +1,27 @@
-//! The shadow workspace (`--shadow`, seed 004's 影子文件系统): a session's tools work on a copy
-//! of the project under `<root>/.keel/shadow/<session>/tree/`, and the real tree changes only
-//! when the staged batch is applied.
+//! The shadow workspace (`--shadow`, seed 004's 影子文件系统), copy-on-write: a session's
+//! tools and commands work in a view of the project under `<root>/.keel/shadow/<session>/tree/`,
+//! and the real tree changes only when the staged batch is applied.
 //!
-//! The copy is made when a shadowed session first needs it: every file the workspace walker
-//! sees (`.gitignore` honoured; `.git` and `.keel` left out) is copied, and its hash recorded
-//! in `base.json` as the baseline. File tools and commands then run with the copy as their
-//! root, so reads see the project plus the session's own changes. The batch is what differs
-//! between the copy and the baseline; applying a path first checks that the real file still
-//! has its baseline content (a file changed by someone else meanwhile is a conflict, reported
-//! and never overwritten).
+//! The session's own state is `base.json`: every path it changed (written, created, deleted or
+//! moved away — a deletion is a whiteout), with the real content it was based on. Every other
+//! path of the view is the real tree's: before each tool call [`Shadow::sync`] records what
+//! the last call changed in the view, then refreshes the unchanged paths from the real tree
+//! (copying only files whose stamp moved on), so reads fall through to the real file as it is
+//! now, and a command sees a whole directory. The batch is the changed paths whose view differs
+//! from their baseline (a file moved unchanged is one move); applying a path first checks that
+//! the real file still has its baseline content (a file changed by someone else meanwhile is a
+//! conflict, reported and never overwritten).
 
 mod apply;
 mod batch;
 mod manifest;
 mod state;
+mod sync;
 
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub use apply::{ApplyReport, Conflict};
+pub use apply::{ApplyReport, Conflict, DiscardReport};
 pub use batch::{Batch, ChangeKind, StagedChange};
 use manifest::Manifest;
 
@@ -54,9 +57,9 @@ pub enum ShadowError {
     /// The shadow workspace exists but holds no change.
     #[error("session `{0}`'s shadow workspace has no changes to apply")]
     NothingToApply(String),
-    /// Paths asked for that the batch does not hold; nothing was applied.
+    /// Paths asked for that the batch does not hold; nothing was applied (or discarded).
     #[error(
-        "not in session `{session}`'s staged batch: {}; nothing was applied (staged: {})",
+        "not in session `{session}`'s staged batch: {}; nothing was {action} (staged: {})",
         .missing.join(", "),
         if .staged.is_empty() { "none".to_owned() } else { .staged.join(", ") }
     )]
@@ -67,10 +70,12 @@ pub enum ShadowError {
         missing: Vec<String>,
         /// The paths that are.
         staged: Vec<String>,
+        /// What was not done: `applied` or `discarded`.
+        action: &'static str,
     },
     /// The shadow folder is missing a part or holds something unreadable.
     #[error(
-        "session `{session}`'s shadow workspace is damaged ({why}); nothing was applied. Run `keel shadow discard --session {session}` to remove it"
+        "session `{session}`'s shadow workspace is damaged ({why}); nothing was changed. Run `keel shadow discard --session {session}` to remove it"
     )]
     Damaged {
         /// The session id.
@@ -118,7 +123,8 @@ impl Shadow {
         Ok(root.join(SHADOW_DIR).join(session))
     }
 
-    /// Opens `session`'s shadow workspace, or makes it by copying the tree of `root`.
+    /// Opens `session`'s shadow workspace, or makes it (an empty change set and a view of the
+    /// real tree of `root`).
     pub fn open_or_create(root: &Path, session: &str) -> Result<Self, ShadowError> {
         let root = canonical_root(root)?;
         let dir = Self::dir_for(&root, session)?;
@@ -127,21 +133,18 @@ impl Shadow {
         }
         let tree = dir.join(TREE);
         std::fs::create_dir_all(&tree).map_err(|e| ShadowError::io(&tree, e))?;
-        let base = match manifest::copy_tree(&root, &tree) {
-            Ok(base) => base,
-            Err(e) => {
-                // A half-made copy must not look like a shadow workspace.
-                let _ = std::fs::remove_dir_all(&dir);
-                return Err(e);
-            }
-        };
-        base.save(&dir)?;
-        Ok(Self {
+        let mut shadow = Self {
             root,
             session: session.to_owned(),
             dir,
-            base,
-        })
+            base: Manifest::default(),
+        };
+        if let Err(e) = shadow.sync() {
+            // A half-made view must not look like a shadow workspace.
+            let _ = std::fs::remove_dir_all(&shadow.dir);
+            return Err(e);
+        }
+        Ok(shadow)
     }
 
     /// Opens `session`'s existing shadow workspace.
@@ -180,7 +183,7 @@ impl Shadow {
         })
     }
 
-    /// The copy of the tree the session's tools work in.
+    /// The view of the tree the session's tools and commands work in.
     pub fn tree(&self) -> PathBuf {
         self.dir.join(TREE)
     }

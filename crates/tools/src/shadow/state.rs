@@ -3,7 +3,8 @@
 
 use std::io;
 use std::path::Path;
-use std::time::UNIX_EPOCH;
+
+use serde::{Deserialize, Serialize};
 
 use super::ShadowError;
 
@@ -42,14 +43,39 @@ pub(super) fn link_hash(target: &Path) -> String {
     hasher.finalize().to_hex().to_string()
 }
 
-/// Size and modification time (ns) of `path` itself (a symlink is not followed): when both
-/// are as recorded, the file was not written since.
-pub(super) fn stamp(path: &Path) -> Result<(u64, u64), io::Error> {
-    let meta = std::fs::symlink_metadata(path)?;
-    let modified = meta
-        .modified()?
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
-        .unwrap_or(0);
-    Ok((meta.len(), modified))
+/// What the file system says of a path itself (a symlink is not followed): size, modification
+/// and change times (ns) and inode. While all four are as recorded, the path was not written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Stamp {
+    size: u64,
+    mtime_ns: u64,
+    ctime_ns: u64,
+    ino: u64,
+}
+
+/// The stamp of `path`, `None` when nothing is there.
+pub(super) fn stamp(path: &Path) -> Result<Option<Stamp>, ShadowError> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ShadowError::io(path, e)),
+    };
+    let ns = |secs: i64, nsec: i64| {
+        u64::try_from(secs)
+            .unwrap_or(0)
+            .saturating_mul(1_000_000_000)
+            .saturating_add(u64::try_from(nsec).unwrap_or(0))
+    };
+    Ok(Some(Stamp {
+        size: meta.len(),
+        mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+        ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+        ino: meta.ino(),
+    }))
+}
+
+/// Whether `a` and `b` hold the same thing: equal bytes, or symlinks to the same target.
+pub(super) fn same_content(a: &Path, b: &Path) -> Result<bool, ShadowError> {
+    Ok(state_of(a)? == state_of(b)?)
 }
