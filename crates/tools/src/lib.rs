@@ -41,5 +41,5 @@ pub use checkpoint::{
 pub use registry::ToolRegistry;
 pub use safety::{Category, Classification, classify};
 pub use shadow::{ApplyReport, Batch, ChangeKind, Shadow, ShadowError, StagedChange};
-pub use tool::{Tool, ToolContext, ToolResult, ToolSource, TypedTool};
+pub use tool::{McpCalls, Tool, ToolContext, ToolResult, ToolSource, TypedTool};
 pub use workspace::{PathError, Workspace};
