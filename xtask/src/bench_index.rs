@@ -1,7 +1,8 @@
 //! `cargo xtask bench-index DIR [--keel PATH]`: the search index's build time and peak memory
-//! on a copy of DIR, cold and after one edit (a whole refresh, and the watcher's path: the
-//! repo map and the index updated for the one file), and query latency p50/p99 warm in one
-//! process and as whole `keel search` processes.
+//! on a copy of DIR, cold and after one edit (a whole refresh; the watcher's path — the repo
+//! map and the index updated for the one file — in its two parts; and in a running
+//! `LiveIndex`, write → searchable), and query latency p50/p99 warm in one process and as
+//! whole `keel search` processes.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
