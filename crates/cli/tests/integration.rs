@@ -23,6 +23,7 @@ mod memory_command;
 mod pipes;
 mod questions;
 mod rag_commands;
+mod rag_mcp_servers;
 mod render_sequences;
 mod replay_command;
 mod repomap;

@@ -1,5 +1,6 @@
-//! The `[rag]` and `[rag_servers.NAME]` sections of `keel.toml`: the embeddings endpoint and
-//! named folders to search besides the project.
+//! The `[rag]` and `[rag_servers.NAME]` sections of `keel.toml`: the embeddings endpoint, and
+//! named servers to search besides the project — another folder (`path`) or a tool of an MCP
+//! server that searches (`mcp_server` + `tool`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,12 +24,122 @@ pub struct RagSection {
     pub embeddings_api_key_env: Option<String>,
 }
 
-/// `[rag_servers.NAME]` in `keel.toml`: another folder to index and search.
+/// The default of `query_argument`: the MCP tool's argument the query goes in.
+pub const DEFAULT_QUERY_ARGUMENT: &str = "query";
+
+/// `[rag_servers.NAME]` in `keel.toml`: another folder to index and search (`path = "…"`), or
+/// an MCP server's search tool to call (`mcp_server = "…"`, `tool = "…"`, optionally
+/// `query_argument = "…"` and fixed `arguments = { … }`). The two are mutually exclusive.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "RagServerTable")]
+pub enum RagServer {
+    /// A folder, indexed into `.keel/index/servers/NAME`.
+    Folder {
+        /// The folder (relative to the project root, or absolute).
+        path: PathBuf,
+    },
+    /// A tool of one of the session's MCP servers (`[mcp_servers.NAME]`, `.mcp.json`).
+    McpTool {
+        /// The MCP server's name.
+        mcp_server: String,
+        /// The tool that searches.
+        tool: String,
+        /// The argument the query is passed in (default `query`).
+        query_argument: String,
+        /// Other arguments passed with every call (a JSON object).
+        arguments: serde_json::Map<String, serde_json::Value>,
+    },
+}
+
+/// `[rag_servers.NAME]` as written, before its keys are checked together.
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RagServer {
-    /// The folder (relative to the project root, or absolute).
-    pub path: PathBuf,
+struct RagServerTable {
+    path: Option<PathBuf>,
+    mcp_server: Option<String>,
+    tool: Option<String>,
+    query_argument: Option<String>,
+    arguments: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl TryFrom<RagServerTable> for RagServer {
+    type Error = String;
+
+    fn try_from(table: RagServerTable) -> Result<Self, String> {
+        let RagServerTable {
+            path,
+            mcp_server,
+            tool,
+            query_argument,
+            arguments,
+        } = table;
+        match (path, mcp_server) {
+            (Some(_), Some(_)) => Err("`path` and `mcp_server` are mutually exclusive: a RAG server either indexes a folder or calls an MCP server's search tool".to_owned()),
+            (None, None) => Err("a RAG server needs `path` (a folder to index) or `mcp_server` and `tool` (an MCP server tool that searches)".to_owned()),
+            (Some(path), None) => {
+                let mcp_only = [
+                    ("tool", tool.is_some()),
+                    ("query_argument", query_argument.is_some()),
+                    ("arguments", arguments.is_some()),
+                ];
+                match mcp_only.iter().find(|(_, set)| *set) {
+                    Some((key, _)) => Err(format!(
+                        "`{key}` belongs with `mcp_server`, not with `path`"
+                    )),
+                    None if path.as_os_str().is_empty() => Err("`path` is empty".to_owned()),
+                    None => Ok(RagServer::Folder { path }),
+                }
+            }
+            (None, Some(mcp_server)) => {
+                let tool = tool.ok_or_else(|| {
+                    "`tool` is missing: name the tool of MCP server `".to_owned()
+                        + &mcp_server
+                        + "` that searches"
+                })?;
+                let query_argument =
+                    query_argument.unwrap_or_else(|| DEFAULT_QUERY_ARGUMENT.to_owned());
+                let arguments = arguments.unwrap_or_default();
+                for (key, value) in [
+                    ("mcp_server", &mcp_server),
+                    ("tool", &tool),
+                    ("query_argument", &query_argument),
+                ] {
+                    if value.trim().is_empty() {
+                        return Err(format!("`{key}` is empty"));
+                    }
+                }
+                if arguments.contains_key(&query_argument) {
+                    return Err(format!(
+                        "`arguments` sets `{query_argument}`, which is where the query goes"
+                    ));
+                }
+                Ok(RagServer::McpTool {
+                    mcp_server,
+                    tool,
+                    query_argument,
+                    arguments,
+                })
+            }
+        }
+    }
+}
+
+/// Where a named server's results come from (see [`RagConfig::server`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerSource<'a> {
+    /// A folder to index and search (the project root for `project`).
+    Folder(PathBuf),
+    /// An MCP server's search tool.
+    McpTool {
+        /// The MCP server's name.
+        mcp_server: &'a str,
+        /// The tool that searches.
+        tool: &'a str,
+        /// The argument the query is passed in.
+        query_argument: &'a str,
+        /// Other arguments passed with every call.
+        arguments: &'a serde_json::Map<String, serde_json::Value>,
+    },
 }
 
 /// What `use_rag_tool` reads from a project's `keel.toml`.
@@ -71,16 +182,26 @@ impl RagConfig {
         toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
-    /// The folder a server searches: the root for `project`, the configured path otherwise.
-    pub fn server_root(&self, root: &Path, name: &str) -> Option<PathBuf> {
+    /// Where server `name` searches: the root for `project`, the configured folder or MCP
+    /// tool otherwise; `None` when no server has that name.
+    pub fn server(&self, root: &Path, name: &str) -> Option<ServerSource<'_>> {
         if name == PROJECT_SERVER {
-            return Some(root.to_path_buf());
+            return Some(ServerSource::Folder(root.to_path_buf()));
         }
-        let server = self.rag_servers.get(name)?;
-        Some(if server.path.is_absolute() {
-            server.path.clone()
-        } else {
-            root.join(&server.path)
+        Some(match self.rag_servers.get(name)? {
+            RagServer::Folder { path } if path.is_absolute() => ServerSource::Folder(path.clone()),
+            RagServer::Folder { path } => ServerSource::Folder(root.join(path)),
+            RagServer::McpTool {
+                mcp_server,
+                tool,
+                query_argument,
+                arguments,
+            } => ServerSource::McpTool {
+                mcp_server,
+                tool,
+                query_argument,
+                arguments,
+            },
         })
     }
 

@@ -25,12 +25,14 @@ mod tokenize;
 
 pub use baseline::WholeFileBaseline;
 pub use chunk::{Chunk, ChunkKind, chunk_file};
-pub use config::{PROJECT_SERVER, RagConfig, RagSection, RagServer};
+pub use config::{
+    DEFAULT_QUERY_ARGUMENT, PROJECT_SERVER, RagConfig, RagSection, RagServer, ServerSource,
+};
 pub use embed::{EmbeddingClient, EmbeddingSettings};
 pub use error::IndexError;
 pub use files::{DEFAULT_MAX_FILE_BYTES, SkipReason};
 pub use live::{Currency, LiveIndex, WATCH_DEBOUNCE};
 pub use project::{INDEX_DIR, IndexOptions, IndexStats, ProjectIndex};
-pub use render::render_hits;
-pub use search::{MAX_QUERY_BYTES, SearchHit, SearchOutcome, SearchRequest};
+pub use render::{budget_text, render_hits};
+pub use search::{MAX_QUERY_BYTES, SearchHit, SearchOutcome, SearchRequest, truncate_query};
 pub use tokenize::{CODE_TOKENIZER, code_terms, split_identifier};

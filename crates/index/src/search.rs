@@ -93,7 +93,7 @@ pub struct SearchOutcome {
 }
 
 /// `query` cut to at most `max` bytes at a character boundary.
-pub(crate) fn truncate(query: &str, max: usize) -> &str {
+pub fn truncate_query(query: &str, max: usize) -> &str {
     if query.len() <= max {
         return query;
     }
@@ -329,7 +329,7 @@ impl ProjectIndex {
     /// date). Blocking when embeddings are configured.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchOutcome, IndexError> {
         let mut notes = Vec::new();
-        let query = truncate(&request.query, MAX_QUERY_BYTES);
+        let query = truncate_query(&request.query, MAX_QUERY_BYTES);
         if query.len() < request.query.len() {
             notes.push(format!(
                 "the query was {} bytes; only its first {} were searched",

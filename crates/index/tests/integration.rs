@@ -6,4 +6,5 @@ mod chunking;
 mod embeddings;
 mod live;
 mod project;
+mod servers;
 mod tokenize;

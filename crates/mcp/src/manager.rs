@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use keel_events::{Emitter, LogLevel, SystemLog};
 use keel_tools::sandbox::SandboxPolicy;
-use keel_tools::{Tool, ToolResult, ToolSource};
+use keel_tools::{McpCalls, Tool, ToolResult, ToolSource};
 use rmcp::ServiceError;
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
 use serde::Serialize;
@@ -295,6 +295,47 @@ impl ToolSource for McpManager {
             .lock()
             .map(|tools| tools.clone())
             .unwrap_or_default()
+    }
+
+    fn mcp_calls(&self) -> Option<Arc<dyn McpCalls>> {
+        Some(Arc::new(self.clone()))
+    }
+}
+
+#[async_trait::async_trait]
+impl McpCalls for McpManager {
+    fn server_tools(&self, server: &str) -> Result<Vec<String>, String> {
+        let slot = self
+            .inner
+            .slot(server)
+            .map_err(|e| format!("{e} (configured: {})", self.inner.names()))?;
+        let info = slot
+            .info
+            .lock()
+            .map_err(|_| format!("MCP server `{server}` lost its state"))?;
+        match &info.status {
+            ServerStatus::Running => Ok(info.tools.iter().map(|t| t.name.clone()).collect()),
+            ServerStatus::Failed(reason) => Err(format!(
+                "MCP server `{server}` is not connected: it failed ({reason})"
+            )),
+            ServerStatus::Disabled => Err(format!(
+                "MCP server `{server}` is not connected: it is disabled (`enabled = false`)"
+            )),
+            ServerStatus::Stopped => Err(format!(
+                "MCP server `{server}` is not connected: it is not running"
+            )),
+        }
+    }
+
+    async fn call_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: serde_json::Value,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
+        self.call_tool_cancellable(server, tool, arguments, cancel)
+            .await
     }
 }
 

@@ -11,5 +11,6 @@ mod common;
 mod bad_input;
 mod everything;
 mod http;
+mod rag_server;
 mod sandbox;
 mod test_server;

@@ -43,5 +43,5 @@ pub use safety::{Category, Classification, classify};
 pub use shadow::{
     ApplyReport, Batch, ChangeKind, DiscardReport, Shadow, ShadowError, StagedChange,
 };
-pub use tool::{Tool, ToolContext, ToolResult, ToolSource, TypedTool};
+pub use tool::{McpCalls, Tool, ToolContext, ToolResult, ToolSource, TypedTool};
 pub use workspace::{PathError, Workspace};

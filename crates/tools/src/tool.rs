@@ -83,6 +83,9 @@ pub struct ToolContext {
     /// Whether `root` is a shadow workspace (`--shadow`): file changes are staged there and
     /// their `run.file.change` events say `staged`.
     pub shadowed: bool,
+    /// The session's MCP servers, for built-in tools that call them (`None`: no session
+    /// servers, e.g. one `keel tool call` without any).
+    pub mcp: Option<Arc<dyn McpCalls>>,
 }
 
 impl ToolContext {
@@ -102,7 +105,14 @@ impl ToolContext {
             rules: Arc::default(),
             approval_edits: crate::approval::EditApproval::Never,
             shadowed: false,
+            mcp: None,
         }
+    }
+
+    /// The same context reaching the session's MCP servers through `mcp`.
+    pub fn with_mcp(mut self, mcp: Arc<dyn McpCalls>) -> Self {
+        self.mcp = Some(mcp);
+        self
     }
 
     /// The same context running commands in `sandbox`.
@@ -194,6 +204,30 @@ pub trait ToolSource: Send + Sync + std::fmt::Debug {
 
     /// The tools offered now.
     fn tools(&self) -> Vec<Arc<dyn Tool>>;
+
+    /// The source's servers as built-in tools call them, if it has any (MCP servers).
+    fn mcp_calls(&self) -> Option<Arc<dyn McpCalls>> {
+        None
+    }
+}
+
+/// The session's MCP servers as a built-in tool reaches them (`use_rag_tool`'s servers backed
+/// by an MCP search tool); implemented where the MCP client lives.
+#[async_trait]
+pub trait McpCalls: Send + Sync + std::fmt::Debug {
+    /// The names of the tools `server` offers now, or why it cannot be called (not
+    /// configured, failed, disabled, not running), in a sentence.
+    fn server_tools(&self, server: &str) -> Result<Vec<String>, String>;
+
+    /// Calls `tool` of `server` with `arguments` (an object); the server's answer (an
+    /// `isError` one as a failed result). Cancelling `cancel` abandons the call.
+    async fn call_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: serde_json::Value,
+        cancel: &CancellationToken,
+    ) -> ToolResult;
 }
 
 /// A tool whose arguments are a typed struct; implementing this implements [`Tool`], with

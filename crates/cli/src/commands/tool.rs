@@ -1,17 +1,22 @@
 //! `keel tool`: list the built-in tools, or call one with JSON arguments.
 
 use std::io::Read as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Subcommand;
 use keel_events::{Bus, Emitter, Sequencer};
+use keel_index::{RagConfig, ServerSource};
+use keel_mcp::{McpManager, ServerSpec};
 use keel_tools::process::CommandSandbox;
 use keel_tools::sandbox::SandboxMode;
+use keel_tools::sandbox::SandboxPolicy;
 use keel_tools::{ApprovalPolicy, CannotAsk, CheckpointStore, RuleSet, ToolContext, ToolRegistry};
 
 use super::EXIT_USAGE;
+use super::agent_args::AgentArgs;
+use crate::config::Settings;
 
 /// `keel tool` subcommands.
 #[derive(Debug, Subcommand)]
@@ -121,13 +126,24 @@ fn call(
     let ctx = ToolContext::new(root, emitter)
         .with_approval(policy, Arc::new(CannotAsk))
         .with_checkpoints(Arc::new(checkpoints))
-        .with_sandbox(CommandSandbox::resolve(sandbox, &root_for_sandbox))
+        .with_sandbox(CommandSandbox::resolve(sandbox.clone(), &root_for_sandbox))
         .with_rules(Arc::new(rules));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let result = runtime.block_on(registry.call(&ctx, name, arguments));
+    let result = runtime.block_on(async {
+        let mcp = rag_mcp_server(&ctx.root, &sandbox, name, &arguments).await?;
+        let ctx = match &mcp {
+            Some(manager) => ctx.with_mcp(Arc::new(manager.clone())),
+            None => ctx,
+        };
+        let result = registry.call(&ctx, name, arguments).await;
+        if let Some(manager) = mcp {
+            manager.shutdown().await;
+        }
+        Ok::<_, String>(result)
+    })?;
     let json = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?;
     println!("{json}");
     Ok(if result.success {
@@ -135,4 +151,44 @@ fn call(
     } else {
         ExitCode::from(1)
     })
+}
+
+/// For `use_rag_tool` with a server backed by an MCP tool (`[rag_servers.NAME] mcp_server`):
+/// that MCP server, started as a session would start it (in the sandbox); `None` for any
+/// other call. A server that does not start is left for the tool to report.
+async fn rag_mcp_server(
+    root: &Path,
+    sandbox: &SandboxPolicy,
+    name: &str,
+    arguments: &serde_json::Value,
+) -> Result<Option<McpManager>, String> {
+    if name != keel_tools::builtin::use_rag_tool::USE_RAG_TOOL {
+        return Ok(None);
+    }
+    let Some(server) = arguments.get("server_name").and_then(|v| v.as_str()) else {
+        return Ok(None);
+    };
+    // An unusable keel.toml is the tool's to report.
+    let Ok(config) = RagConfig::load(root) else {
+        return Ok(None);
+    };
+    let Some(ServerSource::McpTool { mcp_server, .. }) = config.server(root, server.trim()) else {
+        return Ok(None);
+    };
+    let args = AgentArgs {
+        root: root.to_owned(),
+        ..AgentArgs::default()
+    };
+    let configs = Settings::load(&args)
+        .map(|s| s.mcp_servers)
+        .map_err(|e| e.to_string())?;
+    let Some(config) = configs.get(mcp_server) else {
+        return Ok(None);
+    };
+    let spec = ServerSpec::new(mcp_server, config).map_err(|e| e.to_string())?;
+    let manager = McpManager::new(root, vec![spec]);
+    manager.confine(sandbox.clone());
+    // A failure to start is kept as the server's status, which the tool reports.
+    let _ = manager.start_one(mcp_server).await;
+    Ok(Some(manager))
 }

@@ -428,7 +428,7 @@ path = "../docs"
                 }),
                 rag_servers: [(
                     "docs".to_owned(),
-                    keel_index::RagServer {
+                    keel_index::RagServer::Folder {
                         path: "../docs".into()
                     }
                 )]

@@ -276,6 +276,9 @@ impl Toolbox {
         if let Some(store) = &self.checkpoints {
             ctx = ctx.with_checkpoints(store.clone());
         }
+        if let Some(mcp) = self.source.as_ref().and_then(|(s, _)| s.mcp_calls()) {
+            ctx = ctx.with_mcp(mcp);
+        }
         if env.shadowed {
             ctx = ctx.in_shadow(env.root);
         }

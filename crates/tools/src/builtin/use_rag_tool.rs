@@ -2,8 +2,11 @@
 //! `.keel/index` (built on first use, then kept current for the session by the repo map's
 //! watcher, changed files only; without a watcher refreshed by a walk on every call); a server
 //! named in `keel.toml` as `[rag_servers.NAME] path = "…"` searches that folder, indexed into
-//! `.keel/index/servers/NAME`. With `[rag] embeddings_base_url` and `embeddings_model` set,
-//! dense vectors are fused with the lexical ranking.
+//! `.keel/index/servers/NAME`; one named as `[rag_servers.NAME] mcp_server = "…"` and
+//! `tool = "…"` calls that tool of the session's MCP server with the query (in the argument
+//! `query_argument`, default `query`) and returns its text, budgeted like the index's hits.
+//! With `[rag] embeddings_base_url` and `embeddings_model` set, dense vectors are fused with
+//! the lexical ranking.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -11,8 +14,8 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use keel_index::{
-    INDEX_DIR, IndexOptions, LiveIndex, PROJECT_SERVER, ProjectIndex, RagConfig, SearchRequest,
-    WATCH_DEBOUNCE, render_hits,
+    INDEX_DIR, IndexOptions, LiveIndex, MAX_QUERY_BYTES, PROJECT_SERVER, ProjectIndex, RagConfig,
+    SearchRequest, ServerSource, WATCH_DEBOUNCE, budget_text, render_hits, truncate_query,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -48,23 +51,16 @@ pub struct UseRagTool {
     open: Arc<Mutex<HashMap<PathBuf, LiveIndex>>>,
 }
 
-/// Runs one search: opens (or reuses) the server's index, brings it up to date, searches.
+/// Runs one search of a folder: opens (or reuses) the server's index, brings it up to date,
+/// searches.
 fn search(
     open: &Mutex<HashMap<PathBuf, LiveIndex>>,
     root: PathBuf,
+    config: RagConfig,
+    folder: PathBuf,
     args: UseRagToolArgs,
 ) -> ToolResult {
-    let config = match RagConfig::load(&root) {
-        Ok(config) => config,
-        Err(e) => return ToolResult::error(format!("keel.toml is unusable: {e}")),
-    };
     let server = args.server_name.trim();
-    let Some(folder) = config.server_root(&root, server) else {
-        return ToolResult::error(format!(
-            "No RAG server `{server}`. Available: {}. Name others in keel.toml as [rag_servers.NAME] path = \"…\".",
-            config.server_names().join(", ")
-        ));
-    };
     if !folder.is_dir() {
         return ToolResult::error(format!(
             "RAG server `{server}` points at {}, which is not a folder.",
@@ -139,18 +135,165 @@ impl TypedTool for UseRagTool {
     }
 
     fn description(&self) -> &'static str {
-        "Search by meaning: find the code and docs that answer a question in words (\"where is the session cookie signed?\"), when you do not know the names to grep for. Returns the best chunks (a function, class or doc section) as `path:start-end` with a score and the start of the text. server_name is `project` for this workspace, or a folder named in keel.toml's [rag_servers]."
+        "Search by meaning: find the code and docs that answer a question in words (\"where is the session cookie signed?\"), when you do not know the names to grep for. Returns the best chunks (a function, class or doc section) as `path:start-end` with a score and the start of the text. server_name is `project` for this workspace, or a server named in keel.toml's [rag_servers] (another folder, or an MCP server's search tool)."
     }
 
     async fn run(&self, ctx: &ToolContext, args: UseRagToolArgs) -> ToolResult {
         if args.query.trim().is_empty() {
             return ToolResult::error("Nothing to search for: `query` is empty.");
         }
-        let open = self.open.clone();
         let root = ctx.root.clone();
-        match tokio::task::spawn_blocking(move || search(&open, root, args)).await {
-            Ok(result) => result,
-            Err(e) => ToolResult::error(format!("The search failed: {e}")),
+        let config = match RagConfig::load(&root) {
+            Ok(config) => config,
+            Err(e) => return ToolResult::error(format!("keel.toml is unusable: {e}")),
+        };
+        let server = args.server_name.trim().to_owned();
+        match config.server(&root, &server) {
+            None => ToolResult::error(format!(
+                "No RAG server `{server}`. Available: {}. Name others in keel.toml as [rag_servers.NAME] with path = \"…\" (a folder) or mcp_server = \"…\" and tool = \"…\" (an MCP search tool).",
+                config.server_names().join(", ")
+            )),
+            Some(ServerSource::McpTool {
+                mcp_server,
+                tool,
+                query_argument,
+                arguments,
+            }) => {
+                let call = McpSearch {
+                    server: &server,
+                    mcp_server,
+                    tool,
+                    query_argument,
+                    arguments,
+                };
+                call.run(ctx, &args.query).await
+            }
+            Some(ServerSource::Folder(folder)) => {
+                let open = self.open.clone();
+                match tokio::task::spawn_blocking(move || search(&open, root, config, folder, args))
+                    .await
+                {
+                    Ok(result) => result,
+                    Err(e) => ToolResult::error(format!("The search failed: {e}")),
+                }
+            }
         }
+    }
+}
+
+/// One search by a RAG server backed by an MCP server's tool.
+struct McpSearch<'a> {
+    /// The RAG server's name.
+    server: &'a str,
+    mcp_server: &'a str,
+    tool: &'a str,
+    query_argument: &'a str,
+    arguments: &'a serde_json::Map<String, serde_json::Value>,
+}
+
+impl McpSearch<'_> {
+    /// Calls the tool with the (truncated) query; its text, budgeted, or why it failed.
+    async fn run(&self, ctx: &ToolContext, query: &str) -> ToolResult {
+        let Self {
+            server,
+            mcp_server,
+            tool,
+            ..
+        } = self;
+        let unreachable = |why: String| {
+            ToolResult::error(format!(
+                "RAG server `{server}` searches with tool `{tool}` of MCP server `{mcp_server}`, but {why}."
+            ))
+        };
+        let Some(mcp) = &ctx.mcp else {
+            return unreachable(format!(
+                "no MCP server is connected here (name it in keel.toml as [mcp_servers.{mcp_server}])"
+            ));
+        };
+        match mcp.server_tools(mcp_server) {
+            Err(why) => return unreachable(lower_first(&why)),
+            Ok(tools) if !tools.iter().any(|t| t == tool) => {
+                return unreachable(format!(
+                    "that server has no tool `{tool}` (its tools: {})",
+                    if tools.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        tools.join(", ")
+                    }
+                ));
+            }
+            Ok(_) => {}
+        }
+        let mut notes = Vec::new();
+        let searched = truncate_query(query, MAX_QUERY_BYTES);
+        if searched.len() < query.len() {
+            notes.push(format!(
+                "the query was {} bytes; only its first {} were searched",
+                query.len(),
+                searched.len()
+            ));
+        }
+        let mut arguments = self.arguments.clone();
+        arguments.insert(
+            self.query_argument.to_owned(),
+            serde_json::Value::String(searched.to_owned()),
+        );
+        let answer = mcp
+            .call_tool(
+                mcp_server,
+                tool,
+                serde_json::Value::Object(arguments),
+                &ctx.cancel,
+            )
+            .await;
+        let text = answer.content.unwrap_or_default();
+        let (text, cut) = budget_text(text.trim(), TOKEN_BUDGET);
+        notes.extend(cut);
+        let mut content = String::new();
+        for note in &notes {
+            content.push_str(&format!("Note: {note}\n"));
+        }
+        content.push_str(&text);
+        if !answer.success {
+            let message = format!(
+                "RAG server `{server}` failed: {}",
+                lower_first(&answer.message)
+            );
+            return if content.is_empty() {
+                ToolResult::error(message)
+            } else {
+                ToolResult {
+                    success: false,
+                    message,
+                    content: Some(content),
+                }
+            };
+        }
+        if text.is_empty() {
+            return ToolResult::ok_with(
+                format!(
+                    "Nothing in `{server}` matches the query (tool `{tool}` of MCP server `{mcp_server}` returned no text)."
+                ),
+                content,
+            );
+        }
+        ToolResult::ok_with(
+            format!("Results of `{server}` (tool `{tool}` of MCP server `{mcp_server}`)."),
+            content,
+        )
+    }
+}
+
+/// `text` with its first letter in lower case, to continue a sentence (an acronym such as
+/// "MCP" is kept).
+fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) if !second.is_uppercase() => first
+            .to_lowercase()
+            .chain(std::iter::once(second))
+            .chain(chars)
+            .collect(),
+        _ => text.to_owned(),
     }
 }
