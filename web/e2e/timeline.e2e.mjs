@@ -377,6 +377,10 @@ async function pageDemo(page) {
     if ((await page.evaluate(() => document.documentElement.lang)) !== "zh-CN") throw new Error("html lang is not zh-CN");
     await page.getByTestId("file-runs").getByText("文件运行").waitFor();
     await page.getByTestId("tool-action").getByText("正在编辑 calc/stats.py").first().waitFor();
+    // Timeline rows are worded in Chinese too: phases, file operations, task lines.
+    await page.getByTestId("timeline-phase").getByText("编码").first().waitFor();
+    await page.getByTestId("timeline-file").getByText("已更新").first().waitFor();
+    await page.getByTestId("timeline-log").getByText(/^任务开始：/).first().waitFor();
     await screenshot(page, "09-chinese");
     await page.reload();
     await page.getByTestId("cancel-button").getByText("取消").waitFor();
@@ -565,7 +569,7 @@ async function main() {
   await check("see the turn finish with every plan step done", async () => {
     await page.locator('[data-testid="run-status"]', { hasText: "idle" }).waitFor();
     await page.getByTestId("result").waitFor();
-    await page.locator('[data-testid="timeline-phase"][data-phase="reviewer"]').waitFor();
+    await page.locator('[data-testid="timeline-phase"][data-phase="reviewer"]').first().waitFor();
     const done = await page.locator('[data-testid="plan-step"][data-status="done"]').count();
     if (done !== 3) throw new Error(`${done} of 3 plan steps shown done`);
     const progress = await page.getByTestId("step-progress").allTextContents();

@@ -107,6 +107,10 @@ export class Messages {
         else if (Array.isArray(value)) vars[key] = value.map(String).join(" ");
       }
     }
+    const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+    if (!this.bundle.hasMessage(`tool-${name}`) && mcp?.[1] && mcp[2]) {
+      return this.t("tool-mcp", { server: mcp[1], tool: mcp[2] });
+    }
     const id = this.bundle.hasMessage(`tool-${name}`) ? `tool-${name}` : "tool-other";
     const message = this.bundle.getMessage(id);
     if (!message?.value) return name;

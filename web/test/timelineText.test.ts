@@ -24,7 +24,7 @@ describe("timeline rows in the page's language", () => {
     const worded = rows("en").filter((row) => row.text !== undefined);
     expect(worded.length).toBeGreaterThan(15);
     for (const { record, text } of worded) {
-      const own = record.type === "log" ? record.payload.message : record.type === "agent_phase" ? record.payload.summary : "";
+      const own = record.type === "log" ? record.payload.message : record.type === "agent_phase" ? (record.payload.summary ?? "") : "";
       // The projection writes the same words, except where the page names a code in words.
       if (record.type === "log" && /^(Memory updated|Rewound|Task max_iterations)/.test(own)) continue;
       // Numbers get the language's separators (the projection writes bare digits).

@@ -158,6 +158,14 @@ function Row(props: { item: TimelineItem }) {
             <div className="title">
               {localText ?? p.message} {stamp}
             </div>
+            {progress && (
+              <div className="progress-line">
+                <progress max={progress.total} value={source.type === "run.step.end" ? progress.current : progress.current - 1} />
+                <span data-testid="step-progress">
+                  {progress.current}/{progress.total}
+                </span>
+              </div>
+            )}
           </div>
         </li>
       );
