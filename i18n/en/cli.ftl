@@ -156,3 +156,32 @@ checkpoint-rewound = rewound to before checkpoint { $checkpoint } ({ $scope }): 
 } undone (events { $from }–{ $to } kept)
 checkpoint-restored = { "  " }restored { $path }
 checkpoint-removed = { "  " }removed { $path }
+
+## Lists, plans run step by step, context summaries, display lag
+list-separator = { ", " }
+plan-summary = : { $summary }
+execution-start = ▶ Executing { $count ->
+    [one] { $n } step
+   *[other] { $n } steps
+}: { $goal }
+execution-end = ✓ All steps done: { $goal }
+execution-cancelled = ⊘ Execution cancelled{ $step }
+context-summary-model = , summary by the model
+context-summary-extractive = , extractive summary
+context-summary-extractive-failed = , extractive summary (the model's failed: { $reason })
+tool-output-of = ▸ output of { $call }
+events-skipped = ⚠ { $count ->
+    [one] { $n } event
+   *[other] { $n } events
+} after #{ $seq } skipped (the display fell behind)
+rewind-scope-files = files
+rewind-scope-conversation = conversation
+rewind-scope-both = files and conversation
+
+## The session around the turns (notices of keel run, keel chat, keel sessions resume)
+session-id = session { $id }
+session-chat = session { $id } (type /exit or press Ctrl-D to leave)
+turn-cancelling = cancelling the turn (Ctrl-C again to quit)
+turn-interrupted = interrupted
+memory-interrupted = memory not distilled: interrupted
+notice-warning = warning: { $message }

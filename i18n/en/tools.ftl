@@ -19,5 +19,9 @@ tool-access_mcp_resource = Reading { $uri } from { $server_name }
 tool-ask_followup_question = Asking a question
 tool-plan_mode_respond = Proposing a plan
 tool-attempt_completion = Finishing the task
+tool-create_plan = Drafting a plan: { $goal }
+tool-remember = Remembering: { $text }
+# A tool of an MCP server, offered as mcp__SERVER__TOOL.
+tool-mcp = Calling { $tool } on { $server }
 # A tool with no key of its own (e.g. mcp__SERVER__TOOL).
 tool-other = Calling { $name }

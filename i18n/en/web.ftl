@@ -141,3 +141,86 @@ checkpoints-rewound = Rewound: { $turns ->
     [one] { $files } file
    *[other] { $files } files
 } restored.
+
+# Words for values the server sends as codes.
+approval-kind-command = command
+approval-kind-plan = plan
+approval-kind-tool = tool call
+mode-auto = auto
+mode-direct = direct
+mode-plan = plan
+session-status-idle = idle
+session-status-running = running
+session-status-completed = completed
+session-status-failed = failed
+session-status-cancelled = cancelled
+waiting-waiting_for_model = waiting for the model
+waiting-waiting_for_approval = waiting for approval
+waiting-waiting_for_answer = waiting for an answer
+waiting-indexing = indexing
+task-missing = Project, root folder and task are all needed.
+task-root-placeholder = /path/to/project
+
+# Timeline rows: what the records say, from the events they came from.
+phase-planner = Planner
+phase-coder = Coder
+phase-reviewer = Reviewer
+phase-debugger = Debugger
+phase-enter = started
+phase-exit = finished
+timeline-op-create = Created
+timeline-op-update = Updated
+timeline-op-delete = Deleted
+timeline-op-move = Moved
+timeline-move-to = to
+timeline-mcp = MCP · { $server }
+timeline-tool-failed = ✗ failed
+timeline-duration = { $ms } ms
+timeline-size = { $size } B
+timeline-repair = Self-repair attempt
+repair-result-pending = pending
+repair-result-success = fixed
+repair-result-failed = not fixed
+timeline-fix = Fix: { $suggestion }
+timeline-error = Error
+timeline-error-type = ({ $type })
+timeline-error-type-recoverable = ({ $type }, recoverable)
+timeline-plan-summary = { $goal } ({ $count ->
+    [one] { $count } step
+   *[other] { $count } steps
+})
+timeline-repair-summary = Repair attempt { $attempt }/{ $max }: { $trigger }
+timeline-step-start = Step { $current }/{ $total }: { $title }
+timeline-step-done = Step { $current }/{ $total } done: { $title }
+timeline-step-failed = Step { $current }/{ $total } failed: { $title }: { $error }
+timeline-task-started = Task started: { $task }
+timeline-task-completed = Task completed: { $result }
+timeline-task-failed = Task failed: { $result }
+timeline-task-cancelled = Task cancelled: { $result }
+timeline-task-max_iterations = Task stopped at the iteration limit: { $result }
+timeline-fallback = Using fallback model { $model } instead of { $requested }
+timeline-fallback-reason = Using fallback model { $model } instead of { $requested }: { $reason }
+timeline-plan-modified = Plan modified: { $goal }
+timeline-llm-retry = Model call failed (attempt { $attempt }/{ $max }), retrying in { $ms } ms: { $error }
+timeline-thinking-failed = Reasoning failed: { $error }
+timeline-approval-request = Waiting for approval: { $subject }
+timeline-approval-approve = Approved
+timeline-approval-reject = Rejected
+timeline-approval-modify = Approved with changes
+timeline-context-compressed = Context compressed from { $from } to { $to } tokens
+timeline-memory-remember = Memory updated (remembered): { $count ->
+    [one] { $count } entry
+   *[other] { $count } entries
+}
+timeline-memory-distill = Memory updated (distilled): { $count ->
+    [one] { $count } entry
+   *[other] { $count } entries
+}
+timeline-rewound = Rewound { $checkpoint } ({ $scope }): { $count ->
+    [one] { $count } turn
+   *[other] { $count } turns
+} undone
+rewind-scope-files = files
+rewind-scope-conversation = conversation
+rewind-scope-both = files and conversation
+run-waiting = running · { $status }

@@ -145,3 +145,30 @@ checkpoint-rewound = 已回退到检查点 { $checkpoint } 之前（{ $scope }�
 }（事件 { $from }–{ $to } 保留）
 checkpoint-restored = { "  " }已恢复 { $path }
 checkpoint-removed = { "  " }已删除 { $path }
+
+## 列表、逐步执行的计划、上下文摘要、显示滞后
+list-separator = 、
+plan-summary = ：{ $summary }
+execution-start = { $count ->
+   *[other] ▶ 执行 { $n } 个步骤：{ $goal }
+}
+execution-end = ✓ 所有步骤已完成：{ $goal }
+execution-cancelled = ⊘ 执行已取消{ $step }
+context-summary-model = ，由模型摘要
+context-summary-extractive = ，抽取式摘要
+context-summary-extractive-failed = ，抽取式摘要（模型摘要失败：{ $reason }）
+tool-output-of = ▸ { $call } 的输出
+events-skipped = { $count ->
+   *[other] ⚠ 跳过了 #{ $seq } 之后的 { $n } 个事件（显示跟不上）
+}
+rewind-scope-files = 文件
+rewind-scope-conversation = 对话
+rewind-scope-both = 文件和对话
+
+## 轮次前后的会话提示（keel run、keel chat、keel sessions resume）
+session-id = 会话 { $id }
+session-chat = 会话 { $id }（输入 /exit 或按 Ctrl-D 退出）
+turn-cancelling = 正在取消本轮（再按 Ctrl-C 退出）
+turn-interrupted = 已中断
+memory-interrupted = 未提炼记忆：已中断
+notice-warning = 警告：{ $message }

@@ -377,6 +377,10 @@ async function pageDemo(page) {
     if ((await page.evaluate(() => document.documentElement.lang)) !== "zh-CN") throw new Error("html lang is not zh-CN");
     await page.getByTestId("file-runs").getByText("文件运行").waitFor();
     await page.getByTestId("tool-action").getByText("正在编辑 calc/stats.py").first().waitFor();
+    // Timeline rows are worded in Chinese too: phases, file operations, task lines.
+    await page.getByTestId("timeline-phase").getByText("编码").first().waitFor();
+    await page.getByTestId("timeline-file").getByText("已更新").first().waitFor();
+    await page.getByTestId("timeline-log").getByText(/^任务开始：/).first().waitFor();
     await screenshot(page, "09-chinese");
     await page.reload();
     await page.getByTestId("cancel-button").getByText("取消").waitFor();
@@ -583,6 +587,8 @@ async function main() {
     if (!progress?.includes("3/3") || !progress.includes("3 done")) throw new Error(`plan progress shows ${progress}`);
     const steps = await page.locator('[data-testid="timeline-log"]', { hasText: /Step 3\/3 done/ }).count();
     if (steps !== 1) throw new Error(`${steps} timeline rows say step 3/3 is done, expected 1`);
+    const stepBars = await page.getByTestId("step-progress").allTextContents();
+    if (!stepBars.includes("3/3")) throw new Error(`step rows' progress shows ${stepBars.join(", ")}`);
   });
   await check("show the same records as the server's GET /v1/projects/{id}/timeline", async () => {
     const response = await fetch(`${base}/v1/projects/demo/timeline?limit=100`, {

@@ -13,6 +13,7 @@ export type {
   Progress,
   RunApprovalRequest,
   RunQuestionAsk,
+  StatusKind,
   TimelineEvent,
   TimelinePayload,
   TimelineType,

@@ -54,9 +54,15 @@ export function saveLocale(locale: Locale): void {
 /** Formatted messages of one language. */
 export class Messages {
   private readonly bundle: FluentBundle;
+  private readonly numbers: Intl.NumberFormat;
+  private readonly times: Intl.DateTimeFormat;
+  private readonly dateTimes: Intl.DateTimeFormat;
 
   constructor(readonly locale: Locale) {
     this.bundle = new FluentBundle(locale, { useIsolating: false });
+    this.numbers = new Intl.NumberFormat(locale);
+    this.times = new Intl.DateTimeFormat(locale, { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
+    this.dateTimes = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short", hourCycle: "h23" });
     for (const text of CATALOGUES[locale]) {
       const errors = this.bundle.addResource(new FluentResource(text));
       if (errors.length > 0) throw new Error(`i18n/${locale}: ${errors.map(String).join("; ")}`);
@@ -70,6 +76,28 @@ export class Messages {
     return this.bundle.formatPattern(message.value, args ?? null);
   };
 
+  /** True when the catalogue has message `id`. */
+  has = (id: string): boolean => this.bundle.hasMessage(id);
+
+  /** The word for a code the server sends (`prefix` + `code`, e.g. `mode-plan`); the code
+   * itself when the catalogue has no word for it. */
+  word = (prefix: string, code: string): string => (this.has(prefix + code) ? this.t(prefix + code) : code);
+
+  /** `n` written the language's way (thousands separators). */
+  number = (n: number): string => this.numbers.format(n);
+
+  /** The time of day of an RFC 3339 timestamp (24-hour clock); empty when it is not one. */
+  time = (ts: string): string => {
+    const date = new Date(ts);
+    return Number.isNaN(date.getTime()) ? "" : this.times.format(date);
+  };
+
+  /** Date and time of an RFC 3339 timestamp; the text itself when it is not one. */
+  dateTime = (ts: string): string => {
+    const date = new Date(ts);
+    return Number.isNaN(date.getTime()) ? ts : this.dateTimes.format(date);
+  };
+
   /** What a tool call does, from its name and arguments (`tool-<name>`, else `tool-other`). */
   tool = (name: string, args: unknown): string => {
     const vars: Record<string, FluentVariable> = { name };
@@ -78,6 +106,10 @@ export class Messages {
         if (typeof value === "string" || typeof value === "number") vars[key] = value;
         else if (Array.isArray(value)) vars[key] = value.map(String).join(" ");
       }
+    }
+    const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+    if (!this.bundle.hasMessage(`tool-${name}`) && mcp?.[1] && mcp[2]) {
+      return this.t("tool-mcp", { server: mcp[1], tool: mcp[2] });
     }
     const id = this.bundle.hasMessage(`tool-${name}`) ? `tool-${name}` : "tool-other";
     const message = this.bundle.getMessage(id);

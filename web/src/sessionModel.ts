@@ -1,7 +1,7 @@
 // Everything the page shows about one session, folded from its raw events in seq order:
 // the windowed timeline, the FileTree, pending approvals and questions (planning replies
 // included), the plan's progress, whether a turn runs and what it waits for. Consumers subscribe and re-render on change.
-import type { Event, Plan, Progress, RunApprovalRequest, RunQuestionAsk, TimelineEvent } from "./contract";
+import type { Event, Plan, Progress, RunApprovalRequest, RunQuestionAsk, StatusKind, TimelineEvent } from "./contract";
 import { applyFileUpdate, initFileTree, selectFile, type FileTreeState } from "./fileTree";
 import { toTimelineAll } from "./timeline";
 import { TimelineWindow, WINDOW_CAPACITY } from "./window";
@@ -61,6 +61,8 @@ export interface TimelineItem {
   /** Seq of the event it came from. */
   seq: number;
   record: TimelineEvent;
+  /** The event the record came from (the page words the record from its fields). */
+  source: Event;
   /** Plan position, for step phase nodes. */
   progress?: Progress;
   /** For a tool call whose start was seen: its name and arguments (for the action text). */
@@ -108,7 +110,7 @@ export class SessionModel {
   /** The model's current streamed answer text (last model call). */
   liveText = "";
   /** What the running turn waits for (a `system.status` with a kind), until the next event. */
-  waiting: string | undefined;
+  waiting: { kind: StatusKind; message: string } | undefined;
   lastResult: string | undefined;
   notice: Notice | undefined;
   /** The plan as proposed (or last modified), with step descriptions: what the editor edits. */
@@ -228,7 +230,9 @@ export class SessionModel {
       const progress =
         event.type === "run.step.start" || event.type === "run.step.end" ? event.payload.progress : undefined;
       const key = record.id;
-      const item: TimelineItem = progress ? { key, seq: event.seq, record, progress } : { key, seq: event.seq, record };
+      const item: TimelineItem = progress
+        ? { key, seq: event.seq, record, source: event, progress }
+        : { key, seq: event.seq, record, source: event };
       if (event.type === "run.tool.end") {
         const args = this.toolArgs.get(event.payload.call_id);
         this.toolArgs.delete(event.payload.call_id);
@@ -372,7 +376,9 @@ export class SessionModel {
 
   private track(event: Event): void {
     this.waiting =
-      event.type === "system.status" && event.payload.kind !== undefined ? event.payload.message : undefined;
+      event.type === "system.status" && event.payload.kind !== undefined
+        ? { kind: event.payload.kind, message: event.payload.message }
+        : undefined;
     switch (event.type) {
       case "agent.start":
         this.running = true;

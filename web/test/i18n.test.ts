@@ -79,7 +79,9 @@ describe("i18n catalogues", () => {
     expect(messages("zh-CN").t("plan-progress-step", { current: 2, total: 3 })).toBe("第 2/3 步");
     expect(messages("en").tool("read_file", { path: "a.py" })).toBe("Reading a.py");
     expect(messages("zh-CN").tool("read_file", { path: "a.py" })).toBe("正在读取 a.py");
-    expect(messages("en").tool("mcp__srv__x", {})).toBe("Calling mcp__srv__x");
+    expect(messages("en").tool("mcp__srv__x", {})).toBe("Calling x on srv");
+    expect(messages("zh-CN").tool("mcp__srv__x", {})).toBe("正在调用 srv 上的 x");
+    expect(messages("en").tool("custom", {})).toBe("Calling custom");
     expect(messages("en").t("no-such-message")).toBe("no-such-message");
   });
 

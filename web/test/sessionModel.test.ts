@@ -54,7 +54,7 @@ describe("session model over the golden run", () => {
   it("knows what the turn waits for until the next event", () => {
     const model = new SessionModel();
     model.applyAll(upTo(9));
-    expect(model.waiting).toBe("waiting for gpt-5-mini");
+    expect(model.waiting).toEqual({ kind: "waiting_for_model", message: "waiting for gpt-5-mini" });
     model.applyAll(upTo(10));
     expect(model.waiting).toBeUndefined();
   });

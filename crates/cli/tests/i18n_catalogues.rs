@@ -140,6 +140,13 @@ fn tool_messages_name_real_tools_and_their_arguments() {
             assert_eq!(vars, &BTreeSet::from(["name".to_owned()]));
             continue;
         }
+        if name == "mcp" {
+            assert_eq!(
+                vars,
+                &BTreeSet::from(["server".to_owned(), "tool".to_owned()])
+            );
+            continue;
+        }
         // Tools answered by the engine (questions, plans, completion) or by keel-mcp are not
         // in the built-in registry; theirs are checked where they are defined.
         let Some(tool) = registry.get(name) else {
@@ -159,4 +166,28 @@ fn tool_messages_name_real_tools_and_their_arguments() {
         registry.names().len(),
         "a built-in tool has no message"
     );
+}
+
+#[test]
+fn tools_outside_the_registry_have_messages() {
+    use keel_engine::agent::{control_tools, remember};
+    let tools = &catalogue(&i18n_dir().join("en"))["tools.ftl"];
+    // The engine's own tools, keel-mcp's generic ones, and the message for each server tool
+    // offered as mcp__SERVER__TOOL.
+    let names = [
+        control_tools::ATTEMPT_COMPLETION,
+        control_tools::CREATE_PLAN,
+        control_tools::ASK_FOLLOWUP_QUESTION,
+        control_tools::PLAN_MODE_RESPOND,
+        remember::REMEMBER,
+        keel_mcp::USE_MCP_TOOL,
+        keel_mcp::ACCESS_MCP_RESOURCE,
+        "mcp",
+    ];
+    for name in names {
+        assert!(
+            tools.contains_key(&format!("tool-{name}")),
+            "tools.ftl has no `tool-{name}`"
+        );
+    }
 }

@@ -692,3 +692,45 @@ fn failing_turn_verbose_coloured() {
 fn broken_attempt_turn_plain() {
     insta::assert_snapshot!(replay(&broken_attempt_turn(), &["--color", "never"]));
 }
+
+#[test]
+fn direct_turn_zh_cn() {
+    let text = replay(&direct_turn(), &["--color", "never", "--lang", "zh-CN"]);
+    assert_ne!(
+        text,
+        replay(&direct_turn(), &["--color", "never", "--lang", "en"])
+    );
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn plan_turn_zh_cn() {
+    insta::assert_snapshot!(replay(
+        &plan_turn(),
+        &["--color", "never", "--lang", "zh-CN"]
+    ));
+}
+
+#[test]
+fn failing_turn_zh_cn() {
+    insta::assert_snapshot!(replay(
+        &failing_turn(),
+        &["--color", "never", "--lang", "zh-CN"]
+    ));
+}
+
+#[test]
+fn a_bad_lang_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("events.jsonl");
+    direct_turn().write(&path);
+    let out = Command::new(env!("CARGO_BIN_EXE_keel"))
+        .args(["replay", "--lang", "klingon"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("expected en or zh-CN"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}

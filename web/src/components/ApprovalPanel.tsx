@@ -14,7 +14,7 @@ export function ApprovalPanel(props: {
   onModify?(draft: PlanDraft, reason?: string): Promise<void>;
 }) {
   const { request } = props;
-  const { t } = useI18n();
+  const { t, word } = useI18n();
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
   const [editing, setEditing] = useState(false);
@@ -37,7 +37,7 @@ export function ApprovalPanel(props: {
       aria-labelledby={`approval-h-${request.approval_id}`}
     >
       <h3 id={`approval-h-${request.approval_id}`}>
-        <span aria-hidden="true">⚑</span> {t("approval-heading", { kind: request.kind })}
+        <span aria-hidden="true">⚑</span> {t("approval-heading", { kind: word("approval-kind-", request.kind) })}
       </h3>
       <p className="muted">{request.reason}</p>
       <pre className="subject">{request.subject}</pre>

@@ -14,7 +14,7 @@ export function CheckpointsPanel(props: {
   // The parent passes fresh callbacks each render; loading must not restart for that.
   const onError = useRef(props.onError);
   onError.current = props.onError;
-  const { t } = useI18n();
+  const { t, time } = useI18n();
   const [checkpoints, setCheckpoints] = useState<Checkpoint[] | undefined>();
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<string | undefined>();
@@ -75,7 +75,7 @@ export function CheckpointsPanel(props: {
               <span>
                 {t("checkpoints-before-turn", { n: index + 1 })}{" "}
                 <span className="muted">
-                  {new Date(checkpoint.created_at).toLocaleTimeString()} ·{" "}
+                  {time(checkpoint.created_at)} ·{" "}
                   {t("checkpoints-files", { count: checkpoint.files })}
                 </span>
               </span>{" "}

@@ -1,11 +1,6 @@
 import type { Session } from "../api";
 import { useI18n } from "../i18n";
 
-function when(ts: string): string {
-  const date = new Date(ts);
-  return Number.isNaN(date.getTime()) ? ts : date.toLocaleString();
-}
-
 /** The sessions visible to the token, newest first. */
 export function SessionList(props: {
   sessions: Session[];
@@ -13,7 +8,7 @@ export function SessionList(props: {
   onSelect(id: string): void;
   error?: string | undefined;
 }) {
-  const { t } = useI18n();
+  const { t, word, dateTime } = useI18n();
   return (
     <section className="session-list" aria-labelledby="sessions-heading">
       <h2 id="sessions-heading">{t("sessions-label")}</h2>
@@ -36,8 +31,8 @@ export function SessionList(props: {
             >
               <span className="session-title">{s.title || s.id}</span>
               <span className="session-meta">
-                <span className={`status status-${s.status}`}>{s.status}</span> · {s.project_id} ·{" "}
-                {when(s.updated_at)}
+                <span className={`status status-${s.status}`}>{word("session-status-", s.status)}</span> · {s.project_id} ·{" "}
+                {dateTime(s.updated_at)}
               </span>
             </button>
           </li>

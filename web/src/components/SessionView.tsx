@@ -32,7 +32,7 @@ export function SessionView(props: {
   onForked(session: Session): void;
 }) {
   const { api, sessionId, onAuthFailure, onChanged } = props;
-  const { t } = useI18n();
+  const { t, word } = useI18n();
   const model = useMemo(() => {
     const fresh = new SessionModel();
     // The FileTree selection survives a reload of the page (per tab, per session).
@@ -147,7 +147,7 @@ export function SessionView(props: {
           <h2 data-testid="session-title">{session?.title || sessionId}</h2>
           <p className="muted">
             {session ? `${session.project_id} · ${session.root}` : t("loading")}
-            {session?.mode ? ` · ${session.mode}` : ""}
+            {session?.mode ? ` · ${word("mode-", session.mode)}` : ""}
           </p>
         </div>
         <div className="session-actions">
@@ -161,9 +161,13 @@ export function SessionView(props: {
           <span
             className={`status status-${running ? "running" : "idle"}`}
             data-testid="run-status"
-            title={running ? model.waiting : undefined}
+            title={running ? model.waiting?.message : undefined}
           >
-            {running ? (model.waiting ? `${t("run-running")} · ${model.waiting}` : t("run-running")) : t("run-idle")}
+            {running
+              ? model.waiting
+                ? t("run-waiting", { status: word("waiting-", model.waiting.kind) })
+                : t("run-running")
+              : t("run-idle")}
           </span>
           <button
             type="button"

@@ -21,7 +21,7 @@ export function TaskForm(props: {
   const submit = async () => {
     const task = input.trim();
     if (!task || !project.trim() || !root.trim()) {
-      setError("Project, root folder and task are all needed.");
+      setError(t("task-missing"));
       return;
     }
     setBusy(true);
@@ -76,9 +76,9 @@ export function TaskForm(props: {
             value={mode}
             onChange={(e) => setMode(e.target.value as PageQuery["mode"])}
           >
-            <option value="auto">auto</option>
-            <option value="direct">direct</option>
-            <option value="plan">plan</option>
+            <option value="auto">{t("mode-auto")}</option>
+            <option value="direct">{t("mode-direct")}</option>
+            <option value="plan">{t("mode-plan")}</option>
           </select>
         </label>
       </div>
@@ -87,7 +87,7 @@ export function TaskForm(props: {
         <input
           data-testid="task-root"
           value={root}
-          placeholder="/path/to/project"
+          placeholder={t("task-root-placeholder")}
           onChange={(e) => setRoot(e.target.value)}
         />
       </label>

@@ -2,6 +2,7 @@ import { useEffect, useRef } from "react";
 import type { AgentPhase, TimelineEvent } from "../contract";
 import { useI18n } from "../i18n";
 import type { TimelineItem } from "../sessionModel";
+import { timelineText } from "../timelineText";
 
 const PHASE_ICON: Record<AgentPhase, string> = {
   planner: "☰",
@@ -27,34 +28,28 @@ const TOOL_ICON: Record<string, string> = {
   generate_image: "▣",
 };
 
-const FILE_OP: Record<string, { icon: string; label: string }> = {
-  create: { icon: "+", label: "Created" },
-  update: { icon: "✎", label: "Updated" },
-  delete: { icon: "✖", label: "Deleted" },
-  move: { icon: "⇄", label: "Moved" },
+const FILE_OP_ICON: Record<string, string> = {
+  create: "+",
+  update: "✎",
+  delete: "✖",
+  move: "⇄",
 };
 
-function time(ts: string): string {
-  const date = new Date(ts);
-  return Number.isNaN(date.getTime()) ? "" : date.toLocaleTimeString([], { hour12: false });
-}
-
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
 function Move(props: { from: string; to: string }) {
+  const { t } = useI18n();
   return (
     <span className="move" data-testid="move-summary">
-      <code>{props.from}</code> <span aria-label="to">→</span> <code>{props.to}</code>
+      <code>{props.from}</code> <span aria-label={t("timeline-move-to")}>→</span> <code>{props.to}</code>
     </span>
   );
 }
 
 function Row(props: { item: TimelineItem }) {
-  const { record, progress } = props.item;
-  const { tool } = useI18n();
-  const stamp = <time dateTime={record.timestamp}>{time(record.timestamp)}</time>;
+  const { record, progress, source } = props.item;
+  const m = useI18n();
+  const { t, tool, word, number } = m;
+  const stamp = <time dateTime={record.timestamp}>{m.time(record.timestamp)}</time>;
+  const localText = timelineText(m, source, record);
   switch (record.type) {
     case "agent_phase": {
       const p = record.payload;
@@ -65,9 +60,9 @@ function Row(props: { item: TimelineItem }) {
           </span>
           <div className="body">
             <div className="title">
-              {capitalise(p.phase)} <span className="muted">{p.action === "enter" ? "started" : "finished"}</span> {stamp}
+              {word("phase-", p.phase)} <span className="muted">{t(`phase-${p.action}`)}</span> {stamp}
             </div>
-            {p.summary && <div className="summary">{p.summary}</div>}
+            {p.summary && <div className="summary">{localText ?? p.summary}</div>}
             {progress && (
               <div className="progress-line">
                 <progress max={progress.total} value={p.action === "exit" ? progress.current : progress.current - 1} />
@@ -96,10 +91,10 @@ function Row(props: { item: TimelineItem }) {
           <div className="body">
             <div className="title">
               <strong>{p.toolName}</strong>{" "}
-              {p.mcpServer !== undefined && <span className="mcp-server" data-testid="timeline-mcp-server">MCP · {p.mcpServer}</span>}{" "}
+              {p.mcpServer !== undefined && <span className="mcp-server" data-testid="timeline-mcp-server">{t("timeline-mcp", { server: p.mcpServer })}</span>}{" "}
               {isMove ? <Move from={p.fromPath ?? ""} to={p.toPath ?? ""} /> : p.argsSummary && <code>{p.argsSummary}</code>}{" "}
-              <span className={p.success ? "ok-text" : "error-text"}>{p.success ? "✓" : "✗ failed"}</span>
-              {p.duration !== undefined && <span className="muted"> · {p.duration} ms</span>} {stamp}
+              <span className={p.success ? "ok-text" : "error-text"}>{p.success ? "✓" : t("timeline-tool-failed")}</span>
+              {p.duration !== undefined && <span className="muted"> · {t("timeline-duration", { ms: p.duration })}</span>} {stamp}
             </div>
             {props.item.call && (
               <div className="muted" data-testid="tool-action">
@@ -113,17 +108,17 @@ function Row(props: { item: TimelineItem }) {
     }
     case "file_update": {
       const p = record.payload;
-      const op = FILE_OP[p.op] ?? { icon: "□", label: p.op };
+      const icon = FILE_OP_ICON[p.op] ?? "□";
       return (
         <li className={`node child file file-${p.op}`} data-testid="timeline-file" data-record-id={record.id} data-op={p.op} data-path={p.path}>
           <span className="icon" aria-hidden="true">
-            {op.icon}
+            {icon}
           </span>
           <div className="body">
             <div className="title">
-              {op.label}{" "}
+              {word("timeline-op-", p.op)}{" "}
               {p.op === "move" && p.fromPath !== undefined ? <Move from={p.fromPath} to={p.toPath ?? p.path} /> : <code>{p.path}</code>}
-              {p.fileSize !== undefined && <span className="muted"> · {p.fileSize} B</span>} {stamp}
+              {p.fileSize !== undefined && <span className="muted"> · {t("timeline-size", { size: number(p.fileSize) })}</span>} {stamp}
             </div>
             {p.summary && <div className="summary">{p.summary}</div>}
           </div>
@@ -139,15 +134,15 @@ function Row(props: { item: TimelineItem }) {
           </span>
           <div className="body">
             <div className="title">
-              Self-repair attempt{" "}
+              {t("timeline-repair")}{" "}
               <strong data-testid="repair-attempt">
                 {p.attemptNumber}/{p.maxAttempts}
               </strong>{" "}
-              · {p.result} {stamp}
+              · {word("repair-result-", p.result)} {stamp}
             </div>
             <div className="summary">{p.trigger}</div>
             {p.errorMessage && <div className="summary error-text">{p.errorMessage}</div>}
-            {p.suggestion && <div className="summary muted">Fix: {p.suggestion}</div>}
+            {p.suggestion && <div className="summary muted">{t("timeline-fix", { suggestion: p.suggestion })}</div>}
           </div>
         </li>
       );
@@ -161,8 +156,16 @@ function Row(props: { item: TimelineItem }) {
           </span>
           <div className="body">
             <div className="title">
-              {p.message} {stamp}
+              {localText ?? p.message} {stamp}
             </div>
+            {progress && (
+              <div className="progress-line">
+                <progress max={progress.total} value={source.type === "run.step.end" ? progress.current : progress.current - 1} />
+                <span data-testid="step-progress">
+                  {progress.current}/{progress.total}
+                </span>
+              </div>
+            )}
           </div>
         </li>
       );
@@ -176,7 +179,11 @@ function Row(props: { item: TimelineItem }) {
           </span>
           <div className="body">
             <div className="title">
-              <strong>Error</strong> <span className="muted">({p.errorType}{p.recoverable ? ", recoverable" : ""})</span> {stamp}
+              <strong>{t("timeline-error")}</strong>{" "}
+              <span className="muted">
+                {t(p.recoverable ? "timeline-error-type-recoverable" : "timeline-error-type", { type: p.errorType })}
+              </span>{" "}
+              {stamp}
             </div>
             <div className="summary">{p.message}</div>
             {p.stack && <pre className="stack">{p.stack}</pre>}

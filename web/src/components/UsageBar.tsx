@@ -3,10 +3,9 @@ import type { SessionModel } from "../sessionModel";
 
 /** Token use and cost, the context window's fill as a bar, and the repo map build. */
 export function UsageBar(props: { model: SessionModel }) {
-  const { t, locale } = useI18n();
+  const { t, number } = useI18n();
   const { usage, contextWindow, repomap } = props.model;
   if (!usage && !contextWindow && !repomap) return null;
-  const number = (n: number) => n.toLocaleString(locale);
   const percent = contextWindow && contextWindow.limit > 0 ? Math.min(100, (contextWindow.tokens_used / contextWindow.limit) * 100) : 0;
   return (
     <section className="card usage" data-testid="usage" aria-label={t("usage-heading")}>

@@ -9,6 +9,7 @@ use super::agent_args::AgentArgs;
 use super::run::{EXIT_INTERRUPTED, block_on, usage};
 use crate::config::Settings;
 use crate::host::{Host, Input, TurnEnd};
+use crate::i18n::Arg;
 
 /// Arguments of `keel chat`.
 ///
@@ -41,13 +42,8 @@ pub fn run(args: ChatArgs) -> ExitCode {
 pub async fn chat(mut host: Host) -> ExitCode {
     let interactive = std::io::stdin().is_terminal();
     if interactive {
-        host.notice(
-            DisplayStyle::Info,
-            format!(
-                "session {} (type /exit or press Ctrl-D to leave)",
-                host.session_id()
-            ),
-        );
+        let text = host.text("session-chat", &[("id", Arg::from(host.session_id()))]);
+        host.notice(DisplayStyle::Info, text);
     }
     loop {
         let prompt = interactive.then(|| "\n> ".to_owned());
@@ -74,7 +70,7 @@ pub async fn chat(mut host: Host) -> ExitCode {
     }
     host.end_session().await;
     if interactive {
-        host.notice(DisplayStyle::Info, format!("session {}", host.session_id()));
+        host.notice_session();
     }
     host.close().await;
     ExitCode::SUCCESS

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use keel_events::{AgentStatus, DisplayStyle};
+use keel_events::AgentStatus;
 
 use super::EXIT_USAGE;
 use super::agent_args::AgentArgs;
@@ -43,7 +43,7 @@ pub fn run(args: RunArgs) -> ExitCode {
             host.end_session().await;
         }
         if !settings.json {
-            host.notice(DisplayStyle::Info, format!("session {}", host.session_id()));
+            host.notice_session();
         }
         host.close().await;
         turn_exit_code(end)

@@ -31,6 +31,7 @@ pub use notices::{StderrNotices, notice};
 pub use persist::{open_project_store, recover};
 
 use crate::config::Settings;
+use crate::i18n::{Arg, Messages};
 use crate::render::{ConsoleRenderer, NoSpinner, RenderOptions, Spinner, TerminalSpinner};
 use crate::terminal::{LineReader, TerminalAnswerer, TerminalApprover};
 use persist::Persistence;
@@ -119,6 +120,8 @@ pub struct Host {
     renderer: Option<SharedRenderer>,
     interrupts: Interrupts,
     input: LineReader,
+    /// The terminal's words in the session's language (`--lang`, the locale).
+    messages: Messages,
 }
 
 impl std::fmt::Debug for Host {
@@ -247,11 +250,12 @@ impl Host {
             emitter.bus().add_handler(shared.clone());
             (Some(shared), None)
         };
+        let messages = Messages::new(settings.lang);
         for warning in warnings {
             notice(
                 &emitter,
                 DisplayStyle::Warning,
-                format!("warning: {warning}"),
+                messages.text("notice-warning", &[("message", Arg::from(warning))]),
             );
         }
 
@@ -304,6 +308,7 @@ impl Host {
                 Interrupts::listen()
             },
             input,
+            messages,
         })
     }
 
@@ -326,6 +331,17 @@ impl Host {
     /// or on standard error with `--json`; never stored).
     pub fn notice(&self, style: DisplayStyle, message: impl Into<String>) {
         notice(&self.emitter, style, message);
+    }
+
+    /// Message `id` of the terminal's catalogue (`cli.ftl`) in the session's language.
+    pub fn text(&self, id: &str, args: &[(&str, Arg<'_>)]) -> String {
+        self.messages.text(id, args)
+    }
+
+    /// Shows the session's id (`session ID`), as `keel run` and `keel chat` do when they end.
+    pub fn notice_session(&self) {
+        let text = self.text("session-id", &[("id", Arg::from(self.session_id()))]);
+        self.notice(DisplayStyle::Info, text);
     }
 
     /// Runs `task` as one turn. Ctrl-C cancels it (it still ends with `agent.end`, status
@@ -357,7 +373,7 @@ impl Host {
                         notice(
                             &self.emitter,
                             DisplayStyle::Warning,
-                            "cancelling the turn (Ctrl-C again to quit)",
+                            self.messages.text("turn-cancelling", &[]),
                         );
                         cancel.cancel();
                     }
@@ -367,7 +383,7 @@ impl Host {
         let end = match self.session.last_outcome().filter(|_| finished) {
             Some(outcome) => StoredEnd::finished(outcome),
             None => {
-                self.notice(DisplayStyle::Error, "interrupted");
+                self.notice(DisplayStyle::Error, self.text("turn-interrupted", &[]));
                 StoredEnd::Abandoned("interrupted: Ctrl-C pressed twice".to_owned())
             }
         };
@@ -395,7 +411,7 @@ impl Host {
             () = self.interrupts.next() => true,
         };
         if interrupted {
-            eprintln!("\nkeel: memory not distilled: interrupted");
+            eprintln!("\nkeel: {}", self.text("memory-interrupted", &[]));
         }
         self.emitter.bus().flush();
         self.finish_rendering();

@@ -157,6 +157,12 @@ impl Messages {
     pub fn tool_action(&self, name: &str, arguments: &Value) -> String {
         let id = format!("tool-{name}");
         if !self.has(&id) {
+            if let Some((server, tool)) = mcp_tool(name) {
+                return self.text(
+                    "tool-mcp",
+                    &[("server", Arg::from(server)), ("tool", Arg::from(tool))],
+                );
+            }
             return self.text("tool-other", &[("name", Arg::from(name))]);
         }
         let mut args: Vec<(&str, Arg<'_>)> = Vec::new();
@@ -180,6 +186,14 @@ impl Messages {
                 .to_owned(),
         }
     }
+}
+
+/// The server and tool of an MCP server's tool as offered to the model (`mcp__SERVER__TOOL`).
+fn mcp_tool(name: &str) -> Option<(&str, &str)> {
+    let (server, tool) = name
+        .strip_prefix(keel_mcp::names::PREFIX)?
+        .split_once("__")?;
+    (!server.is_empty() && !tool.is_empty()).then_some((server, tool))
 }
 
 #[cfg(test)]
@@ -206,9 +220,22 @@ mod tests {
     #[test]
     fn unknown_tools_and_ids_fall_back() {
         let zh = Messages::new(Lang::ZhCn);
+        assert_eq!(
+            zh.tool_action("mcp__git__status", &json!({})),
+            "正在调用 git 上的 status"
+        );
+        assert_eq!(
+            Messages::new(Lang::En).tool_action("mcp__git__status", &json!({})),
+            "Calling status on git"
+        );
+        assert_eq!(
+            zh.tool_action("mcp____x", &json!({})),
+            "正在调用 mcp____x",
+            "no server: the name as it is"
+        );
         assert!(
-            zh.tool_action("mcp__git__status", &json!({}))
-                .contains("mcp__git__status")
+            zh.tool_action("custom_tool", &json!({}))
+                .contains("custom_tool")
         );
         assert_eq!(zh.text("no-such-message", &[]), "no-such-message");
         assert_eq!(

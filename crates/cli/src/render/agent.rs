@@ -59,7 +59,7 @@ impl<W: Write> ConsoleRenderer<W> {
             tail.push_str(" · ");
             tail.push_str(&self.files_changed(p.files_changed.len()));
             if p.files_changed.len() <= NAMED_FILES {
-                tail.push_str(&format!(" ({})", p.files_changed.join(", ")));
+                tail.push_str(&format!(" ({})", self.list(&p.files_changed)));
             }
         }
         if p.usage.total_tokens > 0 {
@@ -158,7 +158,7 @@ impl<W: Write> ConsoleRenderer<W> {
         } else {
             self.t(
                 "instructions-files",
-                &[("files", Arg::from(files.join(", ")))],
+                &[("files", Arg::from(self.list(&files)))],
             )
         };
         self.line(&[(Tone::Dim, &text)]);

@@ -15,7 +15,10 @@ impl<W: Write> ConsoleRenderer<W> {
             "checkpoint-rewound",
             &[
                 ("checkpoint", Arg::from(&p.checkpoint_id)),
-                ("scope", Arg::from(p.scope.as_str())),
+                (
+                    "scope",
+                    Arg::from(self.t(&format!("rewind-scope-{}", p.scope.as_str()), &[])),
+                ),
                 ("count", Arg::from(p.turn_ids.len())),
                 ("n", Arg::from(p.turn_ids.len().to_string())),
                 ("from", Arg::from(p.from_seq.to_string())),

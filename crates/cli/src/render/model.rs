@@ -244,15 +244,16 @@ impl<W: Write> ConsoleRenderer<W> {
                 ("to", Arg::from(count(p.compressed_tokens))),
             ],
         );
-        match (p.summarizer, &p.fallback_reason) {
-            (Some(SummarizerKind::Model), _) => text.push_str(", summary by the model"),
-            (Some(SummarizerKind::Extractive), Some(reason)) => text.push_str(&format!(
-                ", extractive summary (the model's failed: {})",
-                one_line(reason, 160)
-            )),
-            (Some(SummarizerKind::Extractive), None) => text.push_str(", extractive summary"),
-            (Some(SummarizerKind::Other) | None, _) => {}
-        }
+        let how = match (p.summarizer, &p.fallback_reason) {
+            (Some(SummarizerKind::Model), _) => self.t("context-summary-model", &[]),
+            (Some(SummarizerKind::Extractive), Some(reason)) => self.t(
+                "context-summary-extractive-failed",
+                &[("reason", Arg::from(one_line(reason, 160)))],
+            ),
+            (Some(SummarizerKind::Extractive), None) => self.t("context-summary-extractive", &[]),
+            (Some(SummarizerKind::Other) | None, _) => String::new(),
+        };
+        text.push_str(&how);
         self.line(&[(Tone::Dim, &text)]);
         if self.verbose && !p.summary.trim().is_empty() {
             self.block("  ", Tone::Dim, &p.summary);

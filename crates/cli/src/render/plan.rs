@@ -65,7 +65,7 @@ impl<W: Write> ConsoleRenderer<W> {
             if self.verbose && !step.expected_tools.is_empty() {
                 let tools = self.t(
                     "plan-step-tools",
-                    &[("tools", Arg::from(step.expected_tools.join(", ")))],
+                    &[("tools", Arg::from(self.list(&step.expected_tools)))],
                 );
                 let tools = format!("     {tools}");
                 self.line(&[(Tone::Dim, &tools)]);
@@ -111,7 +111,10 @@ impl<W: Write> ConsoleRenderer<W> {
         let summary = if p.summary.trim().is_empty() {
             String::new()
         } else {
-            format!(": {}", one_line(&p.summary, 160))
+            self.t(
+                "plan-summary",
+                &[("summary", Arg::from(one_line(&p.summary, 160)))],
+            )
         };
         let files = if p.files_changed.is_empty() {
             String::new()
@@ -132,16 +135,26 @@ impl<W: Write> ConsoleRenderer<W> {
         }
     }
 
-    /// `run.execution.start`: `▶ message`.
+    /// `run.execution.start`: `▶ executing N steps: goal`.
     pub(super) fn print_run_execution_start(&mut self, p: &RunExecutionStart) {
-        let text = format!("▶ {}", one_line(&p.message, 160));
+        let text = self.t(
+            "execution-start",
+            &[
+                ("count", Arg::from(p.plan.steps.len())),
+                ("n", Arg::from(count(p.plan.steps.len() as u64))),
+                ("goal", Arg::from(one_line(&p.plan.goal, 160))),
+            ],
+        );
         self.line(&[(Tone::Bold, &text)]);
     }
 
-    /// `run.execution.end`: `✓ message` and the summary.
+    /// `run.execution.end`: `✓ all steps done: goal` and the summary.
     pub(super) fn print_run_execution_end(&mut self, p: &RunExecutionEnd) {
         self.in_step = false;
-        let text = format!("✓ {}", one_line(&p.message, 160));
+        let text = self.t(
+            "execution-end",
+            &[("goal", Arg::from(one_line(&p.plan.goal, 160)))],
+        );
         self.line(&[(Tone::Success, &text)]);
         if !p.summary.trim().is_empty() {
             self.block("  ", Tone::Plain, p.summary.trim());
@@ -164,10 +177,9 @@ impl<W: Write> ConsoleRenderer<W> {
     /// `run.execution.cancel`: yellow, with the step that was running.
     pub(super) fn print_run_execution_cancel(&mut self, p: &RunExecutionCancel) {
         self.in_step = false;
-        let text = format!(
-            "⊘ {}{}",
-            one_line(&p.message, 160),
-            self.step_suffix(p.step_id)
+        let text = self.t(
+            "execution-cancelled",
+            &[("step", Arg::from(self.step_suffix(p.step_id)))],
         );
         self.line(&[(Tone::Warning, &text)]);
     }
@@ -202,7 +214,7 @@ impl<W: Write> ConsoleRenderer<W> {
         let files = if p.files_changed.is_empty() {
             String::new()
         } else {
-            format!(" · {}", p.files_changed.join(", "))
+            format!(" · {}", self.list(&p.files_changed))
         };
         self.line(&[(Tone::Success, &text), (Tone::Dim, &files)]);
     }

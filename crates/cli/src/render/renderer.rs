@@ -212,6 +212,11 @@ impl<W: Write> ConsoleRenderer<W> {
         self.messages.text(id, args)
     }
 
+    /// `items` joined as a list in the renderer's language (`a, b` / `a、b`).
+    pub(super) fn list(&self, items: &[String]) -> String {
+        items.join(&self.t("list-separator", &[]))
+    }
+
     /// What a call of `tool` with `arguments` does, in words (`tools.ftl`).
     pub(super) fn tool_action(&self, tool: &str, arguments: &serde_json::Value) -> String {
         self.messages.tool_action(tool, arguments)
@@ -373,8 +378,14 @@ impl<W: Write + Send> EventHandler for ConsoleRenderer<W> {
 
     fn lagged(&mut self, missed: u64, after_seq: u64) {
         self.spinner.hide();
-        let text =
-            format!("⚠ {missed} events after #{after_seq} were skipped (display fell behind)");
+        let text = self.t(
+            "events-skipped",
+            &[
+                ("count", Arg::from(missed)),
+                ("n", Arg::from(super::format::count(missed))),
+                ("seq", Arg::from(after_seq.to_string())),
+            ],
+        );
         self.line(&[(Tone::Warning, &text)]);
         self.flush_out();
     }

@@ -44,7 +44,7 @@ impl<W: Write> ConsoleRenderer<W> {
                     start.tool_name,
                     brief_arguments(&start.arguments)
                 ),
-                None => format!("▸ output of {}", p.call_id),
+                None => self.t("tool-output-of", &[("call", Arg::from(&p.call_id))]),
             };
             self.line(&[(Tone::Dim, &header)]);
         }

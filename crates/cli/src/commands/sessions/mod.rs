@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
-use keel_events::{DisplayStyle, EventHandler as _};
+use keel_events::EventHandler as _;
 use keel_host::open_session;
 use keel_store::{
     EventRange, Session, SessionFilter, SessionOrder, SqliteStore, Store, StoreError,
@@ -80,6 +80,10 @@ pub struct ShowArgs {
     /// Colour: auto, always or never.
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto)]
     pub color: ColorWhen,
+    /// Language of the terminal's words: en or zh-CN [default: from LC_ALL, LC_MESSAGES or
+    /// LANG, else en].
+    #[arg(long, value_name = "en|zh-CN")]
+    pub lang: Option<crate::i18n::Lang>,
 }
 
 /// Arguments of `keel sessions resume`.
@@ -282,7 +286,7 @@ async fn show(args: ShowArgs) -> ExitCode {
     let options = RenderOptions {
         color: args.color.for_stdout(),
         verbose: args.verbose,
-        lang: crate::i18n::Lang::from_env(None),
+        lang: crate::i18n::Lang::from_env(args.lang),
     };
     let mut renderer =
         ConsoleRenderer::new(std::io::stdout(), options).with_spinner(Box::new(NoSpinner));
@@ -325,7 +329,7 @@ async fn resume(args: ResumeArgs) -> ExitCode {
                 host.end_session().await;
             }
             if !settings.json && std::io::stderr().is_terminal() {
-                host.notice(DisplayStyle::Info, format!("session {}", host.session_id()));
+                host.notice_session();
             }
             host.close().await;
             turn_exit_code(end)
