@@ -57,7 +57,7 @@ fn startup(c: &mut Criterion) {
             rt.block_on(async {
                 let manager = McpManager::new(dir.path(), specs());
                 manager.start_all().await;
-                assert_eq!(manager.tools().len(), 5 * 9 + 2);
+                assert_eq!(manager.tools().len(), 5 * 10 + 2);
                 manager.shutdown().await;
             })
         })
@@ -85,7 +85,7 @@ fn startup(c: &mut Criterion) {
                 let manager = McpManager::new(dir.path(), specs());
                 manager.confine(SandboxPolicy::new(SandboxMode::WorkspaceWrite));
                 manager.start_all().await;
-                assert_eq!(manager.tools().len(), 5 * 9 + 2);
+                assert_eq!(manager.tools().len(), 5 * 10 + 2);
                 manager.shutdown().await;
             })
         })
