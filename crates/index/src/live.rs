@@ -1,6 +1,7 @@
 //! [`LiveIndex`]: an index kept current in a running session by the repo map's watcher —
 //! each debounced batch of changed files updates the map and then re-indexes those files
-//! only — so a search needs no walk of the root. Where the watcher cannot start (no inotify
+//! only, and a search first applies what the watcher has seen but not yet applied — so a
+//! search sees a file written just before it and needs no walk of the root. Where the watcher cannot start (no inotify
 //! watches left, an unsupported file system) each search refreshes by a walk instead.
 
 use std::path::PathBuf;
@@ -13,7 +14,8 @@ use crate::error::IndexError;
 use crate::project::{IndexStats, ProjectIndex};
 use crate::search::{SearchOutcome, SearchRequest};
 
-/// How long the file system must be quiet before a batch of changes is applied.
+/// How long the file system must be quiet before a batch of changes is applied unasked (a
+/// search applies what is pending at once).
 pub const WATCH_DEBOUNCE: Duration = Duration::from_millis(100);
 
 /// How the index was kept current for one search.
@@ -119,7 +121,8 @@ impl LiveIndex {
         self.watcher.is_ok()
     }
 
-    /// Brings the index up to date if nothing watches it, then answers `request`.
+    /// Brings the index up to date (the watcher's pending changes, or a walk if nothing
+    /// watches it), then answers `request`.
     pub fn search(
         &mut self,
         request: &SearchRequest,
@@ -133,7 +136,9 @@ impl LiveIndex {
         }
         // The index first: the watcher records its update while holding it.
         let index = match &self.watcher {
-            Ok(_) => {
+            Ok(watcher) => {
+                // A file written just before the search is in it, debounce or not.
+                watcher.flush();
                 let index = lock(&self.index);
                 currency.updates.append(&mut lock(&self.pending));
                 index

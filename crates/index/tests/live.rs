@@ -80,3 +80,29 @@ fn the_watcher_reindexes_changed_files_only() {
     });
     assert_eq!(changed, 1);
 }
+
+#[test]
+fn a_search_sees_a_file_written_just_before_it_without_waiting_for_the_debounce() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "src/a.rs", "/// Alpha.\npub fn alpha() {}\n");
+    let index = ProjectIndex::open(root, IndexOptions::default()).unwrap();
+    // A debounce far longer than the test: only the search's flush can apply the edit.
+    let mut live = LiveIndex::start(index, Duration::from_secs(60)).unwrap();
+    assert!(live.is_watched());
+    live.search(&SearchRequest::new("alpha")).unwrap();
+
+    write(root, "src/b.rs", "/// Narwhal.\npub fn narwhal() {}\n");
+    // Let the OS report the write (the flush applies what it has reported).
+    std::thread::sleep(Duration::from_millis(50));
+    let started = Instant::now();
+    let (outcome, currency) = live.search(&SearchRequest::new("narwhal")).unwrap();
+    let paths: Vec<&str> = outcome.hits.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths.first(), Some(&"src/b.rs"), "{paths:?}");
+    assert_eq!(
+        currency.updates.iter().map(|u| u.indexed).sum::<u64>(),
+        1,
+        "only the new file was indexed"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+}

@@ -52,3 +52,52 @@ fn an_edit_updates_the_map_within_a_bounded_time() {
     assert_eq!(parsed, 1);
     assert!(elapsed < bound);
 }
+
+#[test]
+fn flush_applies_a_write_at_once_and_a_busy_folder_is_still_updated() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib.rs");
+    std::fs::write(&lib, "pub fn original() {}\n").unwrap();
+    let mut map = RepoMap::open(dir.path(), MapOptions::default()).unwrap();
+    map.refresh().unwrap();
+    let map = Arc::new(Mutex::new(map));
+    let names = |map: &Mutex<RepoMap>| -> Vec<String> {
+        let guard = map.lock().unwrap();
+        guard
+            .file("lib.rs")
+            .map(|f| f.symbols.iter().map(|s| s.name.clone()).collect())
+            .unwrap_or_default()
+    };
+
+    // Flushed: a debounce far longer than the test cannot be what applied the write.
+    let watcher = RepoWatcher::start(map.clone(), Duration::from_secs(60), |_| {}).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    std::fs::write(&lib, "pub fn original() {}\npub fn flushed() {}\n").unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    watcher.flush();
+    assert_eq!(names(&map), ["original", "flushed"]);
+    drop(watcher);
+
+    // Never quiet for the debounce: a write every 20 ms against 100 ms. The batch is still
+    // applied, at most ten debounces after its first event.
+    let (sender, receiver) = mpsc::channel();
+    let _watcher = RepoWatcher::start(map.clone(), Duration::from_millis(100), move |stats| {
+        let _ = sender.send(stats.parsed);
+    })
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let started = Instant::now();
+    let mut n = 0;
+    let applied_while_busy = loop {
+        n += 1;
+        std::fs::write(&lib, format!("pub fn busy{n}() {{}}\n")).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        if receiver.try_recv().is_ok() {
+            break true;
+        }
+        if started.elapsed() > Duration::from_secs(5) {
+            break false;
+        }
+    };
+    assert!(applied_while_busy, "no update during {n} writes");
+}
