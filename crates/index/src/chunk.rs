@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 const MAX_DEFINITION_LINES: u32 = 150;
 /// Windows of plain text, module code and long sections are this many lines.
 const WINDOW_LINES: u32 = 60;
+/// A module doc indexed as its first chunk's doc at most, in bytes.
+const MAX_MODULE_DOC: usize = 2048;
 /// Text indexed per chunk, in bytes (the rest of a huge chunk is not searchable).
 const MAX_CHUNK_TEXT: usize = 24 * 1024;
 
@@ -176,6 +178,58 @@ fn with_leading_comment(lines: &[&str], symbol: &Symbol, floor: u32) -> (u32, St
     (start, doc.join(" "))
 }
 
+/// The text of a file's own doc — a Python module docstring or Rust `//!` lines at its top —
+/// joined into one line, capped at [`MAX_MODULE_DOC`] bytes; empty when there is none.
+fn module_doc(lines: &[&str]) -> String {
+    let mut body = lines
+        .iter()
+        .map(|l| l.trim())
+        .skip_while(|l| l.is_empty() || (l.starts_with('#') && !l.starts_with("#[")));
+    let Some(first) = body.next() else {
+        return String::new();
+    };
+    let mut words: Vec<&str> = Vec::new();
+    if let Some(rest) = first.strip_prefix("//!") {
+        words.push(rest);
+        words.extend(body.map_while(|l| l.strip_prefix("//!")));
+    } else {
+        let opened = first.trim_start_matches(['r', 'R', 'u', 'U']);
+        let Some(quote) = ["\"\"\"", "'''"]
+            .into_iter()
+            .find(|q| opened.starts_with(q))
+        else {
+            return String::new();
+        };
+        let rest = &opened[quote.len()..];
+        match rest.find(quote) {
+            Some(end) => words.push(&rest[..end]),
+            None => {
+                words.push(rest);
+                for line in body {
+                    match line.find(quote) {
+                        Some(end) => {
+                            words.push(&line[..end]);
+                            break;
+                        }
+                        None => words.push(line),
+                    }
+                }
+            }
+        }
+    }
+    let mut doc = String::new();
+    for word in words.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
+        if doc.len() + word.len() + 1 > MAX_MODULE_DOC {
+            break;
+        }
+        if !doc.is_empty() {
+            doc.push(' ');
+        }
+        doc.push_str(word);
+    }
+    doc
+}
+
 fn code_chunks(path: &str, lines: &[&str], symbols: &[Symbol]) -> Vec<Chunk> {
     let mut chunks = Vec::new();
     let total = lines.len() as u32;
@@ -211,6 +265,12 @@ fn code_chunks(path: &str, lines: &[&str], symbols: &[Symbol]) -> Vec<Chunk> {
             ChunkKind::Module,
             "",
         ));
+    }
+    if let Some(first) = chunks.first_mut()
+        && first.kind == ChunkKind::Module
+        && first.start_line == 1
+    {
+        first.doc = module_doc(lines);
     }
     chunks
 }

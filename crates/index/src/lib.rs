@@ -35,4 +35,4 @@ pub use live::{Currency, LiveIndex, WATCH_DEBOUNCE};
 pub use project::{INDEX_DIR, IndexOptions, IndexStats, ProjectIndex};
 pub use render::{budget_text, render_hits};
 pub use search::{MAX_QUERY_BYTES, SearchHit, SearchOutcome, SearchRequest, truncate_query};
-pub use tokenize::{CODE_TOKENIZER, code_terms, split_identifier};
+pub use tokenize::{CODE_TOKENIZER, code_terms, query_terms, split_identifier};

@@ -21,7 +21,7 @@ use crate::schema::{self, Fields};
 /// Where the index lives, relative to the root.
 pub const INDEX_DIR: &str = ".keel/index";
 /// The on-disk format; an index written in another one is rebuilt.
-const FORMAT_VERSION: u32 = 1;
+const FORMAT_VERSION: u32 = 2;
 /// Memory the writer may use per indexing thread.
 const WRITER_MEMORY_PER_THREAD: usize = 32 * 1024 * 1024;
 /// Updates of at most this many files use one writer thread.

@@ -3,7 +3,7 @@
 //! reciprocal rank fusion when an embeddings endpoint is configured, at most two chunks per
 //! file, snippets cut to the token budget.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
@@ -137,29 +137,6 @@ fn is_secondary(path: &str) -> bool {
 }
 
 impl ProjectIndex {
-    /// The analysed terms of `text`, unique, in order.
-    fn query_terms(&self, text: &str) -> Result<Vec<String>, IndexError> {
-        let mut analyzer = self
-            .index
-            .tokenizer_for_field(self.fields.body)
-            .map_err(|source| IndexError::Tantivy {
-                path: self.dir().to_path_buf(),
-                source,
-            })?;
-        let mut stream = analyzer.token_stream(text);
-        let mut seen = HashSet::new();
-        let mut terms = Vec::new();
-        while let Some(token) = stream.next() {
-            if seen.insert(token.text.clone()) {
-                terms.push(token.text.clone());
-            }
-            if terms.len() >= MAX_TERMS {
-                break;
-            }
-        }
-        Ok(terms)
-    }
-
     fn prior(&self, path: &str) -> f64 {
         let ranks = &self.manifest.ranks;
         let relative = ranks
@@ -337,7 +314,7 @@ impl ProjectIndex {
                 query.len()
             ));
         }
-        let terms = self.query_terms(query)?;
+        let terms = crate::tokenize::query_terms(query, MAX_TERMS);
         let lexical = if terms.is_empty() {
             notes.push("the query has no searchable words".to_owned());
             Vec::new()

@@ -61,6 +61,47 @@ pub fn code_analyzer() -> TextAnalyzer {
     }
 }
 
+/// Words that make a sentence a question or point at the asker, dropped from queries (on top
+/// of the English stop words): they say nothing about the code, yet match every heading and
+/// comment phrased as a question ("How does it work?").
+const QUESTION_WORDS: &[&str] = &[
+    "how", "what", "where", "which", "who", "whom", "whose", "why", "when", "do", "does", "did",
+    "doing", "can", "could", "should", "would", "shall", "may", "might", "must", "am", "been",
+    "being", "have", "has", "had", "i", "me", "my", "mine", "we", "us", "our", "you", "your",
+    "its", "itself", "them",
+];
+
+/// The analyzer for queries: [`code_analyzer`] that also drops [`QUESTION_WORDS`].
+pub fn query_analyzer() -> TextAnalyzer {
+    let questions = StopWordFilter::remove(QUESTION_WORDS.iter().map(|w| (*w).to_owned()));
+    let builder = TextAnalyzer::builder(CodeTokenizer)
+        .filter(LowerCaser)
+        .filter(questions);
+    match StopWordFilter::new(Language::English) {
+        Some(stop) => builder
+            .filter(stop)
+            .filter(Stemmer::new(Language::English))
+            .build(),
+        None => builder.filter(Stemmer::new(Language::English)).build(),
+    }
+}
+
+/// The terms a query searches for: `text` through [`query_analyzer`], each once, in order, at
+/// most `max`.
+pub fn query_terms(text: &str, max: usize) -> Vec<String> {
+    let mut analyzer = query_analyzer();
+    let mut stream = analyzer.token_stream(text);
+    let mut terms: Vec<String> = Vec::new();
+    while terms.len() < max
+        && let Some(token) = stream.next()
+    {
+        if !terms.contains(&token.text) {
+            terms.push(token.text.clone());
+        }
+    }
+    terms
+}
+
 /// The tokenizer: words and their identifier parts, with positions.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CodeTokenizer;

@@ -41,12 +41,10 @@ fn an_index_of_another_format_is_rebuilt_with_a_warning() {
         .refresh()
         .unwrap();
     let manifest = dir.path().join(".keel/index/manifest.json");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(
-        &manifest,
-        text.replacen("\"format\":1", "\"format\":999", 1),
-    )
-    .unwrap();
+    let mut value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    value["format"] = 999.into();
+    std::fs::write(&manifest, value.to_string()).unwrap();
     let mut index = ProjectIndex::open(dir.path(), IndexOptions::default()).unwrap();
     let stats = index.refresh().unwrap();
     assert!(stats.rebuilt);

@@ -35,3 +35,24 @@ proptest! {
         prop_assert!(terms.iter().all(|t| !t.is_empty()));
     }
 }
+
+#[test]
+fn a_query_drops_question_words_and_keeps_what_it_asks_about() {
+    assert_eq!(
+        keel_index::query_terms(
+            "How does the development server restart when a source file changes?",
+            64
+        ),
+        vec!["develop", "server", "restart", "sourc", "file", "chang"]
+    );
+    assert_eq!(
+        keel_index::query_terms("Where do I find my check_csrf token? My token!", 64),
+        vec!["find", "check_csrf", "check", "csrf", "token"]
+    );
+    // An identifier is kept whole; only its question-word part is dropped.
+    assert_eq!(
+        keel_index::query_terms("when_ready", 64),
+        vec!["when_readi", "readi"]
+    );
+    assert_eq!(keel_index::query_terms("a b c d e f", 2), vec!["b", "c"]);
+}
