@@ -3,7 +3,8 @@
 //! parts, all lower-cased; the registered analyzer then drops English stop words and stems.
 
 use tantivy::tokenizer::{
-    Language, LowerCaser, Stemmer, StopWordFilter, TextAnalyzer, Token, TokenStream, Tokenizer,
+    Language, LowerCaser, Stemmer, StopWordFilter, TextAnalyzer, TextAnalyzerBuilder, Token,
+    TokenStream, Tokenizer,
 };
 
 /// The name the code analyzer is registered under in every index.
@@ -51,7 +52,11 @@ pub fn code_terms(text: &str) -> Vec<String> {
 /// The analyzer used for every text field: [`CodeTokenizer`], lower-casing, English stop
 /// words and the English stemmer.
 pub fn code_analyzer() -> TextAnalyzer {
-    let builder = TextAnalyzer::builder(CodeTokenizer).filter(LowerCaser);
+    stop_and_stem(TextAnalyzer::builder(CodeTokenizer).filter(LowerCaser))
+}
+
+/// `builder` followed by English stop words (when tantivy has them) and the English stemmer.
+fn stop_and_stem<T: Tokenizer>(builder: TextAnalyzerBuilder<T>) -> TextAnalyzer {
     match StopWordFilter::new(Language::English) {
         Some(stop) => builder
             .filter(stop)
@@ -74,16 +79,11 @@ const QUESTION_WORDS: &[&str] = &[
 /// The analyzer for queries: [`code_analyzer`] that also drops [`QUESTION_WORDS`].
 pub fn query_analyzer() -> TextAnalyzer {
     let questions = StopWordFilter::remove(QUESTION_WORDS.iter().map(|w| (*w).to_owned()));
-    let builder = TextAnalyzer::builder(CodeTokenizer)
-        .filter(LowerCaser)
-        .filter(questions);
-    match StopWordFilter::new(Language::English) {
-        Some(stop) => builder
-            .filter(stop)
-            .filter(Stemmer::new(Language::English))
-            .build(),
-        None => builder.filter(Stemmer::new(Language::English)).build(),
-    }
+    stop_and_stem(
+        TextAnalyzer::builder(CodeTokenizer)
+            .filter(LowerCaser)
+            .filter(questions),
+    )
 }
 
 /// The terms a query searches for: `text` through [`query_analyzer`], each once, in order, at
