@@ -10,6 +10,16 @@ use super::state::{FOLDER, same_content, stamp, state_of};
 use super::{Shadow, ShadowError};
 
 impl Shadow {
+    /// The paths the view was synced with that are not in `seen`.
+    fn synced_but_not(&self, seen: &BTreeSet<String>) -> Vec<String> {
+        self.base
+            .synced
+            .keys()
+            .filter(|rel| !seen.contains(*rel))
+            .cloned()
+            .collect()
+    }
+
     /// Brings the view up to date before the session uses it: records what the session
     /// changed since the last sync (tools and commands alike), then makes every path it did
     /// not change equal to the real tree's (copied when the real file changed since it was
@@ -29,13 +39,7 @@ impl Shadow {
             seen.insert(rel.clone());
             self.capture_path(&rel)?;
         }
-        let gone: Vec<String> = self
-            .base
-            .synced
-            .keys()
-            .filter(|rel| !seen.contains(*rel))
-            .cloned()
-            .collect();
+        let gone = self.synced_but_not(&seen);
         for rel in gone {
             // Still there but no longer walked (now ignored) is compared as any other path.
             self.capture_path(&rel)?;
@@ -127,13 +131,7 @@ impl Shadow {
                 Err(e) => tracing::warn!(path = %rel, "not copied into the shadow view: {e}"),
             }
         }
-        let gone: Vec<String> = self
-            .base
-            .synced
-            .keys()
-            .filter(|rel| !seen.contains(*rel))
-            .cloned()
-            .collect();
+        let gone = self.synced_but_not(&seen);
         for rel in gone {
             remove_from_view(&tree, &rel)?;
             self.base.synced.remove(&rel);
