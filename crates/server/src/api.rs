@@ -251,8 +251,8 @@ pub struct Cancelled {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct EventsQuery {
-    /// Only events with a greater seq.
-    #[param(minimum = 0, maximum = 18446744073709551615_u64)]
+    /// Only events with a greater seq (seqs are signed 64-bit in every store).
+    #[param(minimum = 0, maximum = 9223372036854775807_u64)]
     pub after: Option<u64>,
     /// Page size (default 100, max 1000).
     #[param(value_type = Option<u64>, minimum = 0, maximum = 4294967295_u64)]
@@ -273,8 +273,8 @@ pub struct EventsQuery {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct WsQuery {
-    /// Only events with a greater seq.
-    #[param(minimum = 0, maximum = 18446744073709551615_u64)]
+    /// Only events with a greater seq (seqs are signed 64-bit in every store).
+    #[param(minimum = 0, maximum = 9223372036854775807_u64)]
     pub after: Option<u64>,
     /// Stream token.
     pub token: Option<String>,

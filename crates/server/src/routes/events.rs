@@ -66,8 +66,8 @@ pub async fn events(
         ),
         None => None,
     };
+    let after = seq_after(query.after)?;
     if !wants_sse {
-        let after = query.after.unwrap_or(0);
         let limit = query.limit.unwrap_or(100).clamp(1, 1000);
         let mut events = state
             .store
@@ -88,7 +88,7 @@ pub async fn events(
         })
         .into_response());
     }
-    let after = resume.unwrap_or(query.after.unwrap_or(0));
+    let after = resume.unwrap_or(after);
     let rx = state.hub.subscribe(&id).await;
     let stream = in_format(
         session_stream(std::sync::Arc::clone(&state.store), id, rx, after),
@@ -142,8 +142,8 @@ pub async fn ws(
 ) -> ApiResult<Response> {
     let scope = caller.session_scope(&state, &id)?;
     state.visible_session(&scope, &id).await?;
+    let after = seq_after(query.after)?;
     let upgrade = upgrade.map_err(|e| ApiError::bad_request(e.body_text()))?;
-    let after = query.after.unwrap_or(0);
     let rx = state.hub.subscribe(&id).await;
     let store = std::sync::Arc::clone(&state.store);
     let keep_alive = state.config.keep_alive;
@@ -218,4 +218,16 @@ async fn serve_ws(
         }
     }
     let _ = sink.send(Message::Close(None)).await;
+}
+
+/// The `after` query parameter (0 when absent); past the largest seq a store can hold is a
+/// bad request, as the API document says.
+fn seq_after(after: Option<u64>) -> ApiResult<u64> {
+    let after = after.unwrap_or(0);
+    if after > i64::MAX as u64 {
+        return Err(ApiError::bad_request(
+            "`after` must be at most 9223372036854775807",
+        ));
+    }
+    Ok(after)
 }
