@@ -11,6 +11,7 @@ mod approval;
 pub mod approval_rules;
 pub mod builtin;
 pub mod checkpoint;
+pub mod compact;
 pub mod file_change;
 pub mod file_run;
 pub mod file_text;

@@ -128,6 +128,15 @@ impl ToolRegistry {
             .collect()
     }
 
+    /// The tools that have a compact form ([`crate::compact`]), as compact OpenAI function
+    /// definitions, in registration order.
+    pub fn compact_functions(&self) -> Vec<serde_json::Value> {
+        self.tools
+            .iter()
+            .filter_map(|t| crate::compact::compact_function(t.as_ref()))
+            .collect()
+    }
+
     /// Calls the tool `name`, inside a `tool` span (name and call id); an unknown name gives a
     /// failed result listing the tools.
     pub async fn call(

@@ -178,6 +178,12 @@ pub trait Tool: Send + Sync {
     /// Description written for the model: what it does, when to use it.
     fn description(&self) -> &'static str;
 
+    /// A one-line description for small prompts (the compact tool profile), when the tool has
+    /// one; the compact profile offers only tools that do.
+    fn brief(&self) -> Option<&'static str> {
+        None
+    }
+
     /// JSON Schema of the arguments object.
     fn parameters(&self) -> serde_json::Value;
 
@@ -193,6 +199,12 @@ pub trait Tool: Send + Sync {
     /// out, e.g. one MCP server tool, reachable there through `use_mcp_tool`).
     fn native_only(&self) -> bool {
         false
+    }
+
+    /// Whether the tool can work as configured: one that cannot (`generate_image` without an
+    /// image model) is not offered to the model, though it can still be called by name.
+    fn usable(&self) -> bool {
+        true
     }
 }
 
@@ -248,6 +260,16 @@ pub trait TypedTool: Send + Sync {
     /// See [`Tool::description`].
     fn description(&self) -> &'static str;
 
+    /// See [`Tool::brief`].
+    fn brief(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// See [`Tool::usable`].
+    fn usable(&self) -> bool {
+        true
+    }
+
     /// Runs the tool with parsed arguments.
     async fn run(&self, ctx: &ToolContext, args: Self::Args) -> ToolResult;
 }
@@ -264,6 +286,14 @@ impl<T: TypedTool> Tool for T {
 
     fn description(&self) -> &'static str {
         TypedTool::description(self)
+    }
+
+    fn brief(&self) -> Option<&'static str> {
+        TypedTool::brief(self)
+    }
+
+    fn usable(&self) -> bool {
+        TypedTool::usable(self)
     }
 
     fn parameters(&self) -> serde_json::Value {

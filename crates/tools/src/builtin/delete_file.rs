@@ -34,6 +34,10 @@ impl TypedTool for DeleteFile {
         "Delete a file in the workspace (not a folder). The deletion is recorded in the turn's checkpoint and can be rolled back."
     }
 
+    fn brief(&self) -> Option<&'static str> {
+        Some("Delete a file.")
+    }
+
     async fn run(&self, ctx: &ToolContext, args: DeleteFileArgs) -> ToolResult {
         let ws = match workspace(ctx) {
             Ok(ws) => ws,

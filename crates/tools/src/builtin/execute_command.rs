@@ -30,7 +30,9 @@ pub struct ExecuteCommandArgs {
     pub command: String,
     /// Set to true when the command could be destructive or have effects outside the workspace
     /// (installing or removing packages, deleting or overwriting files, network changes,
-    /// pushing to a remote); the user is then asked first. False for reads, builds and tests.
+    /// pushing to a remote); the user is then asked first. False (the default) for reads,
+    /// builds and tests.
+    #[serde(default)]
     pub requires_approval: bool,
     /// Seconds before the command is killed (default 120, at most 3600).
     #[serde(default)]
@@ -132,6 +134,10 @@ impl TypedTool for ExecuteCommand {
          are refused. The command is killed after timeout_secs (default 120), together with \
          any background processes it started. If a result says it was blocked by the sandbox, \
          retry with requires_escalation."
+    }
+
+    fn brief(&self) -> Option<&'static str> {
+        Some("Run a shell command in the project root (tests, builds, git, mv) and get its exit code and output.")
     }
 
     async fn run(&self, ctx: &ToolContext, args: ExecuteCommandArgs) -> ToolResult {

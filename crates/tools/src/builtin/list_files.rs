@@ -38,6 +38,10 @@ impl TypedTool for ListFiles {
         "List the files and folders in a folder of the workspace (folders end with `/`). Set recursive to list everything below it. Files ignored by .gitignore or .ignore are left out."
     }
 
+    fn brief(&self) -> Option<&'static str> {
+        Some("List a folder's files (recursive: true for everything below it).")
+    }
+
     async fn run(&self, ctx: &ToolContext, args: ListFilesArgs) -> ToolResult {
         let ws = match workspace(ctx) {
             Ok(ws) => ws,

@@ -43,6 +43,10 @@ impl TypedTool for MoveFile {
         "Move or rename a file. Moves the file from one path to another (paths relative to the project root); missing target folders are created. Fails if the target exists unless overwrite is true."
     }
 
+    fn brief(&self) -> Option<&'static str> {
+        Some("Move or rename a file.")
+    }
+
     async fn run(&self, ctx: &ToolContext, args: MoveFileArgs) -> ToolResult {
         let ws = match workspace(ctx) {
             Ok(ws) => ws,

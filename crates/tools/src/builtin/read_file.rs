@@ -45,6 +45,10 @@ impl TypedTool for ReadFile {
         "Read a text file in the workspace. Returns the whole file, or only lines start_line..end_line (1-based, inclusive) when given. Files over 2,000 lines return the first 100 lines and the total line count: read the rest in ranges. Binary files are refused."
     }
 
+    fn brief(&self) -> Option<&'static str> {
+        Some("Read a file (whole, or lines start_line..end_line).")
+    }
+
     async fn run(&self, ctx: &ToolContext, args: ReadFileArgs) -> ToolResult {
         let ws = match workspace(ctx) {
             Ok(ws) => ws,

@@ -41,6 +41,10 @@ impl TypedTool for ReplaceInFile {
         "Edit part of a file with one or more SEARCH/REPLACE blocks:\n<<<<<<< SEARCH\n[exact lines from the file]\n=======\n[lines to put instead]\n>>>>>>> REPLACE\nEach SEARCH must match whole lines of the current file (whitespace and indentation differences are tolerated; the replacement is re-indented to fit). List blocks in file order and keep them short: a few lines of context around each change. All blocks apply or none do. An empty SEARCH only creates content in an empty or missing file."
     }
 
+    fn brief(&self) -> Option<&'static str> {
+        Some("Change part of a file. diff: one or more blocks\n<<<<<<< SEARCH\nexact lines from the file\n=======\nnew lines\n>>>>>>> REPLACE")
+    }
+
     async fn run(&self, ctx: &ToolContext, args: ReplaceInFileArgs) -> ToolResult {
         let ws = match workspace(ctx) {
             Ok(ws) => ws,

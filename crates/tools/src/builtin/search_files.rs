@@ -57,6 +57,10 @@ impl TypedTool for SearchFiles {
         "Search the files under a path for a regular expression (ripgrep syntax), optionally only files matching file_pattern (a glob like *.rs). Returns `path:line:text` for each match with a line of context (`path-line-text`), skipping ignored and binary files. Output is capped; narrow the search if it says so."
     }
 
+    fn brief(&self) -> Option<&'static str> {
+        Some("Search file contents under path for a regex; shows each matching line.")
+    }
+
     async fn run(&self, ctx: &ToolContext, args: SearchFilesArgs) -> ToolResult {
         let ws = match workspace(ctx) {
             Ok(ws) => ws,

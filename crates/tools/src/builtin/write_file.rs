@@ -39,6 +39,10 @@ impl TypedTool for WriteFile {
         "Create a file or replace its whole content. Missing parent folders are created. Give the complete content; to change part of an existing file, prefer replace_in_file."
     }
 
+    fn brief(&self) -> Option<&'static str> {
+        Some("Create a file, or replace a file's whole content.")
+    }
+
     async fn run(&self, ctx: &ToolContext, args: WriteFileArgs) -> ToolResult {
         let ws = match workspace(ctx) {
             Ok(ws) => ws,

@@ -88,6 +88,10 @@ impl TypedTool for GenerateImage {
         "Generate an image from a text prompt with the configured image model and save it as a PNG file in the workspace. Returns the path. Use for icons, illustrations and mock-ups the task asks for."
     }
 
+    fn usable(&self) -> bool {
+        self.settings.base_url.is_some() && self.settings.model.is_some()
+    }
+
     async fn run(&self, ctx: &ToolContext, args: GenerateImageArgs) -> ToolResult {
         let ws = match workspace(ctx) {
             Ok(ws) => ws,
