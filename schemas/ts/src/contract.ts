@@ -19,7 +19,12 @@ files_changed: Array<string>,
 /**
  * Tokens used over the whole turn.
  */
-usage: Usage, };
+usage: Usage, 
+/**
+ * Why the result may not be what was asked, when Keel can tell (e.g. the task asked for
+ * changes and no file changed, or the project's tests still fail).
+ */
+warning?: string, };
 
 /**
  * The four agent phases of the timeline.

@@ -44,6 +44,11 @@ pub struct AgentEnd {
     /// Tokens used over the whole turn.
     #[serde(default)]
     pub usage: Usage,
+    /// Why the result may not be what was asked, when Keel can tell (e.g. the task asked for
+    /// changes and no file changed, or the project's tests still fail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub warning: Option<String>,
 }
 
 /// Final status of a turn.

@@ -681,6 +681,7 @@ mod tests {
             result: "done".into(),
             files_changed: vec![],
             usage: Usage::default(),
+            warning: None,
         });
         let all = to_timeline_all(&end);
         let phases: Vec<_> = all

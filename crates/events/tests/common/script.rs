@@ -386,6 +386,7 @@ pub fn scripted_run() -> Vec<Event> {
             "src/index.ts".into(),
         ],
         usage: usage(9800, 740, Some(3072)),
+        warning: None,
     });
 
     s.turn(Some(TURN_2));
@@ -511,6 +512,7 @@ pub fn scripted_run() -> Vec<Event> {
         result: "Renamed the test file.".into(),
         files_changed: vec!["test/old.test.ts".into(), "test/new.test.ts".into()],
         usage: usage(14_200, 95, None),
+        warning: None,
     });
 
     let split_plan = Plan {
@@ -606,6 +608,7 @@ pub fn scripted_run() -> Vec<Event> {
         result: "write_file: src/fmt.ts is outside the allowed paths".into(),
         files_changed: vec![],
         usage: usage(5400, 310, None),
+        warning: None,
     });
 
     s.turn(Some(TURN_4));
@@ -642,6 +645,7 @@ pub fn scripted_run() -> Vec<Event> {
         result: "Cancelled by the user".into(),
         files_changed: vec![],
         usage: usage(1200, 40, None),
+        warning: None,
     });
 
     s.turn(None);

@@ -161,12 +161,14 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
                     text(),
                     texts(),
                     usage(),
+                    opt_text(),
                 )
-                    .prop_map(|(status, result, files_changed, usage)| AgentEnd {
+                    .prop_map(|(status, result, files_changed, usage, warning)| AgentEnd {
                         status,
                         result,
                         files_changed,
                         usage,
+                        warning,
                     }),
             ),
         ),
