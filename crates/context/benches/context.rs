@@ -143,6 +143,7 @@ fn bench(c: &mut Criterion) {
         repo_map: Some(&repo_map),
         libraries: None,
         focused: &focused,
+        turn_notes: None,
     };
     let mut group = c.benchmark_group("prompt");
     group.sample_size(20);

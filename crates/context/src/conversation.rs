@@ -23,13 +23,17 @@ pub const NOT_RUN_RESULT: &str =
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
 pub enum Message {
-    /// The person using the agent.
+    /// The person using the agent, or Keel speaking in the conversation (a note).
     User {
         /// What they wrote.
         content: String,
         /// When it was added.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         at: Option<DateTime<Utc>>,
+        /// Keel's own words in the middle of a turn (a correction, failing tests, a plan
+        /// step), not the person's: a note does not start a turn.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        note: bool,
     },
     /// The model's reply.
     Assistant {
@@ -52,9 +56,14 @@ impl Message {
         matches!(self, Message::Tool(_))
     }
 
-    /// Whether this is a user message.
+    /// Whether this is a user message (the person's or a note).
     pub fn is_user(&self) -> bool {
         matches!(self, Message::User { .. })
+    }
+
+    /// Whether this message starts a turn: the person's message, not a note.
+    pub fn starts_turn(&self) -> bool {
+        matches!(self, Message::User { note: false, .. })
     }
 
     /// The message's text (for a tool message: the full result).
@@ -262,12 +271,24 @@ impl Conversation {
         self.messages.is_empty()
     }
 
-    /// Adds a user message, first closing any unanswered tool calls.
+    /// Adds a user message, first closing any unanswered tool calls: a turn starts.
     pub fn push_user(&mut self, content: impl Into<String>) {
         self.close_pending();
         self.messages.push(Message::User {
             content: content.into(),
             at: Some(Utc::now()),
+            note: false,
+        });
+    }
+
+    /// Adds Keel's own words to the running turn as a user message (see [`Message::User`]'s
+    /// `note`), first closing any unanswered tool calls.
+    pub fn push_note(&mut self, content: impl Into<String>) {
+        self.close_pending();
+        self.messages.push(Message::User {
+            content: content.into(),
+            at: Some(Utc::now()),
+            note: true,
         });
     }
 
@@ -408,8 +429,8 @@ impl Conversation {
         Ok(())
     }
 
-    /// Index ranges of the turns: each starts at a user message (the first may start
-    /// elsewhere if history begins without one) and runs to the next.
+    /// Index ranges of the turns: each starts at a user message that is not a note (the first
+    /// may start elsewhere if history begins without one) and runs to the next.
     pub fn turns(&self) -> Vec<std::ops::Range<usize>> {
         turn_ranges(&self.messages)
     }
@@ -429,7 +450,7 @@ pub fn turn_ranges(messages: &[Message]) -> Vec<std::ops::Range<usize>> {
     let mut starts: Vec<usize> = messages
         .iter()
         .enumerate()
-        .filter(|(_, m)| m.is_user())
+        .filter(|(_, m)| m.starts_turn())
         .map(|(i, _)| i)
         .collect();
     if !messages.is_empty() && starts.first() != Some(&0) {

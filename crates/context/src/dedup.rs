@@ -124,7 +124,7 @@ pub fn history_content<'a>(tool: &'a ToolMessage, focused: &FocusedFiles) -> Cow
         (Retention::Whole, _) => Cow::Borrowed(&tool.content),
         (Retention::Capped { max_chars }, _) => cap(&tool.content, max_chars),
         (Retention::FileRead, Some(path)) => Cow::Owned(format!(
-            "[{} {path}: {} lines returned earlier. The file's full current content is in the system prompt under \"Focused files\".]",
+            "[{} {path}: {} lines returned earlier. The file's content is under \"Focused files\" with the current task.]",
             tool.tool_name,
             tool.content.lines().count()
         )),
@@ -138,7 +138,7 @@ pub fn history_content<'a>(tool: &'a ToolMessage, focused: &FocusedFiles) -> Cow
                 said.push('.');
             }
             Cow::Owned(format!(
-                "[{} {path}: {said} The file's current content is in the system prompt under \"Focused files\".]",
+                "[{} {path}: {said} The file's content is under \"Focused files\" with the current task.]",
                 tool.tool_name
             ))
         }
@@ -172,7 +172,7 @@ pub fn history_arguments<'a>(
             let chars = text.chars().count();
             if chars > LONG_ARGUMENT_CHARS {
                 *text = format!(
-                    "[{chars} characters, applied; the file's current content is in the system prompt under \"Focused files\"]"
+                    "[{chars} characters, applied; the file's content is under \"Focused files\" with the current task]"
                 );
                 changed = true;
             }
@@ -251,7 +251,7 @@ mod tests {
         let write = tool("write_file", "Wrote 3 lines to a.rs\nmore", Some("a.rs"));
         assert_eq!(
             history_content(&write, &focused),
-            "[write_file a.rs: Wrote 3 lines to a.rs. The file's current content is in the system prompt under \"Focused files\".]"
+            "[write_file a.rs: Wrote 3 lines to a.rs. The file's content is under \"Focused files\" with the current task.]"
         );
         let body = "x".repeat(500);
         let call = ToolCallRequest::new(

@@ -1,7 +1,8 @@
-//! How history shows a conversation's messages: the latest round complete, older messages in
-//! their de-duplicated history form ([`crate::dedup`]), and which messages are settled (their
-//! rendering no longer changes but for focus). Shared by the message builder and the prompt
-//! cache.
+//! How history shows a conversation's messages: the current turn complete, as each message
+//! was first sent (so a request repeats the previous one and adds to it, which a provider's
+//! prompt cache reuses), older turns in their de-duplicated history form ([`crate::dedup`]),
+//! and which messages are settled (their rendering no longer changes but for focus). Shared by
+//! the message builder and the prompt cache.
 
 use std::collections::HashMap;
 
@@ -10,31 +11,37 @@ use crate::dedup::{history_arguments, history_content};
 use crate::focused_files::FocusedFiles;
 use crate::message::{ChatMessage, ToolCallRequest};
 
-/// How many leading messages are settled: all but the latest round (the last assistant message
-/// that called tools, and its results so far).
+/// How many leading messages are settled: those before [`whole_from`].
 pub(crate) fn settled_len(messages: &[Message]) -> usize {
-    match messages.iter().rposition(|m| !m.is_tool()) {
+    whole_from(messages)
+}
+
+/// Where the messages shown complete begin: the current turn's first message (the person's
+/// latest message), or the latest round (the last assistant message that called tools, and
+/// its results so far) when there is no turn start.
+pub(crate) fn whole_from(messages: &[Message]) -> usize {
+    let latest_round = match messages.iter().rposition(|m| !m.is_tool()) {
         Some(i) if !messages[i].tool_calls().is_empty() => i,
         _ => messages.len(),
+    };
+    match current_turn_start(messages) {
+        Some(start) => start.min(latest_round),
+        None => latest_round,
     }
 }
 
-/// Where the latest round's results start: after the last non-tool message when it is an
-/// assistant message that called tools; otherwise there is no latest round.
-pub(crate) fn first_return_start(messages: &[Message]) -> usize {
-    match messages.iter().rposition(|m| !m.is_tool()) {
-        Some(i) if !messages[i].tool_calls().is_empty() => i + 1,
-        _ => messages.len(),
-    }
+/// The index of the current turn's first message: the last one that starts a turn.
+pub(crate) fn current_turn_start(messages: &[Message]) -> Option<usize> {
+    messages.iter().rposition(Message::starts_turn)
 }
 
-/// Renders message `index`: complete when it belongs to the latest round (`index >=
-/// first_return`), in history form otherwise.
+/// Renders message `index`: complete from `whole_from` on (see [`whole_from`]), in history
+/// form before.
 pub(crate) fn render_one(
     messages: &[Message],
     index: usize,
     focused: &FocusedFiles,
-    first_return: usize,
+    whole_from: usize,
 ) -> ChatMessage {
     match &messages[index] {
         Message::User { content, .. } => ChatMessage::user(content.clone()),
@@ -43,8 +50,7 @@ pub(crate) fn render_one(
             tool_calls,
             ..
         } => {
-            let latest = index + 1 == first_return;
-            let calls = if latest {
+            let calls = if index >= whole_from {
                 tool_calls.clone()
             } else {
                 let answers = answers_of(messages, index);
@@ -64,7 +70,7 @@ pub(crate) fn render_one(
             ChatMessage::assistant(content.clone(), calls)
         }
         Message::Tool(tool) => {
-            let content = if index >= first_return {
+            let content = if index >= whole_from {
                 tool.content.clone()
             } else {
                 history_content(tool, focused).into_owned()

@@ -34,6 +34,7 @@
 //!     repo_map: None,
 //!     libraries: None,
 //!     focused: &focused,
+//!     turn_notes: None,
 //! };
 //! let prompt = builder.build_without_summary(sources, &conversation);
 //! assert!(prompt.fits);

@@ -1,29 +1,32 @@
 //! The message builder: turns instructions, memory, the repo map, focused files and the
 //! conversation into provider-agnostic messages that fit the model's window.
 //!
-//! Layout: one system message (instructions, project memory, library docs, summary of earlier turns,
-//! repository map, focused files — see [`crate::prompt`]), then the history. Tool results of the
-//! latest round are sent complete (their first return to the model); older ones, and the
-//! arguments of older file-writing calls, in their de-duplicated history form
-//! ([`crate::dedup`]). When the prompt is over budget the steps of [`crate::budget`] apply.
+//! Layout, what changes least first so a provider's prompt cache reuses the longest prefix:
+//! one system message (instructions, project memory, library docs, summary of earlier turns —
+//! see [`crate::prompt`]), then the history. Earlier turns are shown in their de-duplicated
+//! history form ([`crate::dedup`]); the current turn is sent complete, each message as it was
+//! first sent, so every request of a turn repeats the previous one and adds to it. The turn's
+//! context — the repository map and the focused files as they were when the turn began —
+//! opens the current turn's first message (the person's), so it changes only from one turn to
+//! the next and never invalidates the system prompt or the tool definitions after it. When
+//! the prompt is over budget the steps of [`crate::budget`] apply.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use keel_events::{RunContextCompress, RunContextWindow};
 
 use crate::budget::{Budget, FitStep};
 use crate::conversation::{Conversation, Message, NOT_RUN_RESULT, turn_ranges};
-use crate::dedup::{HISTORY_CAP_CHARS, Retention, cap};
+use crate::dedup::{HISTORY_CAP_CHARS, cap};
 use crate::eviction::EvictionLimits;
 use crate::focused_files::FocusedFiles;
-use crate::history::{answers_of, first_return_start, paths_of, render_one};
+use crate::history::{current_turn_start, paths_of, render_one, whole_from};
 use crate::memory::Memory;
 use crate::message::ChatMessage;
 use crate::model_window::ModelWindows;
 use crate::prompt::{
     FOCUSED_HEADING, LIBRARIES_HEADING, MEMORY_HEADING, REPO_MAP_HEADING, SECTION_SEPARATOR,
-    SUMMARY_HEADING, focused_file_block, focused_file_stub, join_sections, section,
+    SUMMARY_HEADING, TASK_HEADING, focused_file_block, join_sections, section,
 };
 use crate::prompt_cache::PromptCache;
 use crate::summarizer::{Summarizer, SummaryRequest};
@@ -40,8 +43,12 @@ pub struct PromptSources<'a> {
     pub repo_map: Option<&'a str>,
     /// Preloaded library documentation digests, already within their own token budget.
     pub libraries: Option<&'a str>,
-    /// The focused files.
+    /// The focused files, as the current turn shows them (the turn's context shows them as
+    /// they were when the turn began).
     pub focused: &'a FocusedFiles,
+    /// More of the turn's context, after the focused files (e.g. the project's tests as they
+    /// stood before the turn changed anything): markdown sections.
+    pub turn_notes: Option<&'a str>,
 }
 
 /// Tuning for summaries.
@@ -344,8 +351,8 @@ struct HistoryItem<'a> {
     source: Option<usize>,
     /// Files whose focus changes how this message renders.
     paths: Cow<'a, [String]>,
-    /// A tool result of the latest round (sent complete).
-    first_return: bool,
+    /// Part of the current turn: sent complete, as first sent.
+    whole: bool,
     /// Already capped by a fitting step.
     capped: bool,
     kept: bool,
@@ -375,6 +382,12 @@ struct Draft<'a> {
     repo_map: Option<Part>,
     focused_heading: Part,
     focused: Vec<FocusPart>,
+    /// The turn's notes ([`PromptSources::turn_notes`]).
+    turn_notes: Option<Part>,
+    /// The history index (= conversation index) of the current turn's first message, which
+    /// the turn's context (repo map, focused files) opens; `None`: no such message, and the
+    /// context closes the system prompt instead.
+    turn_start: Option<usize>,
     history: Vec<HistoryItem<'a>>,
     /// Index ranges (into `history`) of whole turns before the current one.
     previous_turns: Vec<std::ops::Range<usize>>,
@@ -418,27 +431,24 @@ impl<'a> Draft<'a> {
                 .filter(|m| nonempty(m))
                 .map(|m| Part::new(counter, section(REPO_MAP_HEADING, m))),
             focused_heading: Part::new(counter, FOCUSED_HEADING.to_owned()),
-            focused: {
-                let shown = shown_in_latest_round(messages, sources.focused);
-                sources
-                    .focused
-                    .iter()
-                    .map(|file| {
-                        let shown = shown.get(file.path()).copied();
-                        FocusPart {
-                            path: file.path().to_owned(),
-                            editing: file.editing(),
-                            part: Part::new(
-                                counter,
-                                match shown {
-                                    Some(place) => focused_file_stub(file, place),
-                                    None => focused_file_block(file),
-                                },
-                            ),
-                        }
-                    })
-                    .collect()
-            },
+            focused: sources
+                .focused
+                .iter()
+                .map(|file| FocusPart {
+                    path: file.path().to_owned(),
+                    editing: file.editing(),
+                    part: Part::new(counter, focused_file_block(file)),
+                })
+                .collect(),
+            turn_notes: sources
+                .turn_notes
+                .filter(|n| nonempty(n))
+                .map(|n| Part::new(counter, n.trim_end().to_owned())),
+            turn_start: current_turn_start(messages).filter(|&i| {
+                history
+                    .get(i)
+                    .is_some_and(|item| item.source == Some(i) && item.kept)
+            }),
             history,
             previous_turns,
             rounds,
@@ -450,13 +460,43 @@ impl<'a> Draft<'a> {
         parts.extend(self.memory.iter());
         parts.extend(self.libraries.iter());
         parts.extend(self.summary.iter());
-        parts.extend(self.repo_map.iter());
+        if self.turn_start.is_none() {
+            parts.extend(self.turn_parts());
+        }
+        parts.retain(|p| !p.text.is_empty());
+        parts
+    }
+
+    /// The turn's context: the repo map and the focused files.
+    fn turn_parts(&self) -> Vec<&Part> {
+        let mut parts: Vec<&Part> = self.repo_map.iter().collect();
         if !self.focused.is_empty() {
             parts.push(&self.focused_heading);
             parts.extend(self.focused.iter().map(|f| &f.part));
         }
+        parts.extend(self.turn_notes.iter());
         parts.retain(|p| !p.text.is_empty());
         parts
+    }
+
+    /// The turn's context as it opens the turn's first message (empty when it closes the
+    /// system prompt or there is none), and its tokens.
+    fn turn_context(&self) -> Option<(String, usize)> {
+        self.turn_start?;
+        let parts = self.turn_parts();
+        if parts.is_empty() {
+            return None;
+        }
+        let separator = self.counter.count(SECTION_SEPARATOR);
+        let tokens = parts.iter().map(|p| p.tokens).sum::<usize>()
+            + separator * parts.len()
+            + self.counter.count(TASK_HEADING);
+        let text = join_sections(parts.iter().map(|p| p.text.as_str()));
+        Some((text, tokens))
+    }
+
+    fn turn_context_tokens(&self) -> usize {
+        self.turn_context().map_or(0, |(_, tokens)| tokens)
     }
 
     fn system_tokens(&self) -> usize {
@@ -482,6 +522,7 @@ impl<'a> Draft<'a> {
     fn estimate(&self) -> usize {
         TOKENS_REPLY_PRIMING
             + self.system_tokens()
+            + self.turn_context_tokens()
             + self
                 .history
                 .iter()
@@ -515,11 +556,22 @@ impl<'a> Draft<'a> {
                 }
             }
         }
+        let context = self.turn_context();
         messages.extend(
             self.history[reused..]
                 .iter()
                 .filter(|item| item.kept)
-                .map(|item| item.message.as_ref().clone()),
+                .map(|item| match &context {
+                    Some((text, _)) if item.source.is_some() && item.source == self.turn_start => {
+                        let mut message = item.message.as_ref().clone();
+                        message.content = format!(
+                            "{text}{SECTION_SEPARATOR}{TASK_HEADING}{SECTION_SEPARATOR}{}",
+                            message.content
+                        );
+                        message
+                    }
+                    _ => item.message.as_ref().clone(),
+                }),
         );
         self.cache.handed_out(&messages, has_system, unchanged);
         messages
@@ -532,14 +584,25 @@ impl<'a> Draft<'a> {
             .first()
             .filter(|m| m.role == crate::message::Role::System)
             .map_or(0, |m| self.counter.count_message(m));
-        TOKENS_REPLY_PRIMING
-            + system
-            + self
-                .history
-                .iter()
-                .filter(|item| item.kept)
-                .map(|item| item.tokens)
-                .sum::<usize>()
+        let offset = usize::from(system > 0);
+        let opened = self.turn_context().is_some();
+        let history: usize = self
+            .history
+            .iter()
+            .filter(|item| item.kept)
+            .enumerate()
+            .map(|(position, item)| {
+                if opened && item.source.is_some() && item.source == self.turn_start {
+                    // The turn's first message carries the context: counted as sent.
+                    messages
+                        .get(offset + position)
+                        .map_or(item.tokens, |m| self.counter.count_message(m))
+                } else {
+                    item.tokens
+                }
+            })
+            .sum();
+        TOKENS_REPLY_PRIMING + system + history
     }
 
     /// Which oldest whole turns to summarise, if any turn precedes the current one.
@@ -610,7 +673,7 @@ impl<'a> Draft<'a> {
         if self.libraries.take().is_some() {
             return Some(FitStep::DroppedLibraryDocs);
         }
-        if let Some(step) = self.cap_largest_first_return() {
+        if let Some(step) = self.cap_largest_whole_result() {
             return Some(step);
         }
         if self.memory.take().is_some() {
@@ -645,26 +708,31 @@ impl<'a> Draft<'a> {
             .history
             .iter()
             .enumerate()
-            .filter(|(_, item)| !item.first_return && item.paths.iter().any(|p| p == path))
+            .filter(|(_, item)| !item.whole && item.paths.iter().any(|p| p == path))
             .map(|(i, _)| i)
             .collect();
         for index in affected {
             let Some(source) = self.history[index].source else {
                 continue;
             };
-            let first_return = first_return_start(self.source_messages);
-            let message = render_one(self.source_messages, source, &self.visible, first_return);
+            let whole_from = whole_from(self.source_messages);
+            let message = render_one(self.source_messages, source, &self.visible, whole_from);
             self.history[index].tokens = self.counter.count_message(&message);
             self.history[index].message = Cow::Owned(message);
         }
     }
 
-    fn cap_largest_first_return(&mut self) -> Option<FitStep> {
+    fn cap_largest_whole_result(&mut self) -> Option<FitStep> {
         let (index, chars) = self
             .history
             .iter()
             .enumerate()
-            .filter(|(_, item)| item.kept && item.first_return && !item.capped)
+            .filter(|(_, item)| {
+                item.kept
+                    && item.whole
+                    && !item.capped
+                    && item.message.role == crate::message::Role::Tool
+            })
             .map(|(i, item)| (i, item.message.content.chars().count()))
             .filter(|(_, chars)| *chars > HISTORY_CAP_CHARS)
             .max_by_key(|(_, chars)| *chars)?;
@@ -682,63 +750,6 @@ impl<'a> Draft<'a> {
     }
 }
 
-/// Focused files whose exact current content the latest round already shows complete (a
-/// `read_file` result, or the `content` argument of a file-writing call), with where: this
-/// request shows them there only, so each file's content still appears once.
-fn shown_in_latest_round<'m>(
-    messages: &'m [Message],
-    focused: &FocusedFiles,
-) -> HashMap<&'m str, &'static str> {
-    let mut shown = HashMap::new();
-    let first = first_return_start(messages);
-    if first == 0 || first > messages.len() {
-        return shown;
-    }
-    let same = |path: &str, content: &str| {
-        focused
-            .get(path)
-            .is_some_and(|file| file.content() == content)
-    };
-    // A read result is the file's content, possibly after a header paragraph (keel's
-    // read_file says "Read `path` (N lines)." first).
-    let shows = |path: &str, result: &str| {
-        focused.get(path).is_some_and(|file| {
-            let content = file.content();
-            result == content
-                || (!content.is_empty()
-                    && result
-                        .strip_suffix(content)
-                        .is_some_and(|head| head.ends_with("\n\n")))
-        })
-    };
-    for message in &messages[first..] {
-        if let Message::Tool(tool) = message
-            && tool.success
-            && tool.retention == Retention::FileRead
-            && let Some(path) = tool.path.as_deref()
-            && shows(path, &tool.content)
-        {
-            shown.insert(path, "in the latest tool result below");
-        }
-    }
-    let answers = answers_of(messages, first - 1);
-    for call in messages[first - 1].tool_calls() {
-        let Some(answer) = answers.get(call.id.as_str()) else {
-            continue;
-        };
-        if answer.success
-            && answer.retention == Retention::FileWrite
-            && let Some(path) = answer.path.as_deref()
-            && let Some(args) = call.arguments_json()
-            && let Some(content) = args.get("content").and_then(|c| c.as_str())
-            && same(path, content)
-        {
-            shown.insert(path, "in the latest tool call's `content` argument below");
-        }
-    }
-    shown
-}
-
 /// Every message as it will be sent, with its tokens: the settled ones from `cache` (up to date
 /// for `messages` and `focused`, `settled` of them), the latest round rendered now, plus
 /// placeholder results for calls of the last message still unanswered.
@@ -749,7 +760,7 @@ fn history_items<'a>(
     cache: &'a PromptCache,
     settled: usize,
 ) -> Vec<HistoryItem<'a>> {
-    let first_return = first_return_start(messages);
+    let whole_from = whole_from(messages);
     let mut items: Vec<HistoryItem<'a>> = Vec::with_capacity(messages.len() + 4);
     items.extend(
         cache
@@ -761,19 +772,19 @@ fn history_items<'a>(
                 tokens: cached.tokens,
                 source: Some(index),
                 paths: Cow::Borrowed(cached.paths.as_slice()),
-                first_return: index >= first_return && messages[index].is_tool(),
+                whole: index >= whole_from,
                 capped: false,
                 kept: true,
             }),
     );
     for index in settled..messages.len() {
-        let message = render_one(messages, index, focused, first_return);
+        let message = render_one(messages, index, focused, whole_from);
         items.push(HistoryItem {
             tokens: counter.count_message(&message),
             message: Cow::Owned(message),
             source: Some(index),
             paths: Cow::Owned(paths_of(messages, index)),
-            first_return: index >= first_return && messages[index].is_tool(),
+            whole: index >= whole_from,
             capped: false,
             kept: true,
         });
@@ -794,7 +805,7 @@ fn history_items<'a>(
                     message: Cow::Owned(message),
                     source: None,
                     paths: Cow::Owned(Vec::new()),
-                    first_return: true,
+                    whole: true,
                     capped: false,
                     kept: true,
                 });

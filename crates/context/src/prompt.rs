@@ -1,7 +1,9 @@
-//! The system prompt's layout: instructions (the agent's own, then the environment and the
-//! project's instruction files), project memory, the preloaded library docs, the summary of
-//! earlier turns, the repository map, then the focused files, as markdown sections. What changes least comes first, so a
-//! provider's prompt cache can reuse the longest prefix.
+//! The prompt's sections: the system prompt's instructions (the agent's own, then the
+//! environment and the project's instruction files), project memory, the preloaded library
+//! docs and the summary of earlier turns; and the turn's context that opens the current turn's
+//! first message — the repository map and the focused files — before the task itself, as
+//! markdown sections. What changes least comes first, so a provider's prompt cache can reuse
+//! the longest prefix (see [`crate::message_builder`]).
 
 use crate::focused_files::FocusedFile;
 
@@ -19,7 +21,9 @@ pub const SUMMARY_HEADING: &str = "## Earlier in this conversation (summary)";
 /// Heading of the repository-map section.
 pub const REPO_MAP_HEADING: &str = "## Repository map";
 /// Heading and preamble of the focused-files section.
-pub const FOCUSED_HEADING: &str = "## Focused files\n\nThe complete, current content of the files you are working with. Tool results in the conversation refer here instead of repeating file contents; this section is always up to date.";
+pub const FOCUSED_HEADING: &str = "## Focused files\n\nThe complete content of the files you are working with, as they were when this task began. Earlier tool results refer here instead of repeating file contents; the results after this message show any change since.";
+/// Heading of the task, after the turn's context in the turn's first message.
+pub const TASK_HEADING: &str = "## Task";
 
 /// Separator between system-prompt sections.
 pub const SECTION_SEPARATOR: &str = "\n\n";
@@ -47,21 +51,6 @@ pub fn focused_file_block(file: &FocusedFile) -> String {
     };
     format!(
         "### {}{marker}\n{fence}{language}\n{content}{newline}{fence}",
-        file.path()
-    )
-}
-
-/// A focused file whose complete current content the conversation shows elsewhere in the same
-/// request (`place`, e.g. "in the latest tool result below"): its heading and a pointer.
-pub fn focused_file_stub(file: &FocusedFile, place: &str) -> String {
-    let marker = if file.editing() {
-        " (being edited)"
-    } else {
-        ""
-    };
-    format!(
-        "### {}{marker}
-(Its complete current content is {place}.)",
         file.path()
     )
 }

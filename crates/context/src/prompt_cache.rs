@@ -1,11 +1,11 @@
 //! [`PromptCache`]: history messages rendered and counted once, reused by later requests.
 //!
-//! A request shows every message before the latest round in its history form (see
-//! [`crate::dedup`]), which depends only on the message, the results that answer it, and
-//! whether the files it concerns are focused. Those messages are settled: the cache keeps each
-//! one's rendering and token count, so a request only renders and counts the messages added
-//! since the last one, the latest round, and messages whose files were focused or unfocused
-//! since. Removing messages (eviction, summarising) changes the conversation's
+//! A request shows every message before the current turn in its history form (see
+//! [`crate::dedup`] and [`crate::history`]), which depends only on the message, the results
+//! that answer it, and whether the files it concerns are focused. Those messages are settled:
+//! the cache keeps each one's rendering and token count, so a request only renders and counts
+//! the messages added since the last one, the current turn, and messages whose files were
+//! focused or unfocused since. Removing messages (eviction, summarising) changes the conversation's
 //! [`revision`](crate::Conversation::revision), and a new revision or another encoding empties
 //! the cache.
 //!
@@ -18,7 +18,7 @@ use std::sync::Mutex;
 
 use crate::conversation::{Conversation, Message};
 use crate::focused_files::FocusedFiles;
-use crate::history::{first_return_start, paths_of, render_one, settled_len};
+use crate::history::{paths_of, render_one, settled_len};
 use crate::message::ChatMessage;
 use crate::tokens::{Encoding, TokenCounter};
 
@@ -154,9 +154,9 @@ impl PromptCache {
             self.by_path.clear();
             self.spare_mut().drop_all();
         }
-        let first_return = first_return_start(messages);
-        self.rerender_refocused(counter, messages, focused, first_return);
-        self.render_new(counter, messages, focused, first_return, settled);
+        // Settled messages are before the complete part, so they render in history form.
+        self.rerender_refocused(counter, messages, focused, settled);
+        self.render_new(counter, messages, focused, settled, settled);
         settled
     }
 
@@ -177,7 +177,7 @@ impl PromptCache {
         counter: TokenCounter,
         messages: &[Message],
         focused: &FocusedFiles,
-        first_return: usize,
+        whole_from: usize,
     ) {
         let now: HashSet<&str> = focused.iter().map(|f| f.path()).collect();
         let changed: Vec<String> = self
@@ -198,7 +198,7 @@ impl PromptCache {
             for &index in indexes {
                 let spare = self.spare.get_mut().unwrap_or_else(|p| p.into_inner());
                 spare.dirty_from = spare.dirty_from.min(index);
-                let message = render_one(messages, index, focused, first_return);
+                let message = render_one(messages, index, focused, whole_from);
                 let item = &mut self.items[index];
                 item.tokens = counter.count_message(&message);
                 item.message = message;
@@ -215,11 +215,11 @@ impl PromptCache {
         counter: TokenCounter,
         messages: &[Message],
         focused: &FocusedFiles,
-        first_return: usize,
+        whole_from: usize,
         settled: usize,
     ) {
         for index in self.items.len()..settled {
-            let message = render_one(messages, index, focused, first_return);
+            let message = render_one(messages, index, focused, whole_from);
             let paths = paths_of(messages, index);
             for path in &paths {
                 self.by_path.entry(path.clone()).or_default().push(index);
@@ -258,6 +258,7 @@ mod tests {
             repo_map: None,
             libraries: None,
             focused: &focused,
+            turn_notes: None,
         };
         let builder = PromptBuilder::new(TokenCounter::default(), Budget::new(100_000));
         let mut cache = PromptCache::new();
@@ -274,8 +275,11 @@ mod tests {
         assert_eq!(built.messages.len(), 11);
         cache.recycle(built.messages);
         let (spare, reused) = cache.take_spare(true, usize::MAX);
-        assert_eq!(reused, 10, "every history message is settled and unchanged");
-        assert_eq!(spare.len(), 11);
+        assert_eq!(
+            reused, 8,
+            "every message before the current turn is settled and unchanged"
+        );
+        assert_eq!(spare.len(), 9);
         assert_eq!(cache.take_spare(true, usize::MAX).1, 0, "taken once");
     }
 }

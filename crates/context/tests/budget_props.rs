@@ -187,6 +187,7 @@ fn sources(world: &World) -> PromptSources<'_> {
         repo_map: Some(&world.repo_map),
         libraries: None,
         focused: &world.focused,
+        turn_notes: None,
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use keel_context::{
-    Budget, Conversation, EvictionLimits, ExtractiveSummarizer, FallbackSummarizer, FitStep,
+    Budget, ChatMessage, Conversation, EvictionLimits, ExtractiveSummarizer, FallbackSummarizer, FitStep,
     FocusedFiles, PromptBuilder, PromptSources, RetentionPolicy, Role, SummarizeError, Summarizer,
     SummarizerKind, Summary, SummaryRequest, TokenCounter, ToolCallRequest,
 };
@@ -56,6 +56,7 @@ async fn summarises_the_oldest_turns_when_over_budget() {
         repo_map: None,
         libraries: None,
         focused: &sources_focused,
+        turn_notes: None,
     };
     let untouched = builder.render(sources, &s.conversation);
     assert!(builder.counter().count_messages(&untouched) > builder.budget().message_limit());
@@ -104,6 +105,7 @@ async fn a_failing_summarizer_falls_back_to_dropping_turns() {
         repo_map: None,
         libraries: None,
         focused: &sources_focused,
+        turn_notes: None,
     };
     let built = builder.build(sources, &mut s.conversation, &Failing).await;
     assert!(built.fits);
@@ -120,9 +122,14 @@ async fn a_failing_summarizer_falls_back_to_dropping_turns() {
             .iter()
             .all(|s| matches!(s, FitStep::DroppedTurn { .. }))
     );
-    assert_eq!(
-        built.messages.last().unwrap().content,
-        "Now the final question."
+    // The turn's first message opens with the turn's context.
+    assert!(
+        built
+            .messages
+            .last()
+            .unwrap()
+            .content
+            .ends_with("## Task\n\nNow the final question.")
     );
 }
 
@@ -137,6 +144,7 @@ async fn the_summary_says_when_the_fallback_wrote_it() {
         repo_map: None,
         libraries: None,
         focused: &focused,
+        turn_notes: None,
     };
     let chain = FallbackSummarizer::new(&Failing, &ExtractiveSummarizer);
     let built = builder.build(sources, &mut s.conversation, &chain).await;
@@ -208,9 +216,14 @@ fn evicting_costs_messages_as_history_shows_them() {
     assert!(dropped > 0);
     assert!(!s.conversation.messages()[0].is_tool());
     let kept = builder.render(s.sources(), &s.conversation);
+    // The history as eviction costs it: the turn's context that opens the current turn's
+    // first message is not history.
     let history_tokens: usize = kept[1..]
         .iter()
-        .map(|m| builder.counter().count_message(m))
+        .map(|m| match m.content.split_once("## Task\n\n") {
+            Some((_, task)) => builder.counter().count_message(&ChatMessage::user(task)),
+            None => builder.counter().count_message(m),
+        })
         .sum();
     assert!(history_tokens <= 300, "{history_tokens}");
 }
@@ -238,20 +251,22 @@ fn an_impossible_prompt_is_returned_marked_as_not_fitting() {
 }
 
 #[test]
-fn capping_a_fresh_read_does_not_leave_a_dangling_pointer() {
+fn capping_a_fresh_read_keeps_the_prompt_whole() {
     let disk: BTreeMap<String, String> = [("big.py".to_owned(), python_source("big", 600))]
         .into_iter()
         .collect();
     let mut s = Session::new(disk);
+    // The turn's focus is as the turn began: before the read.
+    let before = s.focused.clone();
     s.user("Read big.py.");
     s.round("", vec![Call::Read("big.py")]);
-    let roomy = PromptBuilder::for_model("gpt-4o");
-    let full = roomy.render(s.sources(), &s.conversation);
-    assert!(full[0].content.contains(
-        "### big.py\n(Its complete current content is in the latest tool result below.)"
-    ));
+    let sources = PromptSources {
+        focused: &before,
+        turn_notes: None,
+        ..s.sources()
+    };
     let tight = PromptBuilder::new(TokenCounter::default(), Budget::new(3_000));
-    let built = tight.build_without_summary(s.sources(), &s.conversation);
+    let built = tight.build_without_summary(sources, &s.conversation);
     assert!(built.fits, "{:?}", built.steps);
     assert!(
         built
@@ -259,15 +274,12 @@ fn capping_a_fresh_read_does_not_leave_a_dangling_pointer() {
             .iter()
             .any(|s| matches!(s, FitStep::CappedToolResult { .. }))
     );
-    let system = &built.messages[0].content;
-    assert!(
-        !system.contains("in the latest tool result below"),
-        "{system}"
-    );
+    let last = &built.messages.last().unwrap().content;
+    assert!(last.contains("characters omitted"), "{last}");
 }
 
 #[test]
-fn a_fresh_read_with_a_header_is_shown_once() {
+fn a_read_in_the_current_turn_is_shown_once() {
     // keel's read_file answers "Read `path` (N lines)." and then the content.
     let content = python_source("big", 40);
     let mut conversation = Conversation::new();
@@ -278,32 +290,20 @@ fn a_fresh_read_with_a_header_is_shown_once() {
     conversation
         .add_tool_result("c1", result, true, &RetentionPolicy::default())
         .unwrap();
-    let mut focused = FocusedFiles::new();
-    focused.upsert("big.py", content.clone(), false);
+    // The turn began with nothing focused: the read's result is where the content is.
+    let focused = FocusedFiles::new();
     let sources = PromptSources {
         instructions: "Agent.",
         memory: None,
         repo_map: None,
         libraries: None,
         focused: &focused,
+        turn_notes: None,
     };
     let messages = PromptBuilder::for_model("gpt-4o").render(sources, &conversation);
     let everything: String = messages.iter().map(|m| m.content.as_str()).collect();
     assert_eq!(everything.matches(content.as_str()).count(), 1);
-    assert!(messages[0].content.contains(
-        "### big.py\n(Its complete current content is in the latest tool result below.)"
-    ));
-    // A result that merely ends like the file (no header paragraph) is not taken for it.
-    let mut other = Conversation::new();
-    other.push_user("Read big.py.");
-    let call = ToolCallRequest::new("c1", "read_file", r#"{"path":"big.py"}"#);
-    other.push_assistant("", vec![call]).unwrap();
-    let tail = &content[content.len() / 2..];
-    other
-        .add_tool_result("c1", tail, true, &RetentionPolicy::default())
-        .unwrap();
-    let messages = PromptBuilder::for_model("gpt-4o").render(sources, &other);
-    assert!(messages[0].content.contains(content.as_str()));
+    assert!(messages.last().unwrap().content.ends_with(content.as_str()));
 }
 
 #[test]
@@ -319,16 +319,16 @@ fn library_docs_sit_after_memory_and_go_after_the_repo_map() {
         repo_map: Some(&map),
         libraries: Some(docs),
         focused: &focused,
+        turn_notes: None,
     };
     let messages = PromptBuilder::for_model("gpt-4o").render(sources, &conversation);
+    // The docs are in the system prompt; the map opens the turn's first message, after it.
     let system = &messages[0].content;
-    let at = |text: &str| {
-        system
-            .find(text)
-            .unwrap_or_else(|| panic!("{text} missing"))
-    };
-    assert!(at("## Library documentation") < at("## Repository map"));
+    assert!(system.contains("## Library documentation"));
     assert!(system.contains(docs));
+    assert!(!system.contains("## Repository map"));
+    assert!(messages[1].content.starts_with("## Repository map"));
+    assert!(messages[1].content.ends_with("## Task\n\nUse tokio."));
     // Over budget: the repo map goes first, then the library docs.
     let counter = TokenCounter::default();
     let tight = counter.count(docs) + 120;

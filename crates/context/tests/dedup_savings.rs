@@ -210,9 +210,11 @@ fn de_duplication_saves_tokens_on_a_mixed_session() {
     let s = ten_turn_session();
     assert_eq!(s.sent.len(), 31);
     let saving = report("mixed: reads, SEARCH/REPLACE edits, commands", &s);
-    // Measured 19.4% (o200k): the edits are small diffs, so naive history repeats little
-    // besides re-reads; guard against regressions.
-    assert!(saving >= 18.0, "saving {saving:.1}%");
+    // Measured 17.5% (o200k): the edits are small diffs, so naive history repeats little
+    // besides re-reads; the current turn is sent as first sent (19.4% when only the latest
+    // round was complete), the price of every request of a turn reusing the previous one's
+    // prefix. Guard against regressions.
+    assert!(saving >= 16.0, "saving {saving:.1}%");
 }
 
 #[test]

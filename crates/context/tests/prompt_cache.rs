@@ -127,6 +127,7 @@ fn sources(focused: &FocusedFiles) -> PromptSources<'_> {
         repo_map: Some("src/lib.rs:\n  fn main()"),
         libraries: None,
         focused,
+        turn_notes: None,
     }
 }
 

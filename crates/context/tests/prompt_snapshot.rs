@@ -103,14 +103,17 @@ fn built_prompt_for_a_scripted_session() {
 }
 
 #[test]
-fn a_read_in_the_latest_round_is_shown_once() {
+fn the_system_prompt_stays_the_same_through_a_turn() {
     let mut s = session();
     s.answer("Added TIMEOUT_SECONDS.");
     s.user("Show me db.py again.");
-    s.round("", vec![Call::Read("src/db.py")]);
     let builder = PromptBuilder::for_model("gpt-4o");
+    let before = builder.render(s.sources(), &s.conversation);
+    s.round("", vec![Call::Read("src/db.py")]);
     let messages = builder.render(s.sources(), &s.conversation);
     insta::assert_snapshot!(messages[0].content);
+    // Each request of the turn repeats the previous one and adds to it.
+    assert_eq!(messages[..before.len()], before[..]);
     let last = messages.last().unwrap();
     assert_eq!(last.content, s.disk["src/db.py"]);
 }

@@ -16,7 +16,10 @@ pub const INSTRUCTIONS: &str = "You are Keel, a coding agent. Use the tools to r
 /// A scripted session.
 pub struct Session {
     pub conversation: Conversation,
+    /// The focused files, kept current by every call.
     pub focused: FocusedFiles,
+    /// The focused files as the running turn began: what its prompts show (as in the engine).
+    pub turn_focus: FocusedFiles,
     pub memory: Memory,
     pub repo_map: Option<String>,
     pub policy: RetentionPolicy,
@@ -41,6 +44,7 @@ impl Session {
         Self {
             conversation: Conversation::new(),
             focused: FocusedFiles::new(),
+            turn_focus: FocusedFiles::new(),
             memory: Memory::new(),
             repo_map: None,
             policy: RetentionPolicy::default(),
@@ -57,11 +61,13 @@ impl Session {
             memory: Some(&self.memory),
             repo_map: self.repo_map.as_deref(),
             libraries: None,
-            focused: &self.focused,
+            focused: &self.turn_focus,
+            turn_notes: None,
         }
     }
 
     pub fn user(&mut self, text: &str) {
+        self.turn_focus = self.focused.clone();
         self.conversation.push_user(text);
     }
 
