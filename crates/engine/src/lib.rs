@@ -35,7 +35,11 @@ pub use fallback::ModelChain;
 pub use keel_context::{ChatMessage, Role, ToolCallRequest};
 pub use openai::{OpenAiConfig, OpenAiProvider};
 pub use pricing::{ModelPrice, Pricing};
-pub use provider::{ChatRequest, ItemStream, Provider, ReportedWindow, StreamItem, ToolCallDelta};
+pub use provider::{
+    ChatRequest, DEFAULT_TEMPERATURE, ItemStream, Provider, ReportedWindow, Sampling,
+    SamplingError, StreamItem,
+    ToolCallDelta,
+};
 pub use provider_spec::{DEFAULT_OPENAI_MODEL, ProviderSpec, ProviderSpecError, SCRIPTED_MODEL};
 pub use retry::{RetryPolicy, StreamObserver, complete_with_retry};
 pub use scripted::{Script, ScriptedProvider};

@@ -20,6 +20,8 @@ pub struct ChatRequest {
     pub tools: Vec<serde_json::Value>,
     /// Sampling temperature, when set.
     pub temperature: Option<f32>,
+    /// Nucleus sampling (`top_p`), when set.
+    pub top_p: Option<f32>,
     /// Output token limit, when set.
     pub max_tokens: Option<u32>,
 }
@@ -32,6 +34,7 @@ impl ChatRequest {
             messages,
             tools: Vec::new(),
             temperature: None,
+            top_p: None,
             max_tokens: None,
         }
     }
@@ -40,6 +43,75 @@ impl ChatRequest {
     pub fn with_tools(mut self, tools: Vec<serde_json::Value>) -> Self {
         self.tools = tools;
         self
+    }
+
+    /// The same request sampled with `sampling`.
+    pub fn with_sampling(mut self, sampling: Sampling) -> Self {
+        self.temperature = sampling.temperature;
+        self.top_p = sampling.top_p;
+        self
+    }
+}
+
+/// The temperature a request is sampled at unless told otherwise: low, because tool calls and
+/// edits want the model's most likely answer, not a creative one (a server's own default is
+/// often 0.8 or 1, at which small models garble their calls).
+pub const DEFAULT_TEMPERATURE: f32 = 0.0;
+
+/// How a model's answer is sampled (`temperature`, `top_p` in `keel.toml` and flags).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sampling {
+    /// Temperature; `None` leaves it to the server.
+    pub temperature: Option<f32>,
+    /// Nucleus sampling; `None` leaves it to the server.
+    pub top_p: Option<f32>,
+}
+
+impl Default for Sampling {
+    fn default() -> Self {
+        Self {
+            temperature: Some(DEFAULT_TEMPERATURE),
+            top_p: None,
+        }
+    }
+}
+
+/// A sampling value out of its range.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SamplingError {
+    /// `temperature` outside 0–2.
+    #[error("temperature must be between 0 and 2 (got {0})")]
+    Temperature(f32),
+    /// `top_p` outside (0, 1].
+    #[error("top_p must be greater than 0 and at most 1 (got {0})")]
+    TopP(f32),
+}
+
+impl Sampling {
+    /// `value` as a temperature: 0 to 2, as OpenAI-compatible servers accept.
+    pub fn temperature(value: f32) -> Result<f32, SamplingError> {
+        if (0.0..=2.0).contains(&value) {
+            Ok(value)
+        } else {
+            Err(SamplingError::Temperature(value))
+        }
+    }
+
+    /// `value` as a `top_p`: above 0, at most 1.
+    pub fn top_p(value: f32) -> Result<f32, SamplingError> {
+        if value > 0.0 && value <= 1.0 {
+            Ok(value)
+        } else {
+            Err(SamplingError::TopP(value))
+        }
+    }
+
+    /// No sampling parameter sent: the server's defaults.
+    pub fn server_defaults() -> Self {
+        Self {
+            temperature: None,
+            top_p: None,
+        }
     }
 }
 

@@ -34,7 +34,8 @@ pub enum ProviderSpecError {
     /// Neither `openai` nor `scripted:FILE`.
     #[error("unknown provider `{0}` (expected `openai` or `scripted:FILE`)")]
     UnknownProvider(String),
-    /// `openai` without `OPENAI_API_KEY`.
+    /// `openai` at OpenAI's own endpoint without `OPENAI_API_KEY` (other endpoints, such as a
+    /// local server, may need none).
     #[error("no API key: set OPENAI_API_KEY, or run offline with --provider scripted:FILE")]
     NoApiKey,
     /// The script could not be read, or the HTTP client not built.
@@ -44,7 +45,8 @@ pub enum ProviderSpecError {
 
 impl ProviderSpec {
     /// Builds a fresh provider (a scripted one replays its script from the start) and the model
-    /// chain to run it with. The API key comes from `OPENAI_API_KEY`.
+    /// chain to run it with. The API key comes from `OPENAI_API_KEY`; only OpenAI's own endpoint
+    /// needs one.
     pub fn build(&self) -> Result<(Arc<dyn Provider>, Vec<String>), ProviderSpecError> {
         if let Some(file) = self.provider.strip_prefix("scripted:") {
             let provider = ScriptedProvider::from_file(file)?;
@@ -56,11 +58,11 @@ impl ProviderSpec {
         let models = self.models_or(DEFAULT_OPENAI_MODEL);
         let first = models.first().cloned().unwrap_or_default();
         let mut config = OpenAiConfig::from_env(first);
-        if config.api_key.trim().is_empty() {
-            return Err(ProviderSpecError::NoApiKey);
-        }
         if let Some(base) = &self.base_url {
             config.base_url = base.trim_end_matches('/').to_owned();
+        }
+        if config.api_key.trim().is_empty() && needs_api_key(&config.base_url) {
+            return Err(ProviderSpecError::NoApiKey);
         }
         if let Some(idle) = self.idle_timeout {
             config.idle_timeout = idle;
@@ -77,9 +79,33 @@ impl ProviderSpec {
     }
 }
 
+/// Whether the endpoint at `base_url` refuses requests without a key: OpenAI's own API does;
+/// a local or self-hosted server (llama.cpp, Ollama, vLLM, LM Studio) usually needs none, and
+/// one that does says so on the first call.
+pub fn needs_api_key(base_url: &str) -> bool {
+    let host = base_url
+        .split_once("://")
+        .map_or(base_url, |(_, rest)| rest)
+        .split(['/', ':'])
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    host == "api.openai.com"
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_openai_itself_needs_a_key() {
+        assert!(needs_api_key("https://api.openai.com/v1"));
+        assert!(needs_api_key("https://API.openai.com:443/v1/"));
+        assert!(!needs_api_key("http://127.0.0.1:8012/v1"));
+        assert!(!needs_api_key("http://localhost:11434/v1"));
+        assert!(!needs_api_key("https://openrouter.ai/api/v1"));
+        assert!(!needs_api_key("https://api.openai.com.example.org/v1"));
+    }
 
     #[test]
     fn unknown_provider_is_named() {

@@ -125,6 +125,8 @@ fn session(root: &std::path::Path, server: &MockServer) -> (AgentSession, Collec
         c.mode = Mode::Direct;
         c.context_window = Some(WINDOW);
         c.repo_map = keel_engine::RepoMapConfig::disabled();
+        // The full tool definitions, whose size the window is set for.
+        c.tool_profile = keel_engine::agent::ToolProfile::Full;
     })
 }
 

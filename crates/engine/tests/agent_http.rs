@@ -90,13 +90,17 @@ async fn direct_turn_over_http_keeps_calls_and_results_paired() {
             .unwrap()
             .contains("def mean(values)")
     );
-    // …and the system prompt then carries the file's current content.
+    // …and stays so: every request of the turn repeats the previous one and adds to it, so a
+    // provider's prompt cache reuses it (the edit's result shows the change).
     let third = requests[2].body["messages"].as_array().unwrap();
+    assert_eq!(second[..], third[..second.len()]);
+    let first = requests[0].body["messages"].as_array().unwrap();
+    assert_eq!(first[..], second[..first.len()]);
     assert!(
-        third[0]["content"]
-            .as_str()
-            .unwrap()
-            .contains("return sum(values) / len(values)")
+        third
+            .iter()
+            .filter_map(|m| m["content"].as_str())
+            .any(|c| c.contains("return sum(values) / len(values)"))
     );
     assert_conversation_consistent(session.conversation());
     let types = types(&collector.events());

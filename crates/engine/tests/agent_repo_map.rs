@@ -45,15 +45,22 @@ async fn one_turn(
     (collector.events(), server.requests(), second.status, ws)
 }
 
-fn system_prompt(request: &Recorded) -> String {
-    request.body["messages"][0]["content"]
-        .as_str()
+/// The turn's context: the turn's first message, which the repo map opens (the system prompt
+/// stays the same from turn to turn).
+fn turn_context(request: &Recorded) -> String {
+    request.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .next_back()
+        .and_then(|m| m["content"].as_str())
         .unwrap()
         .to_owned()
 }
 
 #[tokio::test]
-async fn each_turn_builds_the_map_into_the_system_prompt() {
+async fn each_turn_builds_the_map_into_the_turns_context() {
     let (events, requests, status, ws) = one_turn(|c| c.repo_map.token_budget = 512, |_| {}).await;
     assert_eq!(status, AgentStatus::Completed);
     let builds: Vec<_> = events
@@ -97,8 +104,12 @@ async fn each_turn_builds_the_map_into_the_system_prompt() {
         ["indexing the repository", "refreshing the repository map"]
     );
 
-    let system = system_prompt(&requests[0]);
-    let map = system
+    let context = turn_context(&requests[0]);
+    assert!(!requests[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("## Repository map"));
+    let map = context
         .split("## Repository map")
         .nth(1)
         .expect("a map section");
@@ -115,7 +126,7 @@ async fn the_map_can_be_switched_off() {
         one_turn(|c| c.repo_map = RepoMapConfig::disabled(), |_| {}).await;
     assert_eq!(status, AgentStatus::Completed);
     assert!(!types(&events).contains(&"prepare.repomap.build"));
-    assert!(!system_prompt(&requests[0]).contains("## Repository map"));
+    assert!(!turn_context(&requests[0]).contains("## Repository map"));
     assert!(!ws.path().join(".keel/cache").exists());
 }
 
@@ -146,7 +157,7 @@ async fn a_cache_that_cannot_be_written_is_a_warning() {
         warnings[0].starts_with("repo map cache not saved"),
         "{warnings:?}"
     );
-    assert!(system_prompt(&requests[0]).contains("## Repository map"));
+    assert!(turn_context(&requests[0]).contains("## Repository map"));
 }
 
 #[tokio::test]
@@ -182,7 +193,7 @@ async fn a_map_that_cannot_be_built_is_a_warning_not_a_failure() {
     );
     assert!(!ws.path().exists(), "the vanished root was recreated");
     let requests = server.requests();
-    assert!(!system_prompt(&requests[0]).contains("## Repository map"));
+    assert!(!turn_context(&requests[0]).contains("## Repository map"));
 }
 
 fn warnings(events: &[keel_events::Event]) -> Vec<String> {

@@ -52,11 +52,17 @@ async fn limits(
     (limits, events, server)
 }
 
+/// The info logs about the context window (a small window also brings the compact profile's
+/// logs, which are not what these tests are about).
 fn info_logs(events: &[Event]) -> Vec<String> {
     events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::SystemLog(log) if log.level == LogLevel::Info => Some(log.message.clone()),
+            EventKind::SystemLog(log)
+                if log.level == LogLevel::Info && log.message.starts_with("context window") =>
+            {
+                Some(log.message.clone())
+            }
             _ => None,
         })
         .collect()

@@ -110,6 +110,69 @@ impl FromStr for ToolFormat {
     }
 }
 
+/// Which tool definitions a model is offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolProfile {
+    /// Compact for a model whose window is at most [`COMPACT_WINDOW`] tokens (small local
+    /// models, whose every prompt token costs prefill time), full otherwise.
+    #[default]
+    Auto,
+    /// Every usable tool with its whole description.
+    Full,
+    /// The core tools (read, write, edit, list, search, run, move, delete) with one-line
+    /// descriptions and bare schemas, no planning or memory tools: about a fifth of the full
+    /// definitions' tokens. MCP servers' tools, when configured, are offered whole.
+    Compact,
+}
+
+/// The largest context window [`ToolProfile::Auto`] offers the compact tools to.
+pub const COMPACT_WINDOW: u64 = 32_768;
+
+impl ToolProfile {
+    /// The profile's name (`auto`, `full`, `compact`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolProfile::Auto => "auto",
+            ToolProfile::Full => "full",
+            ToolProfile::Compact => "compact",
+        }
+    }
+
+    /// Whether the compact tools are offered to a model with a `window`-token context.
+    pub fn compact_for(self, window: u64) -> bool {
+        match self {
+            ToolProfile::Auto => window <= COMPACT_WINDOW,
+            ToolProfile::Full => false,
+            ToolProfile::Compact => true,
+        }
+    }
+}
+
+impl std::fmt::Display for ToolProfile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A tool profile name that is not `auto`, `full` or `compact`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown tool profile `{0}` (expected auto, full or compact)")]
+pub struct UnknownToolProfile(pub String);
+
+impl FromStr for ToolProfile {
+    type Err = UnknownToolProfile;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(ToolProfile::Auto),
+            "full" => Ok(ToolProfile::Full),
+            "compact" => Ok(ToolProfile::Compact),
+            _ => Err(UnknownToolProfile(s.to_owned())),
+        }
+    }
+}
+
 /// Repo-map settings: whether each turn's system prompt carries a ranked map of the
 /// repository's definitions, and how large it may be.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,6 +219,8 @@ pub struct AgentConfig {
     pub max_repairs: u32,
     /// Retries of model calls.
     pub retry: RetryPolicy,
+    /// How answers are sampled (default: temperature [`DEFAULT_TEMPERATURE`](crate::DEFAULT_TEMPERATURE), the server's `top_p`).
+    pub sampling: crate::provider::Sampling,
     /// When commands need approval.
     pub approval: ApprovalPolicy,
     /// The OS sandbox commands run in (default: off; front ends resolve the configured mode).
@@ -185,6 +250,8 @@ pub struct AgentConfig {
     pub model_summaries: bool,
     /// How tools are offered and called (default [`ToolFormat::Native`]).
     pub tool_format: ToolFormat,
+    /// Which tool definitions are offered (default [`ToolProfile::Auto`]).
+    pub tool_profile: ToolProfile,
     /// The repo map in the system prompt (default on, 1,024 tokens).
     pub repo_map: RepoMapConfig,
     /// Put the system prompt into every `run.llm.start` (`system_prompt`; default off: it is
@@ -206,6 +273,14 @@ pub struct AgentConfig {
     /// a copy of the tree under `.keel/shadow/<session>/`, and each turn ends with the staged
     /// batch for `keel shadow apply|discard` (default off).
     pub shadow: bool,
+    /// The project's test command (`test_command`, `--test-cmd`): named to the model, and run
+    /// by Keel after an answer that changed files when [`Self::auto_test`] is on.
+    pub test_command: Option<String>,
+    /// Run [`Self::test_command`] after each answer that changed files and give a failure back
+    /// to the model (default on).
+    pub auto_test: bool,
+    /// Most times failing tests are given back to the model in one turn (default 3).
+    pub test_rounds: u32,
     /// The shadow copy the running session's tools use, once made.
     pub(crate) shadow_env: Option<ShadowEnv>,
 }
@@ -228,6 +303,7 @@ impl AgentConfig {
             step_iterations: 8,
             max_repairs: 3,
             retry: RetryPolicy::default(),
+            sampling: crate::provider::Sampling::default(),
             approval: ApprovalPolicy::default(),
             sandbox: keel_tools::process::CommandSandbox::Off,
             rules: std::sync::Arc::default(),
@@ -239,6 +315,7 @@ impl AgentConfig {
             instructions: InstructionSources::default(),
             model_summaries: true,
             tool_format: ToolFormat::Native,
+            tool_profile: ToolProfile::Auto,
             repo_map: RepoMapConfig::default(),
             include_system_prompt: false,
             distill_memory: true,
@@ -246,6 +323,9 @@ impl AgentConfig {
             libraries: Vec::new(),
             checkpoint_max_bytes: keel_tools::checkpoint::DEFAULT_MAX_BYTES,
             shadow: false,
+            test_command: None,
+            auto_test: true,
+            test_rounds: 3,
             shadow_env: None,
         }
     }
@@ -266,6 +346,16 @@ mod tests {
         assert_eq!("Plan".parse::<Mode>(), Ok(Mode::Plan));
         assert_eq!(" direct ".parse::<Mode>(), Ok(Mode::Direct));
         assert!("fast".parse::<Mode>().is_err());
+    }
+
+    #[test]
+    fn tool_profiles_parse_and_decide() {
+        assert_eq!("Compact".parse::<ToolProfile>(), Ok(ToolProfile::Compact));
+        assert!("small".parse::<ToolProfile>().is_err());
+        assert!(ToolProfile::Auto.compact_for(32_768));
+        assert!(!ToolProfile::Auto.compact_for(128_000));
+        assert!(!ToolProfile::Full.compact_for(4_096));
+        assert!(ToolProfile::Compact.compact_for(1_000_000));
     }
 
     #[test]

@@ -112,7 +112,8 @@ impl Distiller<'_> {
         let store = MemoryStore::for_project(&self.config.root);
         let memory = store.read().map_err(|e| e.to_string())?;
         let config = &mut *self.config;
-        let request = ChatRequest::new(config.models.current(), prompt(notes, &memory));
+        let request = ChatRequest::new(config.models.current(), prompt(notes, &memory))
+            .with_sampling(config.sampling);
         let provider = self.model.shared_provider();
         let (response, model) = config
             .models

@@ -34,17 +34,20 @@ pub(crate) struct Environment {
     pub(crate) root: PathBuf,
     /// The git state of the root.
     pub(crate) git: GitState,
+    /// The project's test command, when configured.
+    pub(crate) tests: Option<String>,
 }
 
 impl Environment {
-    /// The environment of a turn on `root`, now.
-    pub(crate) fn gather(root: &Path) -> Self {
+    /// The environment of a turn on `root`, now, whose tests run with `tests`.
+    pub(crate) fn gather(root: &Path, tests: Option<&str>) -> Self {
         Self {
             os: format!("{} ({})", std::env::consts::OS, std::env::consts::ARCH),
             shell: keel_tools::process::shell_program().to_owned(),
             date: chrono::Local::now().format("%Y-%m-%d (%A)").to_string(),
             root: root.to_path_buf(),
             git: git_state(root),
+            tests: tests.map(str::to_owned),
         }
     }
 
@@ -58,16 +61,17 @@ impl Environment {
             }
             GitState::Unknown => "a git repository (its HEAD could not be read)".to_owned(),
         };
-        section(
-            ENVIRONMENT_HEADING,
-            &format!(
-                "- Operating system: {}\n- Shell: commands run with `{} -c`\n- Date: {}\n- Project root: {}\n- Git: {git}",
-                self.os,
-                self.shell,
-                self.date,
-                self.root.display()
-            ),
-        )
+        let mut body = format!(
+            "- Operating system: {}\n- Shell: commands run with `{} -c`\n- Date: {}\n- Project root: {}\n- Git: {git}",
+            self.os,
+            self.shell,
+            self.date,
+            self.root.display()
+        );
+        if let Some(tests) = &self.tests {
+            body.push_str(&format!("\n- Tests: `{tests}`"));
+        }
+        section(ENVIRONMENT_HEADING, &body)
     }
 }
 
@@ -172,6 +176,7 @@ mod tests {
             date: "2026-05-04 (Monday)".into(),
             root: PathBuf::from("/work/project"),
             git: GitState::Branch("main".into()),
+            tests: None,
         };
         assert_eq!(
             environment.render(),
@@ -182,5 +187,10 @@ mod tests {
             ..environment
         };
         assert!(outside.render().ends_with("- Git: not a git repository"));
+        let tested = Environment {
+            tests: Some("python3 -m pytest -q".into()),
+            ..outside
+        };
+        assert!(tested.render().ends_with("- Tests: `python3 -m pytest -q`"));
     }
 }

@@ -170,6 +170,9 @@
 //!   it does not stop within 5 s, a pending question or approval stops waiting.
 
 pub mod anomaly;
+mod answer_review;
+mod auto_focus;
+mod auto_test;
 mod compaction;
 pub mod config;
 pub mod control_tools;
@@ -186,18 +189,24 @@ pub mod remember;
 mod repo_map;
 mod session;
 mod shadow;
+mod stamps;
 mod summary;
 mod tap;
+mod task_intent;
 mod tool_call;
 mod tool_loop;
 mod turn;
 mod turn_mark;
 mod turn_prompt;
 mod turn_state;
+mod whole_file;
 mod xml_format;
 
 pub use anomaly::{Anomaly, AnomalyDetector, AnomalyLimits};
-pub use config::{AgentConfig, Mode, RepoMapConfig, ToolFormat, UnknownMode, UnknownToolFormat};
+pub use config::{
+    AgentConfig, COMPACT_WINDOW, Mode, RepoMapConfig, ToolFormat, ToolProfile, UnknownMode,
+    UnknownToolFormat, UnknownToolProfile,
+};
 pub use distill::Distillation;
 pub use question::{CANNOT_ANSWER, CannotAnswer, Question, QuestionAnswerer, QuestionKind};
 pub use session::{AgentError, AgentSession, TurnOutcome, new_turn_id};

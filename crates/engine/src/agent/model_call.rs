@@ -28,7 +28,7 @@ use crate::assemble::AssembledResponse;
 use crate::error::ProviderError;
 use crate::fallback::ModelChain;
 use crate::pricing::Pricing;
-use crate::provider::{ChatRequest, Provider, ReportedWindow};
+use crate::provider::{ChatRequest, Provider, ReportedWindow, Sampling};
 use crate::retry::RetryPolicy;
 use crate::text_tool_calls::TextCallProvider;
 
@@ -58,7 +58,11 @@ pub(crate) struct ModelCall<'a> {
     /// The models to try, in order (a fallback moves it on).
     pub(crate) models: &'a mut ModelChain,
     pub(crate) retry: &'a RetryPolicy,
+    /// How the answer is sampled.
+    pub(crate) sampling: Sampling,
     pub(crate) mode: Mode,
+    /// The compact tool profile is offered (its instructions go with it).
+    pub(crate) compact: bool,
     pub(crate) tool_format: ToolFormat,
     /// The window set in the settings; it beats the one the server reports, which beats
     /// keel-context's table.
@@ -149,7 +153,9 @@ impl ModelCaller {
         let span = tracing::info_span!("model_call", model = %model, iteration = call.iteration);
         async move {
             if call.context_window.is_none() {
-                call.context_window = self.reported_window(&model, &call).await;
+                call.context_window = self
+                    .reported_window(&model, call.cancel, call.emitter)
+                    .await;
             }
             let (built, summary_usage) =
                 build_prompt(&model, &mut call, self.provider.as_ref()).await;
@@ -189,7 +195,8 @@ impl ModelCaller {
                 ChatRequest::new(model, messages)
             } else {
                 ChatRequest::new(model, messages).with_tools(call.functions.definitions.clone())
-            };
+            }
+            .with_sampling(call.sampling);
             let mut observer = EventObserver::new(call.emitter.clone(), call.agent_name.to_owned());
             let result = self.send(&mut call, &request, &mut observer).await;
             if !xml {
@@ -205,20 +212,43 @@ impl ModelCaller {
         .await
     }
 
+    /// The context window `model` works with: `configured`, else what its server reports,
+    /// else keel-context's table.
+    pub(crate) async fn window(
+        &mut self,
+        model: &str,
+        configured: Option<u64>,
+        cancel: &CancellationToken,
+        emitter: &Emitter,
+    ) -> u64 {
+        match configured {
+            Some(window) => window,
+            None => match self.reported_window(model, cancel, emitter).await {
+                Some(window) => window,
+                None => Budget::for_model(model, &ModelWindows::new()).window,
+            },
+        }
+    }
+
     /// The window `model`'s server reports: asked the first time only (a `system.log` says
     /// what it reported), and not at all once cancelled.
-    async fn reported_window(&mut self, model: &str, call: &ModelCall<'_>) -> Option<u64> {
+    async fn reported_window(
+        &mut self,
+        model: &str,
+        cancel: &CancellationToken,
+        emitter: &Emitter,
+    ) -> Option<u64> {
         if let Some(known) = self.reported_windows.get(model) {
             return known.as_ref().map(|w| w.tokens);
         }
         let reported = tokio::select! {
             biased;
-            _ = call.cancel.cancelled() => return None,
+            _ = cancel.cancelled() => return None,
             reported = self.provider.context_window(model) => reported,
         };
         if let Some(window) = &reported {
             tracing::info!(model, tokens = window.tokens, source = %window.source, "the server reports the context window");
-            call.emitter.emit(SystemLog {
+            emitter.emit(SystemLog {
                 level: LogLevel::Info,
                 message: format!(
                     "context window of {model}: {} tokens, as the server reports ({})",
@@ -355,7 +385,7 @@ async fn build_prompt(
     let options = BuildOptions::default();
     let builder = PromptBuilder::new(call.counter, budget.with_extra_tokens(tool_tokens as u64))
         .with_options(options);
-    let mut instructions = instructions(call.mode, call.context.turn_prompt.text());
+    let mut instructions = instructions(call.mode, call.compact, call.context.turn_prompt.text());
     if xml {
         instructions.push_str("\n\n");
         instructions.push_str(&tool_catalogue(&call.functions.definitions));
@@ -366,7 +396,8 @@ async fn build_prompt(
         memory: context.memory.as_ref(),
         repo_map: context.repo_map.as_deref(),
         libraries: context.libraries.as_ref().map(|l| l.text.as_str()),
-        focused: &context.focused,
+        focused: &context.turn_focus,
+        turn_notes: context.turn_notes.as_deref(),
     };
     let by_model = ModelSummarizer::new(
         provider,

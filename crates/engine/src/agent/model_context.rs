@@ -21,7 +21,13 @@ const MAX_FOCUS_LINES: usize = 2_000;
 /// The session's context: everything a prompt is built from, and the cache of its renderings.
 pub(crate) struct ModelContext {
     pub(crate) conversation: Conversation,
+    /// The focused files, kept current by every call.
     pub(crate) focused: FocusedFiles,
+    /// The focused files as the running turn began: what its prompts show, so each request of
+    /// the turn repeats the previous one (see keel-context's message builder).
+    pub(crate) turn_focus: FocusedFiles,
+    /// More of the running turn's context (the tests as they stood before it), if any.
+    pub(crate) turn_notes: Option<String>,
     pub(crate) memory: Option<Memory>,
     /// The rendered repo map shown in the system prompt.
     pub(crate) repo_map: Option<String>,
@@ -51,6 +57,8 @@ impl Default for ModelContext {
         Self {
             conversation: Conversation::new(),
             focused: FocusedFiles::new(),
+            turn_focus: FocusedFiles::new(),
+            turn_notes: None,
             memory: None,
             repo_map: None,
             libraries: None,

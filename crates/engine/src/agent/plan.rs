@@ -152,7 +152,7 @@ impl TurnRun<'_> {
             let step_changes_from = self.changes.count();
             self.context
                 .conversation
-                .push_user(step_message(step, total, &plan.goal));
+                .push_note(step_message(step, total, &plan.goal));
             match self.run_step_with_repairs(step).await {
                 StepRun::Done(text) => done.last_text = text,
                 StepRun::TaskDone(result) => done.completion = Some(result),
@@ -284,7 +284,7 @@ impl TurnRun<'_> {
                 result,
             };
             self.emitter.emit(report(RepairResult::Pending, &failure));
-            self.context.conversation.push_user(format!(
+            self.context.conversation.push_note(format!(
                 "Step {} ({}) failed: {}\nError: {}\nRepair attempt {attempt}/{max}: {} Then reply with a short summary without calling tools.",
                 step.index, step.title, failure.trigger, failure.error, failure.suggestion
             ));

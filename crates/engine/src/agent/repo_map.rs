@@ -102,6 +102,11 @@ impl RepoMapBuilder {
         self.fixed = true;
     }
 
+    /// The map as last built, if one was.
+    pub(crate) fn map(&self) -> Option<&RepoMap> {
+        self.engine.as_ref()
+    }
+
     /// Builds or refreshes the repo map for a turn on `input`, ranked toward `context`'s
     /// focused files, and keeps its rendering in `context` for the system prompt. Emits
     /// `prepare.repomap.build`; a failure is logged as a warning and the turn goes on without

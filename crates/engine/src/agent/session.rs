@@ -60,6 +60,8 @@ pub struct TurnOutcome {
     pub mode: ResponseMode,
     /// Model calls made.
     pub iterations: u32,
+    /// Why the result may not be what was asked, when Keel can tell (as in `agent.end`).
+    pub warning: Option<String>,
 }
 
 /// One agent conversation: the model, the tools, the context, and the turn loop (seed 004's
@@ -363,11 +365,15 @@ impl AgentSession {
             .await;
         self.context.turn_prompt.start_turn(
             &self.config.root,
+            self.config.test_command.as_deref(),
             &self.config.instructions,
             keel_context::TokenCounter::for_model(self.config.models.current()),
             &self.emitter,
         );
         let task = input.clone();
+        self.focus_task_files(&input).await;
+        self.context.turn_focus = self.context.focused.clone();
+        self.context.turn_notes = None;
         self.context.conversation.push_user(input);
 
         let mode = match self.config.mode {
@@ -375,7 +381,11 @@ impl AgentSession {
             Mode::Auto | Mode::Direct => ResponseMode::Direct,
         };
         self.emitter.emit(RunResponseStart { mode });
-        let state = TurnState::new(cancel.clone(), mode, self.config.anomalies);
+        let mut state = TurnState::new(cancel.clone(), mode, self.config.anomalies);
+        state.asks_for_change = super::task_intent::asks_for_change(&task);
+        if state.asks_for_change {
+            state.stamps = Some(super::stamps::Stamps::take(&self.config.root));
+        }
         if self.config.shadow
             && let Err(result) = super::shadow::prepare(&mut self.config, &self.emitter)
         {
@@ -446,6 +456,36 @@ impl AgentSession {
 
     /// Ends the turn: closes what is pending, emits `run.response.end` and `agent.end`, and
     /// keeps the outcome.
+    /// With the compact tool profile, focuses the files `input` is about before the model is
+    /// asked (see [`super::auto_focus`]).
+    async fn focus_task_files(&mut self, input: &str) {
+        let model = self.config.models.current().to_owned();
+        let window = self
+            .model
+            .window(&model, self.config.context_window, &self.cancel, &self.emitter)
+            .await;
+        if !self.config.tool_profile.compact_for(window) {
+            return;
+        }
+        let Some(map) = self.repo_map.map() else {
+            return;
+        };
+        let counter = keel_context::TokenCounter::for_model(&model);
+        let files = super::auto_focus::task_files(map, &self.config.root, input, counter);
+        if files.is_empty() {
+            return;
+        }
+        let names: Vec<&str> = files.iter().map(|(path, _)| path.as_str()).collect();
+        self.emitter.emit(SystemLog {
+            level: LogLevel::Info,
+            message: format!("focused the files the task is about: {}", names.join(", ")),
+            metadata: None,
+        });
+        for (path, content) in files {
+            self.context.focused.upsert(path, content, false);
+        }
+    }
+
     fn close_turn(&mut self, ending: Ending, state: &TurnState, task: String) -> TurnOutcome {
         let unanswered = self.context.conversation.pending_calls().len();
         if unanswered > 0 {
@@ -463,6 +503,7 @@ impl AgentSession {
             usage: state.usage,
             mode: state.response,
             iterations: state.iterations,
+            warning: ending.warning,
         };
         tracing::info!(status = ?outcome.status, iterations = outcome.iterations, "turn ended");
         self.emitter.emit(AgentEnd {
@@ -470,6 +511,7 @@ impl AgentSession {
             result: outcome.result.clone(),
             files_changed: outcome.files_changed.clone(),
             usage: outcome.usage,
+            warning: outcome.warning.clone(),
         });
         self.emitter.set_turn(None);
         keep_note(

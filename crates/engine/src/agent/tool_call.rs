@@ -55,6 +55,9 @@ pub(crate) struct Offer {
     /// Native tool calls: tools offered only natively (one per MCP server tool) are left out
     /// of the XML format.
     pub(crate) native: bool,
+    /// The compact profile ([`super::config::ToolProfile::Compact`]): the core tools' compact
+    /// definitions, and the tools of the source (MCP servers) whole.
+    pub(crate) compact: bool,
 }
 
 /// The session's tools and the people they may ask: the registry, the checkpoint store, the
@@ -66,6 +69,8 @@ pub(crate) struct Toolbox {
     base: ToolRegistry,
     /// Tools that come and go (MCP servers), and the generation last offered.
     source: Option<(Arc<dyn ToolSource>, u64)>,
+    /// The names of the source's tools now offered.
+    source_names: Vec<&'static str>,
     /// Definitions built so far, by what was offered and the encoding counted in (emptied
     /// when the tools change).
     functions: Vec<((Offer, keel_context::Encoding), Functions)>,
@@ -174,6 +179,7 @@ impl Toolbox {
             tools: with_control_tools(tools.clone()),
             base: tools,
             source: None,
+            source_names: Vec::new(),
             functions: Vec::new(),
             checkpoints,
             approver: Arc::new(keel_tools::CannotAsk),
@@ -209,11 +215,13 @@ impl Toolbox {
 
     fn rebuild(&mut self) {
         let mut tools = self.base.clone();
+        self.source_names.clear();
         if let Some((source, seen)) = &mut self.source {
             *seen = source.generation();
             for tool in source.tools() {
                 // The session's own tools keep their names.
                 if tools.get(tool.name()).is_none() {
+                    self.source_names.push(tool.name());
                     tools.register_arc(tool);
                 }
             }
@@ -247,18 +255,55 @@ impl Toolbox {
     }
 
     fn definitions(&self, offer: Offer) -> Vec<serde_json::Value> {
+        if offer.compact {
+            return self.compact_definitions(offer);
+        }
         self.tools
             .openai_functions()
             .into_iter()
             .filter(|f| match f["function"]["name"].as_str() {
                 Some(CREATE_PLAN) => offer.planning,
                 Some(PLAN_MODE_RESPOND) => offer.respond,
-                Some(name) if !offer.native => {
-                    self.tools.get(name).is_none_or(|tool| !tool.native_only())
-                }
-                _ => true,
+                Some(name) => self.tools.get(name).is_none_or(|tool| {
+                    tool.usable() && (offer.native || !tool.native_only())
+                }),
+                None => true,
             })
             .collect()
+    }
+
+    /// The compact profile's definitions: the session's own tools that have a compact form,
+    /// then the source's tools (configured MCP servers) whole.
+    fn compact_definitions(&self, offer: Offer) -> Vec<serde_json::Value> {
+        let mut definitions = Vec::new();
+        for name in self.tools.names() {
+            let Some(tool) = self.tools.get(name) else {
+                continue;
+            };
+            if !tool.usable() {
+                continue;
+            }
+            let planning = match name {
+                CREATE_PLAN => offer.planning,
+                PLAN_MODE_RESPOND => offer.respond,
+                _ => false,
+            };
+            if let Some(compact) = keel_tools::compact::compact_function(tool.as_ref()) {
+                definitions.push(compact);
+            } else if planning
+                || (self.source_names.contains(&name) && (offer.native || !tool.native_only()))
+            {
+                definitions.push(serde_json::json!({
+                    "type": "function",
+                    "function": {
+                        "name": tool.name(),
+                        "description": tool.description(),
+                        "parameters": tool.parameters(),
+                    }
+                }));
+            }
+        }
+        definitions
     }
 
     /// A context for call `call_id` (of plan step `step`) in `env`.

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use keel_context::{ConversationError, TokenCounter, ToolCallRequest};
 use keel_events::{Emitter, SystemError, ToolStatus};
 
+use super::answer_review::Review;
 use super::config::{AgentConfig, Mode, ToolFormat};
 use super::control_tools::{ATTEMPT_COMPLETION, CREATE_PLAN};
 use super::model_call::{ModelCall, ModelCaller};
@@ -49,6 +50,12 @@ impl TurnRun<'_> {
                 self.report_step_output(step_id, &response.text);
             }
             if response.tool_calls.is_empty() {
+                if step.is_none()
+                    && let Review::Correct(message) = self.review_answer(&response.text)
+                {
+                    self.context.conversation.push_note(message);
+                    continue;
+                }
                 return LoopEnd::Answered(response.text);
             }
             let changes_before = self.changes.count();
@@ -101,6 +108,9 @@ impl TurnRun<'_> {
     async fn ask_model(&mut self) -> Result<AssembledResponse, LoopEnd> {
         let response = self.call_model(None).await?;
         let mut response = self.complete_cut_answer(response).await?;
+        if self.config.tool_format == ToolFormat::Native {
+            self.recover_text_calls(&mut response);
+        }
         unique_call_ids(&mut response, self.state.iterations);
         self.record_response(&response).map_err(|error| {
             LoopEnd::Stopped(format!("the response could not be recorded: {error}"))
@@ -115,16 +125,36 @@ impl TurnRun<'_> {
         continuation: Option<&str>,
     ) -> Result<AssembledResponse, LoopEnd> {
         let no_plan = self.state.plan.is_none();
+        let model = self.config.models.current().to_owned();
+        let window = self
+            .model
+            .window(
+                &model,
+                self.config.context_window,
+                &self.state.cancel,
+                self.emitter,
+            )
+            .await;
+        let compact = self.config.tool_profile.compact_for(window);
+        self.state.compact = compact;
+        // The compact profile plans only when told to (plan mode).
         let offer = Offer {
-            planning: self.config.mode != Mode::Direct && no_plan,
+            planning: match self.config.mode {
+                Mode::Auto => no_plan && !compact,
+                Mode::Plan => no_plan,
+                Mode::Direct => false,
+            },
             respond: self.config.mode == Mode::Plan && no_plan,
             native: self.config.tool_format == ToolFormat::Native,
+            compact,
         };
         let counter = TokenCounter::for_model(self.config.models.current());
         let call = ModelCall {
             models: &mut self.config.models,
             retry: &self.config.retry,
+            sampling: self.config.sampling,
             mode: self.config.mode,
+            compact,
             tool_format: self.config.tool_format,
             context_window: self.config.context_window,
             model_summaries: self.config.model_summaries,
@@ -198,7 +228,7 @@ impl TurnRun<'_> {
         self.close_unrun(end.as_ref());
         for hint in std::mem::take(&mut self.state.hints) {
             if end.is_none() {
-                self.context.conversation.push_user(hint);
+                self.context.conversation.push_note(hint);
             }
         }
         end
@@ -279,7 +309,7 @@ impl TurnRun<'_> {
             return Some(LoopEnd::Stopped(stop));
         }
         for hint in std::mem::take(&mut self.state.hints) {
-            self.context.conversation.push_user(hint);
+            self.context.conversation.push_note(hint);
         }
         None
     }

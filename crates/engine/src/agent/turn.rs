@@ -7,6 +7,10 @@ use super::config::Mode;
 use super::tool_loop::TurnRun;
 use super::turn_state::{Ending, LoopEnd};
 
+/// `agent.end`'s warning when the task asked for changes and the turn made none.
+pub(crate) const NO_CHANGE_WARNING: &str =
+    "the task asked for changes, but no file was changed";
+
 /// Reminder for a model in plan mode that answered without planning.
 const PLAN_NUDGE: &str =
     "Plan mode: call create_plan now with the goal and ordered steps before doing anything else.";
@@ -14,6 +18,7 @@ const PLAN_NUDGE: &str =
 impl TurnRun<'_> {
     /// The turn after `run.response.start`: the main tool loop, and a plan if one is made.
     pub(crate) async fn drive(&mut self) -> Ending {
+        self.test_before_start().await;
         loop {
             let end = self.tool_loop(None).await;
             match end {
@@ -23,9 +28,10 @@ impl TurnRun<'_> {
                         && self.state.plan.is_none() =>
                 {
                     self.state.nudged = true;
-                    self.context.conversation.push_user(PLAN_NUDGE);
+                    self.context.conversation.push_note(PLAN_NUDGE);
                 }
                 LoopEnd::PlanRequested(pending) => return self.execute_plan(pending).await,
+                LoopEnd::Answered(_) | LoopEnd::Completed(_) if self.tests_to_rerun().await => {}
                 other => return self.direct_ending(other),
             }
         }
@@ -35,7 +41,11 @@ impl TurnRun<'_> {
     fn direct_ending(&self, end: LoopEnd) -> Ending {
         match end {
             LoopEnd::Answered(text) | LoopEnd::Completed(text) => {
-                Ending::new(AgentStatus::Completed, text)
+                let ending = Ending::new(AgentStatus::Completed, text);
+                match self.unfinished_warning() {
+                    Some(warning) => ending.warned(warning),
+                    None => ending,
+                }
             }
             LoopEnd::TurnCap | LoopEnd::StepCap => Ending::new(
                 AgentStatus::MaxIterations,

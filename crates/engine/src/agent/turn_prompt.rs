@@ -31,16 +31,17 @@ pub(crate) struct TurnPrompt {
 }
 
 impl TurnPrompt {
-    /// Starts a turn on `root`: gathers the environment and loads the user-wide and root
-    /// instruction files.
+    /// Starts a turn on `root` (whose tests run with `tests`): gathers the environment and
+    /// loads the user-wide and root instruction files.
     pub(crate) fn start_turn(
         &mut self,
         root: &Path,
+        tests: Option<&str>,
         sources: &InstructionSources,
         counter: TokenCounter,
         emitter: &Emitter,
     ) {
-        self.environment = Environment::gather(root).render();
+        self.environment = Environment::gather(root, tests).render();
         let (instructions, warnings) = ProjectInstructions::load(root, sources);
         self.instructions = instructions;
         self.counter = Some(counter);

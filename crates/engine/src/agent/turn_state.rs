@@ -9,6 +9,8 @@ use keel_events::{
 use tokio_util::sync::CancellationToken;
 
 use super::anomaly::{Anomaly, AnomalyDetector, AnomalyLimits};
+use super::auto_test::TestState;
+use super::stamps::Stamps;
 use crate::error::ProviderError;
 
 /// State of the running turn.
@@ -27,6 +29,30 @@ pub(crate) struct TurnState {
     pub(crate) last_failure: Option<(String, String)>,
     /// Plan mode: the model was reminded to call `create_plan`.
     pub(crate) nudged: bool,
+    /// The task asks for the project's files to change ([`super::task_intent`]).
+    pub(crate) asks_for_change: bool,
+    /// The workspace as the turn found it, when the task asks for changes: whether anything
+    /// changed, commands included.
+    pub(crate) stamps: Option<Stamps>,
+    /// The compact tool profile was offered at the latest model call.
+    pub(crate) compact: bool,
+    /// The latest answer held a tool result the model wrote itself.
+    pub(crate) made_up_result: bool,
+    /// The corrections of answers made so far in the turn (each is made once).
+    pub(crate) corrected: Corrections,
+    /// Rounds of the project's tests run after the model's answer ([`super::auto_test`]).
+    pub(crate) test_rounds: u32,
+    /// How the latest of those runs went.
+    pub(crate) tests: TestState,
+}
+
+/// Which answers the turn has corrected already.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Corrections {
+    /// A made-up tool result.
+    pub(crate) made_up: bool,
+    /// An answer with no change where one was asked for.
+    pub(crate) no_change: bool,
 }
 
 impl TurnState {
@@ -46,6 +72,13 @@ impl TurnState {
             hints: Vec::new(),
             last_failure: None,
             nudged: false,
+            asks_for_change: false,
+            stamps: None,
+            compact: false,
+            made_up_result: false,
+            corrected: Corrections::default(),
+            test_rounds: 0,
+            tests: TestState::NotRun,
         }
     }
 
@@ -83,11 +116,13 @@ impl TurnState {
     }
 }
 
-/// How a turn ends (`agent.end`'s status and result).
+/// How a turn ends (`agent.end`'s status, result and warning).
 #[derive(Debug, Clone)]
 pub(crate) struct Ending {
     pub(crate) status: AgentStatus,
     pub(crate) result: String,
+    /// Why the result may not be what was asked, when Keel can tell.
+    pub(crate) warning: Option<String>,
 }
 
 impl Ending {
@@ -95,7 +130,14 @@ impl Ending {
         Self {
             status,
             result: result.into(),
+            warning: None,
         }
+    }
+
+    /// The same ending with `warning`.
+    pub(crate) fn warned(mut self, warning: impl Into<String>) -> Self {
+        self.warning = Some(warning.into());
+        self
     }
 }
 

@@ -20,13 +20,29 @@ pub(crate) fn body(request: &ChatRequest, model: &str) -> Value {
     if !request.tools.is_empty() {
         body["tools"] = Value::Array(request.tools.clone());
     }
-    if let Some(t) = request.temperature {
-        body["temperature"] = json!(t);
+    if accepts_sampling(model) {
+        if let Some(t) = request.temperature {
+            body["temperature"] = json!(t);
+        }
+        if let Some(p) = request.top_p {
+            body["top_p"] = json!(p);
+        }
     }
     if let Some(m) = request.max_tokens {
         body["max_tokens"] = json!(m);
     }
     body
+}
+
+/// Whether `model` takes `temperature` and `top_p`: OpenAI's reasoning models (`o1`, `o3`,
+/// `o4-mini`, `gpt-5`, …) refuse any value but their own, so nothing is sent to them.
+fn accepts_sampling(model: &str) -> bool {
+    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    let reasoning = ["o1", "o3", "o4"]
+        .iter()
+        .any(|family| name == *family || name.starts_with(&format!("{family}-")))
+        || (name.starts_with("gpt-5") && !name.contains("chat"));
+    !reasoning
 }
 
 fn message(m: &ChatMessage) -> Value {
@@ -66,7 +82,28 @@ fn message(m: &ChatMessage) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::Sampling;
     use keel_context::ToolCallRequest;
+
+    #[test]
+    fn sampling_is_sent_except_to_reasoning_models() {
+        let request = ChatRequest::new("m", vec![ChatMessage::user("u")]).with_sampling(Sampling {
+            temperature: Some(0.0),
+            top_p: Some(0.9),
+        });
+        let sent = body(&request, "qwen2.5-coder-1.5b-instruct");
+        assert_eq!(sent["temperature"], json!(0.0));
+        assert_eq!(sent["top_p"], json!(0.9_f32));
+        for model in ["o1", "o3-mini", "openai/o4-mini", "gpt-5", "gpt-5-mini"] {
+            let sent = body(&request, model);
+            assert!(sent.get("temperature").is_none(), "{model}");
+            assert!(sent.get("top_p").is_none(), "{model}");
+        }
+        assert_eq!(body(&request, "gpt-5-chat-latest")["temperature"], json!(0.0));
+        assert_eq!(body(&request, "o1x")["temperature"], json!(0.0));
+        let unset = ChatRequest::new("m", vec![ChatMessage::user("u")]);
+        assert!(body(&unset, "m").get("temperature").is_none());
+    }
 
     #[test]
     fn messages_use_openai_shapes() {

@@ -27,7 +27,10 @@
 //!   `type`; the OpenAI shape `{"type": "function", "function": {…}}` is read too.
 //!
 //! [`TextCallSplitter`] applies these rules to a streamed answer (holding back only what may
-//! still become a call, see [`stream`]), and [`parse_text_calls`] to a whole one.
+//! still become a call, see [`stream`]), and [`parse_text_calls`] to a whole one. An answer
+//! that holds no call by these rules is read once more, leniently, by [`recover`]: the calls
+//! small models write off-template, in almost-JSON ([`repair`]), or beside a tool result they
+//! made up.
 
 pub mod deepseek;
 pub mod fenced;
@@ -35,6 +38,8 @@ pub mod hermes;
 pub mod llama;
 pub mod mistral;
 mod provider;
+pub mod recover;
+pub mod repair;
 pub mod stream;
 
 use serde_json::{Map, Value};

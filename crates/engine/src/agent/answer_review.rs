@@ -1,0 +1,235 @@
+//! What the loop does with an answer that holds no tool call before taking it as the turn's
+//! final answer — what small models get wrong most:
+//!
+//! - calls written off-template are read as calls ([`recover`]), so their text never passes
+//!   for the answer; a call whose arguments cannot be read is answered "not run, send it
+//!   again", as a native one is; with the compact tool profile, when the task asks for
+//!   changes, a file given whole in a code block after a line naming it is a `write_file`
+//!   call ([`super::whole_file`]);
+//! - a tool result the model wrote itself is answered: no tool ran;
+//! - when the task asked for changes and none was made, an answer that only shows code is
+//!   pointed back at the edit tools, once per turn; with the compact tool profile (small
+//!   models, which often say they changed a file they never touched) any such answer is
+//!   told that nothing changed.
+//!
+//! Each correction is a user message in the conversation and a `system.log` that says what
+//! was corrected.
+
+use keel_events::{Emitter, LogLevel, SystemLog};
+
+use super::tool_loop::TurnRun;
+use crate::assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall};
+use super::whole_file::whole_files;
+use crate::text_tool_calls::recover::{Recovered, recover};
+
+/// Told when the model wrote a tool's result itself.
+pub(crate) const MADE_UP_RESULT: &str = "No tool ran: you wrote a tool result yourself. Tools run only when you call them, and their results come back in the next message. Call the tool you need now.";
+
+/// Told after calls that came with a made-up result.
+const MADE_UP_AFTER_CALLS: &str = "Note: the results above are the real ones. Do not write tool results yourself; call a tool and wait for its result.";
+
+/// Told when the answer shows code but no file changed.
+const CODE_ONLY: &str = "No file was changed: your answer shows code, but only a tool call changes a file. Make the change now: call replace_in_file with a SEARCH/REPLACE block, or write_file with the complete new content of the file.";
+
+/// Told, with the compact profile, when the answer shows code but no file changed.
+const CODE_ONLY_COMPACT: &str = "No file was changed: your answer shows code, but not which file it is. Write the file's path on a line by itself, then its complete new content in a code block; or call replace_in_file with a SEARCH/REPLACE block.";
+
+/// Told when the answer says the work is done but no file changed.
+const NOTHING_CHANGED: &str = "No file has been changed yet, so the task is not done. Make the change now with replace_in_file or write_file, then run the tests. If no change is needed, answer why.";
+
+/// What the loop is to do with an answer that has no call.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Review {
+    /// It is the final answer.
+    Accept,
+    /// Tell the model this and ask again.
+    Correct(String),
+}
+
+impl TurnRun<'_> {
+    /// Reads calls out of the text of an answer that has none (native tool format only); the
+    /// response then carries them and its text is the prose before them.
+    pub(crate) fn recover_text_calls(&mut self, response: &mut AssembledResponse) {
+        self.state.made_up_result = false;
+        if !response.tool_calls.is_empty() || response.text.trim().is_empty() {
+            return;
+        }
+        let tools = self.tools.registry().names();
+        let Some(recovered) = recover(&response.text, &tools) else {
+            self.recover_whole_files(response);
+            return;
+        };
+        match recovered {
+            Recovered::MadeUpResult => self.state.made_up_result = true,
+            Recovered::Calls {
+                prose,
+                calls,
+                made_up_result,
+            } => {
+                let count = calls.len();
+                let repaired = calls.iter().filter(|c| c.repaired).count();
+                let unreadable = calls.iter().filter(|c| c.arguments.is_err()).count();
+                response.tool_calls = calls
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, call)| {
+                        let (arguments, status) = match call.arguments {
+                            Ok(map) => (
+                                serde_json::Value::Object(map).to_string(),
+                                ArgumentsStatus::Complete,
+                            ),
+                            Err(reason) => (String::new(), ArgumentsStatus::Invalid(reason)),
+                        };
+                        AssembledToolCall {
+                            index: u32::try_from(index).unwrap_or(u32::MAX),
+                            id: String::new(),
+                            name: call.name,
+                            arguments,
+                            pieces: 1,
+                            status,
+                        }
+                    })
+                    .collect();
+                response.text = prose;
+                if made_up_result {
+                    self.state.hints.push(MADE_UP_AFTER_CALLS.to_owned());
+                }
+                log(
+                    self.emitter,
+                    format!(
+                        "read {count} tool call(s) from the answer's text ({repaired} after repairing their JSON, {unreadable} unreadable){}",
+                        if made_up_result {
+                            "; a tool result the model wrote itself was dropped"
+                        } else {
+                            ""
+                        }
+                    ),
+                );
+            }
+        }
+    }
+
+    /// With the compact profile, in a turn asked to change files: the files the answer gives
+    /// whole in code blocks become `write_file` calls.
+    fn recover_whole_files(&mut self, response: &mut AssembledResponse) {
+        if !self.state.compact || !self.state.asks_for_change {
+            return;
+        }
+        let files = whole_files(&response.text, &self.config.root);
+        let Some(first) = files.first() else {
+            return;
+        };
+        let prose = response.text[..first.start].trim_end().to_owned();
+        let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+        response.tool_calls = files
+            .into_iter()
+            .enumerate()
+            .map(|(index, file)| AssembledToolCall {
+                index: u32::try_from(index).unwrap_or(u32::MAX),
+                id: String::new(),
+                name: "write_file".to_owned(),
+                arguments: serde_json::json!({"path": file.path, "content": file.content})
+                    .to_string(),
+                pieces: 1,
+                status: ArgumentsStatus::Complete,
+            })
+            .collect();
+        response.text = prose;
+        log(
+            self.emitter,
+            format!(
+                "the answer gives {} whole in a code block: written with write_file",
+                paths.join(", ")
+            ),
+        );
+    }
+
+    /// Whether `text`, an answer without calls in the main loop, ends the turn.
+    pub(crate) fn review_answer(&mut self, text: &str) -> Review {
+        if self.state.made_up_result && !self.state.corrected.made_up {
+            self.state.corrected.made_up = true;
+            log(
+                self.emitter,
+                "the answer held a tool result the model wrote itself; it was told no tool ran",
+            );
+            return Review::Correct(MADE_UP_RESULT.to_owned());
+        }
+        if !self.state.asks_for_change || self.state.corrected.no_change || self.changed_files() {
+            return Review::Accept;
+        }
+        let shows_code = holds_code_block(text);
+        if !shows_code && !self.state.compact {
+            return Review::Accept;
+        }
+        self.state.corrected.no_change = true;
+        log(
+            self.emitter,
+            if shows_code {
+                "the task asks for changes and the answer only shows code; the model was pointed at the edit tools"
+            } else {
+                "the task asks for changes and none was made; the model was told so"
+            },
+        );
+        Review::Correct(
+            match (shows_code, self.state.compact) {
+                (true, true) => CODE_ONLY_COMPACT,
+                (true, false) => CODE_ONLY,
+                (false, _) => NOTHING_CHANGED,
+            }
+            .to_owned(),
+        )
+    }
+
+    /// Whether the turn has changed any file so far: its file tools' changes, or anything
+    /// else (commands) under the root since the turn began.
+    pub(crate) fn changed_files(&self) -> bool {
+        self.changes.count() > 0
+            || self
+                .state
+                .stamps
+                .as_ref()
+                .is_some_and(|stamps| stamps.changed(&self.config.root))
+    }
+}
+
+/// Whether `text` holds a fenced block of code (not a one-liner).
+fn holds_code_block(text: &str) -> bool {
+    let mut inside: Option<usize> = None;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            match inside {
+                Some(lines) if lines >= 2 => return true,
+                Some(_) => inside = None,
+                None => inside = Some(0),
+            }
+        } else if let Some(lines) = inside.as_mut() {
+            *lines += 1;
+        }
+    }
+    inside.is_some_and(|lines| lines >= 2)
+}
+
+fn log(emitter: &Emitter, message: impl Into<String>) {
+    let message = message.into();
+    tracing::info!(%message, "answer reviewed");
+    emitter.emit(SystemLog {
+        level: LogLevel::Info,
+        message,
+        metadata: None,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_blocks_are_two_lines_or_more() {
+        assert!(holds_code_block(
+            "Here:\n```python\ndef mean(v):\n    return sum(v) / len(v)\n```"
+        ));
+        assert!(holds_code_block("```\na\nb"));
+        assert!(!holds_code_block("Run `pytest`.\n```\npytest -q\n```"));
+        assert!(!holds_code_block("I changed the divisor."));
+    }
+}

@@ -1,0 +1,177 @@
+//! The project's tests around the model's work (`test_command`, `auto_test`), run by Keel as
+//! `execute_command` under the session's sandbox and approvals and reported like any tool call
+//! (`run.tool.start` and `run.tool.end` with call id `keel_test_N`):
+//!
+//! - before the first model call of a turn that asks for changes, so the model starts from
+//!   what fails: the output joins the turn's context ("Tests before any change"), next to the
+//!   focused files, where a small model reads it as part of the task rather than as a tool
+//!   result to sum up;
+//! - when a turn that changed files ends with an answer: when they fail, their output goes
+//!   back to the model as a note and the loop goes on, at most [`AgentConfig::test_rounds`]
+//!   times; when they still fail after that, `agent.end` says so.
+//!
+//! [`AgentConfig::test_rounds`]: super::AgentConfig::test_rounds
+
+use std::time::Instant;
+
+use keel_events::{RunToolStart, ToolStatus};
+
+use super::tool_call::ToolEnd;
+use super::tool_loop::TurnRun;
+use super::turn::NO_CHANGE_WARNING;
+
+/// Heading of the tests' output in the turn's context.
+const TESTS_HEADING: &str = "## Tests before any change";
+
+/// Most seconds a test run may take.
+const TEST_TIMEOUT_SECS: u64 = 600;
+
+/// Most characters of a failing run's output given to the model (its end, where test
+/// runners put the summary).
+const MAX_OUTPUT_CHARS: usize = 6_000;
+
+/// How the latest test run went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TestState {
+    /// Not run in this turn.
+    NotRun,
+    /// The tests passed.
+    Passed,
+    /// The tests failed.
+    Failed,
+}
+
+impl TurnRun<'_> {
+    /// Before the first model call of a turn that asks for changes: runs the tests and puts
+    /// their output in the turn's context, so the model sees what fails.
+    pub(crate) async fn test_before_start(&mut self) {
+        let Some(command) = self.config.test_command.clone() else {
+            return;
+        };
+        if !self.config.auto_test || !self.state.asks_for_change {
+            return;
+        }
+        let (passed, output) = self.run_tests("keel_test_0", &command).await;
+        let verdict = if passed { "pass" } else { "fail" };
+        self.context.turn_notes = Some(format!(
+            "{TESTS_HEADING}\n\n`{command}` {verdict}:\n\n```\n{}\n```",
+            tail(&output, MAX_OUTPUT_CHARS).trim_end()
+        ));
+        // What the run wrote (caches) is not the turn's change.
+        if self.state.stamps.is_some() {
+            self.state.stamps = Some(super::stamps::Stamps::take(&self.config.root));
+        }
+    }
+
+    /// After an answer: runs the tests when the turn changed files and the command is set;
+    /// true when they failed and the model is to go on (their output is in the conversation).
+    pub(crate) async fn tests_to_rerun(&mut self) -> bool {
+        let Some(command) = self.config.test_command.clone() else {
+            return false;
+        };
+        if !self.config.auto_test
+            || self.state.cancel.is_cancelled()
+            || self.state.iterations >= self.config.max_iterations
+            || !self.changed_files()
+        {
+            return false;
+        }
+        if self.state.test_rounds > self.config.test_rounds {
+            return false;
+        }
+        self.state.test_rounds += 1;
+        let call_id = format!("keel_test_{}", self.state.test_rounds);
+        let (passed, output) = self.run_tests(&call_id, &command).await;
+        self.state.tests = if passed {
+            TestState::Passed
+        } else {
+            TestState::Failed
+        };
+        if passed || self.state.test_rounds > self.config.test_rounds {
+            return false;
+        }
+        self.context.conversation.push_note(format!(
+            "I ran the tests (`{command}`) after your change and they fail:\n\n```\n{}\n```\n\nFix the code so that they pass (do not change the tests unless they are wrong).",
+            tail(&output, MAX_OUTPUT_CHARS)
+        ));
+        true
+    }
+
+    /// Why the turn's answer may not be what was asked: no change where one was asked for, or
+    /// tests that still fail.
+    pub(crate) fn unfinished_warning(&self) -> Option<String> {
+        if self.state.asks_for_change && !self.changed_files() {
+            return Some(NO_CHANGE_WARNING.to_owned());
+        }
+        match (self.state.tests, &self.config.test_command) {
+            (TestState::Failed, Some(command)) => Some(format!(
+                "the project's tests (`{command}`) still fail after {} run(s)",
+                self.state.test_rounds
+            )),
+            _ => None,
+        }
+    }
+
+    /// Runs `command` as `execute_command` call `call_id` and reports it; whether it passed,
+    /// and its output.
+    async fn run_tests(&mut self, call_id: &str, command: &str) -> (bool, String) {
+        let call_id = call_id.to_owned();
+        let arguments = serde_json::json!({
+            "command": command,
+            "timeout_secs": TEST_TIMEOUT_SECS,
+        });
+        self.emitter.emit(RunToolStart {
+            call_id: call_id.clone(),
+            tool_name: "execute_command".to_owned(),
+            arguments: arguments.clone(),
+            step_id: None,
+            mcp_server: None,
+        });
+        let started = Instant::now();
+        let ctx = self.tools.tool_context(self.tool_env(), &call_id, None);
+        let result = self
+            .tools
+            .registry()
+            .call(&ctx, "execute_command", arguments.clone())
+            .await;
+        let status = if result.success {
+            ToolStatus::Success
+        } else {
+            ToolStatus::Error
+        };
+        ToolEnd {
+            call_id,
+            tool: "execute_command",
+            arguments: &arguments,
+            result: &result,
+            status,
+            started,
+            step: None,
+            mcp_server: None,
+        }
+        .emit(self.emitter);
+        let output = super::summary::result_text(&result);
+        (result.success, output)
+    }
+}
+
+/// The last `max` characters of `text`, marked when cut.
+fn tail(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().skip(count - max).collect();
+    format!("[… {} earlier characters]\n{kept}", count - max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tails_keep_the_end() {
+        assert_eq!(tail("abc", 5), "abc");
+        assert_eq!(tail("abcdef", 2), "[… 4 earlier characters]\nef");
+    }
+}

@@ -1,0 +1,104 @@
+//! Whether a task asks for changes to the project or only for an answer: decides whether a
+//! turn that changed no file is told so (and its `agent.end` carries why), and whether an
+//! answer that only shows code is pointed back at the edit tools.
+//!
+//! A plain reading of the words, in English and Chinese: a task that names an action on the
+//! code (fix, add, rename, 修复, …) asks for changes, unless it is phrased as a question about
+//! the code (what, where, which, explain, …). When in doubt it is a question, so nobody is
+//! nagged about an answer they asked for.
+
+/// Verbs (and their inflections' stems) that ask for a change.
+const CHANGE_WORDS: &[&str] = &[
+    "fix", "add", "implement", "change", "update", "rename", "move", "refactor", "remove",
+    "delete", "create", "write", "make", "replace", "convert", "support", "handle", "edit",
+    "modify", "bump", "extract", "split", "merge", "introduce", "correct", "resolve", "migrate",
+    "port", "optimize", "optimise", "clean", "rewrite", "append", "insert", "set", "use",
+    "adjust", "repair", "patch", "rework", "restructure", "reorganize", "reorganise", "drop",
+    "raise", "return", "accept", "allow", "validate",
+];
+
+/// Chinese words that ask for a change.
+const CHANGE_WORDS_ZH: &[&str] = &[
+    "修复", "修改", "添加", "增加", "实现", "重命名", "移动", "删除", "创建", "更新", "重构",
+    "替换", "编写", "改为", "改成", "支持",
+];
+
+/// Words that open a question about the code.
+const QUESTION_OPENERS: &[&str] = &[
+    "what", "where", "which", "who", "why", "how", "when", "explain", "describe", "is", "are",
+    "does", "do", "list", "show", "tell", "summarize", "summarise", "find",
+];
+
+/// Chinese question markers.
+const QUESTION_ZH: &[&str] = &["什么", "哪", "为什么", "怎么", "如何", "解释", "吗", "？"];
+
+/// Whether `task` asks for the project's files to change.
+pub(crate) fn asks_for_change(task: &str) -> bool {
+    let words: Vec<String> = task
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let change = words.iter().any(|w| is_change_word(w))
+        || CHANGE_WORDS_ZH.iter().any(|w| task.contains(w));
+    if !change {
+        return false;
+    }
+    let opens_question = words
+        .first()
+        .is_some_and(|w| QUESTION_OPENERS.contains(&w.as_str()));
+    let zh_question = QUESTION_ZH.iter().any(|w| task.contains(w))
+        && !CHANGE_WORDS_ZH.iter().any(|w| task.starts_with(w));
+    !(opens_question || zh_question)
+}
+
+/// Whether `word` is a change verb or one of its inflections (`fixes`, `renamed`, `adding`).
+fn is_change_word(word: &str) -> bool {
+    CHANGE_WORDS.iter().any(|verb| {
+        word == *verb
+            || word
+                .strip_prefix(verb)
+                .is_some_and(|rest| matches!(rest, "s" | "es" | "d" | "ed" | "ing" | "ding"))
+            || word
+                .strip_prefix(verb.trim_end_matches('e'))
+                .is_some_and(|rest| matches!(rest, "ed" | "ing"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_for_changes() {
+        for task in [
+            "Fix the failing test",
+            "The test for `mean` fails. Fix it.",
+            "Rename parse_cfg to parse_config everywhere.",
+            "Implement `slugify` from its docstring",
+            "Can you add a `timeout` parameter to fetch()?",
+            "Move the helpers into utils.py and update the imports",
+            "Please make the parser accept empty input",
+            "修复失败的测试",
+            "给 fetch 添加 timeout 参数",
+        ] {
+            assert!(asks_for_change(task), "{task}");
+        }
+    }
+
+    #[test]
+    fn questions_and_answers() {
+        for task in [
+            "Which function validates email addresses, and in which file?",
+            "Where is the session cookie signed?",
+            "How does the cache decide when to evict an entry?",
+            "Explain what fix_paths does",
+            "What does this project do?",
+            "哪个函数负责解析配置？",
+            "Summarize the README",
+            "",
+        ] {
+            assert!(!asks_for_change(task), "{task}");
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! Whole files written as code blocks, the way small models answer when they mean to edit:
+//! "Here is the updated `calc/stats.py`:" followed by the file in a fenced block (Aider's
+//! "whole" edit format). With the compact tool profile, an answer to a task that asks for
+//! changes is read for such blocks, each taken as a `write_file` call.
+//!
+//! A block counts when the line before it names exactly one file: an existing workspace file,
+//! or — when that line is nothing but the path — a new one. It does not count when its
+//! language is not the file's (a shell block after a mention of a Python file), or when it is
+//! far shorter than the file it would replace (a snippet, not the file: half the lines or
+//! fewer of a file over ten lines).
+
+use std::path::Path;
+
+use keel_context::prompt::language_of;
+
+/// Fence languages that are never a file's content.
+const NOT_CONTENT: &[&str] = &["bash", "sh", "shell", "console", "text", "diff", "output", "json"];
+
+/// A file the answer gives whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct WholeFile {
+    /// Workspace-relative path.
+    pub(crate) path: String,
+    /// The new content (ending with a newline).
+    pub(crate) content: String,
+    /// Where the block starts in the answer (its fence).
+    pub(crate) start: usize,
+}
+
+/// The whole files `answer` gives, in order (one per path: the last block wins).
+pub(crate) fn whole_files(answer: &str, root: &Path) -> Vec<WholeFile> {
+    let mut found: Vec<WholeFile> = Vec::new();
+    for block in fenced_blocks(answer) {
+        let Some(path) = named_path(block.label, root) else {
+            continue;
+        };
+        if !language_fits(block.info, &path) || !replaces_whole(&block.body, &root.join(&path)) {
+            continue;
+        }
+        let mut content = block.body.clone();
+        if !content.ends_with('\n') {
+            content.push('\n');
+        }
+        found.retain(|f| f.path != path);
+        found.push(WholeFile {
+            path,
+            content,
+            start: block.start,
+        });
+    }
+    found.sort_by_key(|f| f.start);
+    found
+}
+
+/// A fenced block of an answer.
+struct Block<'a> {
+    /// Byte offset of its opening fence.
+    start: usize,
+    /// The fence's info string (language), lower-cased.
+    info: &'a str,
+    /// The last non-empty line before the fence.
+    label: &'a str,
+    body: String,
+}
+
+fn fenced_blocks(answer: &str) -> Vec<Block<'_>> {
+    let mut blocks = Vec::new();
+    let mut offset = 0;
+    let mut label = "";
+    let mut open: Option<(usize, &str, &str, Vec<&str>)> = None;
+    for line in answer.split_inclusive('\n') {
+        let text = line.trim_end_matches(['\n', '\r']);
+        let trimmed = text.trim_start();
+        match open.as_mut() {
+            Some((start, info, block_label, lines)) => {
+                if trimmed.starts_with("```") {
+                    blocks.push(Block {
+                        start: *start,
+                        info,
+                        label: block_label,
+                        body: lines.join("\n"),
+                    });
+                    open = None;
+                    label = "";
+                } else {
+                    lines.push(text);
+                }
+            }
+            None => {
+                if let Some(info) = trimmed.strip_prefix("```") {
+                    open = Some((offset, info.trim(), label, Vec::new()));
+                } else if !trimmed.is_empty() {
+                    label = text;
+                }
+            }
+        }
+        offset += line.len();
+    }
+    blocks
+}
+
+/// The one workspace file `label` names: an existing file, or a new one when the label is
+/// nothing but its path.
+fn named_path(label: &str, root: &Path) -> Option<String> {
+    let words: Vec<&str> = label
+        .split(|c: char| c.is_whitespace() || matches!(c, '`' | '*' | '"' | '\'' | '(' | ')' | ','))
+        .map(|w| w.trim_end_matches([':', '.', ';']))
+        .map(|w| w.trim_start_matches("./"))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let plausible = |w: &str| {
+        !w.starts_with('/')
+            && !w.split('/').any(|p| p == ".." || p.is_empty())
+            && w.rsplit('/').next().is_some_and(|name| name.contains('.'))
+    };
+    let existing: Vec<&str> = words
+        .iter()
+        .filter(|w| plausible(w) && root.join(w).is_file())
+        .copied()
+        .collect();
+    match existing.as_slice() {
+        [one] => Some((*one).to_owned()),
+        [] if words.len() == 1 && plausible(words[0]) => Some(words[0].to_owned()),
+        _ => None,
+    }
+}
+
+/// Whether a block in `info` can be the content of `path`.
+fn language_fits(info: &str, path: &str) -> bool {
+    let info = info.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+    let language = language_of(path);
+    if info.is_empty() || info == language {
+        return true;
+    }
+    if NOT_CONTENT.contains(&info.as_str()) {
+        // A shell or JSON file is given in its own language.
+        return matches!(
+            (info.as_str(), language),
+            ("bash" | "sh" | "shell", "bash") | ("json", "json")
+        );
+    }
+    // Aliases (`py`, `js`, `ts`, `rs`) and languages the table does not know.
+    language.is_empty() || language.starts_with(info.as_str()) || info.starts_with(language)
+}
+
+/// Whether `body` can replace the file at `path` whole: a new file, a small one, or one whose
+/// line count it at least half keeps.
+fn replaces_whole(body: &str, path: &Path) -> bool {
+    let Ok(old) = std::fs::read_to_string(path) else {
+        return !path.exists();
+    };
+    let old_lines = old.lines().count();
+    old_lines <= 10 || body.lines().count() * 2 > old_lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("calc")).unwrap();
+        std::fs::write(
+            dir.path().join("calc/stats.py"),
+            "def mean(values):\n    return sum(values) / (len(values) - 1)\n",
+        )
+        .unwrap();
+        let long: String = (0..40).map(|i| format!("x{i} = {i}\n")).collect();
+        std::fs::write(dir.path().join("calc/long.py"), long).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_block_after_a_line_naming_the_file() {
+        let dir = project();
+        let answer = "The divisor is wrong. Here's the updated `calc/stats.py` file:\n\n```python\ndef mean(values):\n    return sum(values) / len(values)\n```\n\nNow run the tests:\n\n```bash\npython3 -m unittest\n```\n";
+        let files = whole_files(answer, dir.path());
+        assert_eq!(
+            files,
+            [WholeFile {
+                path: "calc/stats.py".into(),
+                content: "def mean(values):\n    return sum(values) / len(values)\n".into(),
+                start: answer.find("```python").unwrap(),
+            }]
+        );
+    }
+
+    #[test]
+    fn a_new_file_only_when_the_line_is_its_path() {
+        let dir = project();
+        let new = "calc/median.py\n```python\ndef median(v):\n    return sorted(v)[len(v) // 2]\n```";
+        assert_eq!(whole_files(new, dir.path())[0].path, "calc/median.py");
+        let prose = "You could add calc/median.py like this:\n```python\ndef median(v): ...\n```";
+        assert!(whole_files(prose, dir.path()).is_empty());
+    }
+
+    #[test]
+    fn snippets_other_languages_and_unnamed_blocks_are_not_files() {
+        let dir = project();
+        for answer in [
+            "In `calc/long.py`:\n```python\nx1 = 2\n```",
+            "Run this for `calc/stats.py`:\n```bash\npytest calc/stats.py\n```",
+            "```python\ndef mean(values):\n    return 0\n```",
+            "Compare `calc/stats.py` and `calc/long.py`:\n```python\nx = 1\n```",
+            "../etc/passwd\n```\nroot\n```",
+        ] {
+            assert!(whole_files(answer, dir.path()).is_empty(), "{answer}");
+        }
+    }
+}
