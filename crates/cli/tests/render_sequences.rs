@@ -274,6 +274,7 @@ fn direct_turn() -> Turn {
         result: "Fixed `window()`.".into(),
         files_changed: vec!["src/lib.rs".into()],
         usage: usage(6_000, 165),
+        warning: None,
     });
     t
 }
@@ -506,6 +507,7 @@ fn plan_turn() -> Turn {
         result: "Added --json.".into(),
         files_changed: vec!["src/cli.rs".into(), "src/json.rs".into()],
         usage: usage(14_200, 1_310),
+        warning: None,
     });
     t
 }
@@ -567,6 +569,7 @@ fn failing_turn() -> Turn {
         result: "provider stream closed unexpectedly".into(),
         files_changed: vec![],
         usage: usage(2_100, 48),
+        warning: None,
     });
     t
 }
@@ -608,6 +611,7 @@ fn broken_attempt_turn() -> Turn {
         result: "The mean divides by len(values).".into(),
         files_changed: vec![],
         usage: usage(3_600, 120),
+        warning: None,
     });
     t
 }

@@ -36,6 +36,7 @@ fn short_turn() -> Vec<String> {
             result: "Hello, world.".into(),
             files_changed: vec![],
             usage: Usage::default(),
+            warning: None,
         }
         .into(),
     ];

@@ -4,8 +4,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use keel_context::{InstructionSources, MemoryStore};
+use keel_engine::agent::ToolProfile;
 use keel_engine::{
-    AgentConfig, AgentSession, Mode, ModelChain, Pricing, Provider, RepoMapConfig, ToolFormat,
+    AgentConfig, AgentSession, Mode, ModelChain, Pricing, Provider, RepoMapConfig, Sampling,
+    ToolFormat,
 };
 use keel_events::Emitter;
 use keel_tools::builtin::ImageSettings;
@@ -62,6 +64,14 @@ pub struct AgentSettings {
     pub checkpoint_max_bytes: u64,
     /// Stage every change in a shadow workspace until it is applied (`--shadow`, `shadow = true`).
     pub shadow: bool,
+    /// How answers are sampled (`temperature`, `top_p`).
+    pub sampling: Sampling,
+    /// Which tool definitions the model is offered (`tool_profile`).
+    pub tool_profile: ToolProfile,
+    /// The project's test command (`test_command`, `--test-cmd`).
+    pub test_command: Option<String>,
+    /// Run the test command after answers that changed files (`auto_test`, default on).
+    pub auto_test: bool,
 }
 
 impl AgentSettings {
@@ -89,6 +99,10 @@ impl AgentSettings {
             images: ImageSettings::default(),
             checkpoint_max_bytes: keel_tools::checkpoint::DEFAULT_MAX_BYTES,
             shadow: false,
+            sampling: Sampling::default(),
+            tool_profile: ToolProfile::default(),
+            test_command: None,
+            auto_test: true,
         }
     }
 
@@ -127,6 +141,15 @@ impl AgentSettings {
         config.libraries = self.libraries.clone();
         config.checkpoint_max_bytes = self.checkpoint_max_bytes;
         config.shadow = self.shadow;
+        config.sampling = self.sampling;
+        config.tool_profile = self.tool_profile;
+        config.test_command = self
+            .test_command
+            .as_deref()
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned);
+        config.auto_test = self.auto_test;
         Ok(config)
     }
 
@@ -158,4 +181,61 @@ impl AgentSettings {
 /// The conversation of `agent`, to save after a turn.
 pub fn saved_conversation(agent: &AgentSession) -> SavedConversation {
     SavedConversation::new(agent.conversation_id(), agent.conversation().clone())
+}
+
+/// Whether the end-of-session memory distillation is made when the settings do not say:
+/// not for a model served on this machine or the local network (llama.cpp, Ollama, LM Studio,
+/// vLLM on a workstation), where the call would be one more full prompt prefill after the
+/// turn, minutes on a laptop; `[memory] distill = true` turns it on there.
+pub fn distills_by_default(base_url: Option<&str>) -> bool {
+    !base_url.is_some_and(is_local_endpoint)
+}
+
+/// Whether `base_url`'s host is this machine or a private network address.
+pub fn is_local_endpoint(base_url: &str) -> bool {
+    let rest = base_url
+        .split_once("://")
+        .map_or(base_url, |(_, rest)| rest);
+    let authority = rest.split('/').next().unwrap_or_default();
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
+    }
+    .to_ascii_lowercase();
+    if host == "localhost" || host.ends_with(".localhost") || host.ends_with(".local") {
+        return true;
+    }
+    match host.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => ip.is_loopback() || ip.is_private() || ip.is_link_local(),
+        Ok(std::net::IpAddr::V6(ip)) => ip.is_loopback() || ip.is_unique_local(),
+        Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_endpoints_are_recognised() {
+        for local in [
+            "http://127.0.0.1:8012/v1",
+            "http://localhost:11434/v1",
+            "http://[::1]:8000/v1",
+            "http://192.168.1.20:1234/v1",
+            "http://10.0.0.5/v1",
+            "http://gpu-box.local:8000/v1",
+        ] {
+            assert!(is_local_endpoint(local), "{local}");
+            assert!(!distills_by_default(Some(local)), "{local}");
+        }
+        for remote in [
+            "https://api.openai.com/v1",
+            "https://openrouter.ai/api/v1",
+            "http://8.8.8.8/v1",
+        ] {
+            assert!(!is_local_endpoint(remote), "{remote}");
+        }
+        assert!(distills_by_default(None));
+    }
 }

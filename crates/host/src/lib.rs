@@ -25,7 +25,7 @@ mod saved;
 mod session;
 mod turn;
 
-pub use agent::{AgentSettings, saved_conversation};
+pub use agent::{AgentSettings, distills_by_default, is_local_endpoint, saved_conversation};
 pub use error::HostError;
 pub use event_log::EventLog;
 pub use file_settings::{

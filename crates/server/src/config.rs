@@ -236,6 +236,10 @@ pub struct ProviderSettings {
     pub libraries: Vec<String>,
     /// `[images]`: where `generate_image` asks (`base_url` defaults to the chat provider's).
     pub images: ImageSettings,
+    /// `temperature`, `top_p`: how answers are sampled.
+    pub sampling: keel_engine::Sampling,
+    /// `tool_profile`: which tool definitions the model is offered.
+    pub tool_profile: keel_engine::agent::ToolProfile,
 }
 
 impl Default for ProviderSettings {
@@ -257,6 +261,8 @@ impl Default for ProviderSettings {
             pricing: BTreeMap::new(),
             libraries: Vec::new(),
             images: ImageSettings::default(),
+            sampling: keel_engine::Sampling::default(),
+            tool_profile: keel_engine::agent::ToolProfile::default(),
         }
     }
 }
@@ -313,6 +319,9 @@ struct FileProvider {
     context_window: Option<u64>,
     #[serde(default, deserialize_with = "keel_host::instruction_files")]
     instructions_files: Option<Vec<String>>,
+    temperature: Option<f32>,
+    top_p: Option<f32>,
+    tool_profile: Option<String>,
 }
 
 /// Everything the server runs with.
@@ -561,6 +570,33 @@ fn provider_settings(
             message: "must be at least 1".to_owned(),
         });
     }
+    let sampling = keel_engine::Sampling {
+        temperature: Some(match file.temperature {
+            Some(t) => keel_engine::Sampling::temperature(t).map_err(|e| ConfigError::Invalid {
+                what: "temperature",
+                message: e.to_string(),
+            })?,
+            None => keel_engine::DEFAULT_TEMPERATURE,
+        }),
+        top_p: file
+            .top_p
+            .map(keel_engine::Sampling::top_p)
+            .transpose()
+            .map_err(|e| ConfigError::Invalid {
+                what: "top_p",
+                message: e.to_string(),
+            })?,
+    };
+    let tool_profile = match file.tool_profile {
+        Some(text) => text.parse().map_err(|e: keel_engine::agent::UnknownToolProfile| {
+            ConfigError::Invalid {
+                what: "tool_profile",
+                message: e.to_string(),
+            }
+        })?,
+        None => keel_engine::agent::ToolProfile::default(),
+    };
+    let base_url = args.base_url.clone().or(file.base_url);
     Ok(ProviderSettings {
         provider: args
             .provider
@@ -568,7 +604,6 @@ fn provider_settings(
             .or(file.provider)
             .unwrap_or_else(|| "openai".to_owned()),
         models: split_models(args.model.clone().or(file.model).as_deref()),
-        base_url: args.base_url.clone().or(file.base_url),
         max_iterations,
         approval,
         approve_plans: args.approve_plans || file.approve_plans.unwrap_or(false),
@@ -579,12 +614,18 @@ fn provider_settings(
             .include_system_prompt
             .or(file.include_system_prompt)
             .unwrap_or(false),
-        memory_distill: args.memory_distill.or(file.memory_distill).unwrap_or(true),
+        memory_distill: args
+            .memory_distill
+            .or(file.memory_distill)
+            .unwrap_or_else(|| keel_host::distills_by_default(base_url.as_deref())),
         context_window,
         instructions_files: file.instructions_files.unwrap_or_default(),
         pricing,
         libraries: Vec::new(),
         images: ImageSettings::default(),
+        sampling,
+        tool_profile,
+        base_url,
     })
 }
 

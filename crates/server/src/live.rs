@@ -475,6 +475,8 @@ impl LiveSession {
             libraries: settings.libraries.clone(),
             images: settings.images.clone(),
             checkpoint_max_bytes: state.config.checkpoint_max_bytes(&session.project_id),
+            sampling: settings.sampling,
+            tool_profile: settings.tool_profile,
             rules_dir: crate::routes::rules::user_rules_dir(),
             shadow: session.metadata.get(crate::api::SHADOW_KEY)
                 == Some(&serde_json::Value::Bool(true)),

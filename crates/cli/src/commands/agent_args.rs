@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use keel_engine::Mode;
-use keel_engine::agent::ToolFormat;
+use keel_engine::agent::{ToolFormat, ToolProfile};
 use keel_events::projection::WireFormat;
 use keel_tools::ApprovalPolicy;
 use keel_tools::sandbox::SandboxMode;
@@ -86,6 +86,24 @@ pub struct AgentArgs {
     /// [default: native].
     #[arg(long, value_parser = parse_tool_format, value_name = "native|xml")]
     pub tool_format: Option<ToolFormat>,
+    /// Which tool definitions the model is offered: auto (compact for a context window of
+    /// 32k tokens or less), full, or compact (the core tools, one-line descriptions)
+    /// [default: auto].
+    #[arg(long, value_parser = parse_tool_profile, value_name = "auto|full|compact")]
+    pub tool_profile: Option<ToolProfile>,
+    /// Sampling temperature, 0–2 [default: 0].
+    #[arg(long, value_parser = parse_temperature, value_name = "T")]
+    pub temperature: Option<f32>,
+    /// Nucleus sampling, above 0 and at most 1 [default: the server's].
+    #[arg(long, value_parser = parse_top_p, value_name = "P")]
+    pub top_p: Option<f32>,
+    /// The project's test command: named to the model, and run by Keel after each answer that
+    /// changed files, failures given back to the model (up to 3 times).
+    #[arg(long = "test-cmd", value_name = "CMD")]
+    pub test_command: Option<String>,
+    /// Do not run the test command after the model's changes (it is still named to the model).
+    #[arg(long)]
+    pub no_auto_test: bool,
     /// The model's context window in tokens [default: what the server reports (vLLM,
     /// llama.cpp, Ollama), else Keel's table for the model].
     #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
@@ -124,4 +142,24 @@ fn parse_wire_format(s: &str) -> Result<WireFormat, String> {
 
 fn parse_tool_format(s: &str) -> Result<ToolFormat, String> {
     s.parse::<ToolFormat>().map_err(|e| e.to_string())
+}
+
+fn parse_tool_profile(s: &str) -> Result<ToolProfile, String> {
+    s.parse::<ToolProfile>().map_err(|e| e.to_string())
+}
+
+fn parse_temperature(s: &str) -> Result<f32, String> {
+    let value = s
+        .trim()
+        .parse::<f32>()
+        .map_err(|e| format!("not a number: {e}"))?;
+    keel_engine::Sampling::temperature(value).map_err(|e| e.to_string())
+}
+
+fn parse_top_p(s: &str) -> Result<f32, String> {
+    let value = s
+        .trim()
+        .parse::<f32>()
+        .map_err(|e| format!("not a number: {e}"))?;
+    keel_engine::Sampling::top_p(value).map_err(|e| e.to_string())
 }

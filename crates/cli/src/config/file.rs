@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use keel_engine::Mode;
-use keel_engine::agent::ToolFormat;
+use keel_engine::agent::{ToolFormat, ToolProfile};
 use keel_host::PriceConfig;
 pub use keel_host::{ContextConfig, ImagesConfig};
 use keel_tools::ApprovalPolicy;
@@ -55,6 +55,19 @@ pub struct FileConfig {
     /// native or xml.
     #[serde(default, deserialize_with = "from_name")]
     pub tool_format: Option<ToolFormat>,
+    /// auto, full or compact: which tool definitions the model is offered.
+    #[serde(default, deserialize_with = "from_name")]
+    pub tool_profile: Option<ToolProfile>,
+    /// Sampling temperature, 0–2 (default 0).
+    #[serde(default, deserialize_with = "temperature")]
+    pub temperature: Option<f32>,
+    /// Nucleus sampling, above 0 and at most 1 (default: the server's).
+    #[serde(default, deserialize_with = "top_p")]
+    pub top_p: Option<f32>,
+    /// The project's test command, named to the model and run after its changes.
+    pub test_command: Option<String>,
+    /// Run `test_command` after each answer that changed files (default true).
+    pub auto_test: Option<bool>,
     /// The model's context window in tokens (at least 1); beats the window the server reports
     /// and the built-in table.
     #[serde(default, deserialize_with = "at_least_one_u64")]
@@ -223,6 +236,26 @@ where
                 "unknown colour setting `{name}` (expected auto, always or never)"
             ))
         })
+}
+
+fn temperature<'de, D>(deserializer: D) -> Result<Option<f32>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let value = f32::deserialize(deserializer)?;
+    keel_engine::Sampling::temperature(value)
+        .map(Some)
+        .map_err(de::Error::custom)
+}
+
+fn top_p<'de, D>(deserializer: D) -> Result<Option<f32>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let value = f32::deserialize(deserializer)?;
+    keel_engine::Sampling::top_p(value)
+        .map(Some)
+        .map_err(de::Error::custom)
 }
 
 fn at_least_one<'de, D>(deserializer: D) -> Result<Option<u32>, D::Error>

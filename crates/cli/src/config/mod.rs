@@ -6,7 +6,9 @@ mod file;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use keel_engine::agent::ToolFormat;
+use keel_engine::agent::{ToolFormat, ToolProfile};
+use keel_engine::{DEFAULT_TEMPERATURE, Sampling};
+use keel_host::distills_by_default;
 use keel_engine::{Mode, Pricing};
 use keel_events::projection::WireFormat;
 use keel_tools::ApprovalPolicy;
@@ -114,6 +116,14 @@ pub struct Settings {
     pub shadow: bool,
     /// How tools are offered to the model.
     pub tool_format: ToolFormat,
+    /// Which tool definitions are offered.
+    pub tool_profile: ToolProfile,
+    /// How answers are sampled.
+    pub sampling: Sampling,
+    /// The project's test command.
+    pub test_command: Option<String>,
+    /// Run the test command after the model's changes.
+    pub auto_test: bool,
     /// The model's context window, when set (else the server's, else the built-in table).
     pub context_window: Option<u64>,
     /// Print events as JSON lines.
@@ -208,6 +218,9 @@ impl Settings {
         }
         let verbose = pick!(args.verbose.then_some(true), verbose, false);
         let base_url_for_images = base_url.clone();
+        let base_url_for_distill = base_url
+            .clone()
+            .or_else(|| std::env::var("OPENAI_BASE_URL").ok());
         Self {
             root: args.root.clone(),
             provider,
@@ -229,6 +242,18 @@ impl Settings {
                 .unwrap_or_default(),
             shadow: pick!(args.shadow.then_some(true), shadow, false),
             tool_format: pick!(args.tool_format, tool_format, ToolFormat::Native),
+            tool_profile: pick!(args.tool_profile, tool_profile, ToolProfile::Auto),
+            sampling: Sampling {
+                temperature: Some(pick!(args.temperature, temperature, DEFAULT_TEMPERATURE)),
+                top_p: args
+                    .top_p
+                    .or_else(|| files.iter().find_map(|l| l.config.top_p)),
+            },
+            test_command: args
+                .test_command
+                .clone()
+                .or_else(|| files.iter().find_map(|l| l.config.test_command.clone())),
+            auto_test: pick!(args.no_auto_test.then_some(false), auto_test, true),
             context_window: args
                 .context_window
                 .or_else(|| files.iter().find_map(|l| l.config.context_window)),
@@ -250,7 +275,7 @@ impl Settings {
             distill_memory: files
                 .iter()
                 .find_map(|l| l.config.memory.as_ref().and_then(|m| m.distill))
-                .unwrap_or(true),
+                .unwrap_or_else(|| distills_by_default(base_url_for_distill.as_deref())),
             pricing: pricing(&files),
             sandbox: sandbox_policy(args.sandbox, &files),
             libraries: files

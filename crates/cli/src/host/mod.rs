@@ -481,6 +481,10 @@ fn agent_settings(
         libraries: settings.libraries.clone(),
         images: settings.images.clone(),
         checkpoint_max_bytes: settings.checkpoint_max_bytes,
+        sampling: settings.sampling,
+        tool_profile: settings.tool_profile,
+        test_command: settings.test_command.clone(),
+        auto_test: settings.auto_test,
         ..AgentSettings::new(root, models)
     }
 }

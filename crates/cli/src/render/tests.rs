@@ -57,6 +57,7 @@ fn one_of_each() -> Vec<EventKind> {
             result: "done".into(),
             files_changed: vec!["src/main.rs".into()],
             usage: usage(1200, 300),
+            warning: None,
         }
         .into(),
         PrepareModelSelect {
