@@ -88,7 +88,7 @@ pub(crate) fn median(mut values: Vec<f64>) -> f64 {
 }
 
 /// Seconds as `4.2 s`, or `3 m 07 s` from a minute on.
-pub(crate) fn secs(secs: f64) -> String {
+pub fn secs(secs: f64) -> String {
     if secs < 60.0 {
         format!("{secs:.1} s")
     } else {
@@ -98,7 +98,7 @@ pub(crate) fn secs(secs: f64) -> String {
 }
 
 /// A token count with thousands separators, `–` when unknown.
-pub(crate) fn tokens(count: Option<u64>) -> String {
+pub fn tokens(count: Option<u64>) -> String {
     let Some(count) = count else {
         return "–".to_owned();
     };

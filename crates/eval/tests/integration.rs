@@ -12,4 +12,5 @@ mod common;
 mod proxy;
 mod repo_suites;
 mod runs;
+mod summary;
 mod verify;
