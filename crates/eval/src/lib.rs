@@ -33,3 +33,8 @@ pub use run::{EvalSettings, run_task};
 pub use runner::{Progress, Quiet, SuiteRun, run_suite};
 pub use task::{Task, TaskMeta, discover};
 pub use verify::{Verdict, verify_task};
+
+/// The README's library example, compiled as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;
