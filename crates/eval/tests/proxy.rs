@@ -239,3 +239,29 @@ async fn an_endpoint_that_is_down_gets_a_502_naming_it_and_is_recorded() {
     assert_eq!(calls[0].status, 502);
     assert_eq!(calls[0].error.as_deref(), Some(message));
 }
+
+#[tokio::test]
+async fn a_large_request_passes_whole() {
+    // An upstream without a body limit that answers with the size it received (the mock
+    // server stops at axum's 2 MB default).
+    let app = axum::Router::new()
+        .route(
+            "/v1/chat/completions",
+            axum::routing::post(|body: axum::body::Bytes| async move {
+                json!({"received": body.len()}).to_string()
+            }),
+        )
+        .layer(axum::extract::DefaultBodyLimit::disable());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let upstream = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let proxy = MeteringProxy::start(&upstream, None).await.unwrap();
+    let request = json!({"model": "m", "messages": [{"role": "user",
+                         "content": "word ".repeat(1_000_000)}]});
+    let (status, body, _) = post(&proxy, &request, None).await;
+    assert_eq!(status, 200);
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["received"], request.to_string().len());
+    assert_eq!(proxy.stop().await[0].messages, Some(1));
+}

@@ -19,7 +19,9 @@ use crate::common::{TaskDir, VALUE_IS_2};
 /// The shell agent: what it does depends on words of the task.
 const AGENT: &str = r#"
 case "$KEEL_EVAL_TASK" in
-  *two*) echo 2 > value.txt; echo "made it two" > notes.md ;;
+  *two*) echo 2 > value.txt; echo "made it two" > notes.md
+    mkdir -p .keel sub/__pycache__ .aider.tags.cache.v4
+    touch .keel/keel.db sub/__pycache__/x.pyc .aider.chat.history.md .aider.tags.cache.v4/t ;;
 esac
 case "$KEEL_EVAL_TASK" in
   *question*) printf '\033[1mThe answer is forty-two.\033[0m\n' ;;

@@ -145,16 +145,33 @@ fn report(paths: &[PathBuf]) -> ExitCode {
 async fn verify(tasks: &[Task], args: &EvalArgs) -> ExitCode {
     use futures::StreamExt as _;
     let timeout = Duration::from_secs(args.check_timeout);
+    let cancel = CancellationToken::new();
+    let watcher = match watch_ctrl_c(cancel.clone()) {
+        Ok(watcher) => watcher,
+        Err(e) => return usage("eval", format!("cannot watch for Ctrl-C: {e}")),
+    };
     let mut verdicts = futures::stream::iter(tasks)
         .map(|task| verify_task(task, timeout))
         .buffer_unordered(args.jobs as usize);
-    let mut unsound = 0;
-    while let Some(verdict) = verdicts.next().await {
+    let (mut checked, mut unsound) = (0, 0);
+    loop {
+        // Dropping the stream on Ctrl-C kills the checks still running (their process groups).
+        let verdict = tokio::select! {
+            verdict = verdicts.next() => verdict,
+            () = cancel.cancelled() => break,
+        };
+        let Some(verdict) = verdict else { break };
         println!("{verdict}");
+        checked += 1;
         unsound += usize::from(!verdict.ok());
     }
-    println!("{} task(s) verified, {unsound} unsound", tasks.len());
-    if unsound == 0 {
+    drop(verdicts);
+    watcher.abort();
+    println!("{checked} task(s) verified, {unsound} unsound");
+    if cancel.is_cancelled() {
+        eprintln!("keel eval: interrupted");
+        ExitCode::from(EXIT_INTERRUPTED)
+    } else if unsound == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
