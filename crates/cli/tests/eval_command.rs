@@ -283,6 +283,57 @@ echo "model: $KEEL_EVAL_MODEL, tests: [$KEEL_EVAL_TEST_CMD], key: $OPENAI_API_KE
     );
 }
 
+#[tokio::test]
+async fn keel_at_the_cap_is_stopped_with_the_command_it_runs() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = task(root.path(), "hangs", "Wait for the slow command.", 2);
+    let pid_file = root.path().join("command.pid");
+    let script = root.path().join("sleep.json");
+    keel_test_support::ScriptBuilder::new()
+        .tool_call(
+            "execute_command",
+            json!({"command": format!("echo $$ > {}; exec sleep 60", pid_file.display()),
+                   "requires_approval": false, "timeout_secs": 120}),
+        )
+        .text("Slept.")
+        .write(&script)
+        .unwrap();
+    let out = root.path().join("results.jsonl");
+    let started = Instant::now();
+    let output = eval(
+        root.path(),
+        strings(&[
+            dir.to_str().unwrap(),
+            "--provider",
+            &format!("scripted:{}", script.display()),
+            "--cap",
+            "3",
+            "--keel-arg=--sandbox=off",
+            "--out",
+            out.to_str().unwrap(),
+        ]),
+    )
+    .await;
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let result = &lines(&out)[0];
+    assert_eq!(result["outcome"], "cap", "{result:#}");
+    assert_eq!(result["ended"], "cap after 3 s");
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        kill(Pid::from_raw(pid), None).is_err(),
+        "the command Keel ran outlived the cap"
+    );
+}
+
 /// Starts `keel eval` on a quick task and one whose agent hangs, writing its pid first.
 fn start_interruptible(root: &Path, out: &Path) -> Child {
     let suite = root.join("suite");

@@ -1,6 +1,8 @@
 //! Running the agent on one task: Keel as `keel run --json` (a subprocess of the given
 //! executable) or another agent's command line under `sh -c`, in the project copy, in its own
-//! process group, killed at the cap or on cancel, its output kept in the run's log folder.
+//! process group, its output kept in the run's log folder. At the cap or on cancel it is asked
+//! to stop (Keel: SIGINT, which cancels its turn and the commands it runs; another agent:
+//! SIGTERM) and killed with its group a few seconds later.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -13,13 +15,17 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::EvalError;
 use crate::events::KeelRun;
-use crate::group::{self, Ending};
+use crate::group::{self, Ending, Signal, Stopping};
 
 /// `OPENAI_API_KEY` when none is set: local servers ignore it, clients insist on one.
 pub const DUMMY_API_KEY: &str = "sk-keel-eval-dummy";
 
 /// Most bytes of another agent's standard output kept as its answer (the start is dropped).
 const ANSWER_CAP: usize = 4 << 20;
+
+/// How long an agent has to end after it is asked to stop (the cap, Ctrl-C) before it is
+/// killed.
+const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// How long to wait for an agent's pipes to close after it ended.
 const DRAIN_GRACE: Duration = Duration::from_secs(5);
@@ -156,7 +162,12 @@ async fn run_keel(
         what: format!("{} run", exe.display()),
         source,
     })?;
-    let (ending, wall) = group::wait(&mut child, inv.cap, cancel).await;
+    // SIGINT: Keel cancels the turn, stopping the commands it runs in groups of their own.
+    let stopping = Stopping {
+        signal: Signal::SIGINT,
+        grace: STOP_GRACE,
+    };
+    let (ending, wall) = group::wait(&mut child, inv.cap, cancel, Some(stopping)).await;
     let keel = KeelRun::read(&events_path);
     Ok(AgentOutcome {
         ending,
@@ -206,7 +217,11 @@ async fn run_command(
         .stderr
         .take()
         .map(|err| tokio::spawn(copy_out(err, vec![log, stderr_log], false)));
-    let (ending, wall) = group::wait(&mut child, inv.cap, cancel).await;
+    let stopping = Stopping {
+        signal: Signal::SIGTERM,
+        grace: STOP_GRACE,
+    };
+    let (ending, wall) = group::wait(&mut child, inv.cap, cancel, Some(stopping)).await;
     let answer = match stdout {
         Some(reader) => drained(reader).await,
         None => Vec::new(),

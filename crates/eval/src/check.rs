@@ -80,7 +80,7 @@ impl CheckRun<'_> {
                 what: self.script.display().to_string(),
                 source,
             })?;
-        let (ending, took) = group::wait(&mut child, self.timeout, cancel).await;
+        let (ending, took) = group::wait(&mut child, self.timeout, cancel, None).await;
         Ok(CheckOutcome {
             ending,
             secs: took.as_secs_f64(),

@@ -6,7 +6,8 @@
 
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::{Signal, killpg};
+pub use nix::sys::signal::Signal;
+use nix::sys::signal::killpg;
 use nix::unistd::Pid;
 use tokio::process::Child;
 use tokio_util::sync::CancellationToken;
@@ -40,11 +41,16 @@ impl Group {
         }
     }
 
+    /// Sends `signal` to every process of the group.
+    pub fn signal(&self, signal: Signal) {
+        if let Some(pgid) = self.pgid {
+            let _ = killpg(pgid, signal);
+        }
+    }
+
     /// Kills every process of the group.
     pub fn kill(&self) {
-        if let Some(pgid) = self.pgid {
-            let _ = killpg(pgid, Signal::SIGKILL);
-        }
+        self.signal(Signal::SIGKILL);
     }
 }
 
@@ -54,12 +60,25 @@ impl Drop for Group {
     }
 }
 
-/// Waits for `child` at most `limit`, or until `cancel` fires; then kills its group either
-/// way (what it left running goes too). Returns how it ended and how long that took.
+/// How a child is stopped at its limit or on cancel: asked with `signal`, then killed when it
+/// has not ended after `grace`. (Keel cancels its turn on SIGINT, which also stops the
+/// commands it runs in process groups of their own.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stopping {
+    /// The signal sent to the group first.
+    pub signal: Signal,
+    /// How long the group has to end before SIGKILL.
+    pub grace: Duration,
+}
+
+/// Waits for `child` at most `limit`, or until `cancel` fires, then stops its group as
+/// `stopping` says (killed at once when `None`); the group is killed in the end either way, so
+/// what the child left running goes too. Returns how it ended and how long it ran until then.
 pub async fn wait(
     child: &mut Child,
     limit: Duration,
     cancel: &CancellationToken,
+    stopping: Option<Stopping>,
 ) -> (Ending, Duration) {
     let group = Group::of(child);
     let started = Instant::now();
@@ -69,9 +88,14 @@ pub async fn wait(
         () = cancel.cancelled() => Ending::Cancelled,
     };
     let took = started.elapsed();
-    group.kill();
     if !matches!(ending, Ending::Exited(_)) {
+        if let Some(stopping) = stopping {
+            group.signal(stopping.signal);
+            let _ = tokio::time::timeout(stopping.grace, child.wait()).await;
+        }
+        group.kill();
         let _ = child.wait().await;
     }
+    group.kill();
     (ending, took)
 }
