@@ -130,8 +130,9 @@ impl Task {
     }
 }
 
-/// The tasks under `dirs`, in order (each suite's tasks sorted by name), with unique
-/// [`Task::id`]s. A folder that does not exist or holds no task is an error naming it.
+/// The tasks under `dirs`, in order (each suite's tasks sorted by name, a task found twice
+/// listed once), with unique [`Task::id`]s. A folder that does not exist or holds no task is
+/// an error naming it.
 pub fn discover(dirs: &[PathBuf]) -> Result<Vec<Task>, EvalError> {
     let mut tasks = Vec::new();
     for dir in dirs {
@@ -139,7 +140,7 @@ pub fn discover(dirs: &[PathBuf]) -> Result<Vec<Task>, EvalError> {
             return Err(EvalError::NoSuchFolder { path: dir.clone() });
         }
         if is_task(dir) {
-            tasks.push(Task::at(dir));
+            add(&mut tasks, Task::at(dir));
             continue;
         }
         let entries = std::fs::read_dir(dir).map_err(|source| EvalError::Read {
@@ -155,10 +156,19 @@ pub fn discover(dirs: &[PathBuf]) -> Result<Vec<Task>, EvalError> {
             return Err(EvalError::NoTasks { path: dir.clone() });
         }
         found.sort();
-        tasks.extend(found.iter().map(|path| Task::at(path)));
+        for path in &found {
+            add(&mut tasks, Task::at(path));
+        }
     }
     make_ids_unique(&mut tasks);
     Ok(tasks)
+}
+
+/// Adds `task` unless a folder given twice already added it.
+fn add(tasks: &mut Vec<Task>, task: Task) {
+    if !tasks.iter().any(|t| t.dir == task.dir) {
+        tasks.push(task);
+    }
 }
 
 /// Whether `dir` is itself a task rather than a suite: it holds `task.txt`, `check.sh` or
@@ -208,7 +218,7 @@ mod tests {
         task(root.path(), "a", "one");
         std::fs::create_dir_all(root.path().join("a/.hidden")).unwrap();
         let single = task(root.path(), "b", "three");
-        let tasks = discover(&[root.path().join("a"), single]).unwrap();
+        let tasks = discover(&[root.path().join("a"), single.clone(), single]).unwrap();
         let names: Vec<(&str, &str)> = tasks
             .iter()
             .map(|t| (t.suite.as_str(), t.name.as_str()))

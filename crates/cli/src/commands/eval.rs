@@ -246,6 +246,7 @@ fn settings(args: &EvalArgs) -> Result<EvalSettings, String> {
     let resolved = Settings::load(&AgentArgs {
         base_url: args.base_url.clone(),
         model: args.model.clone(),
+        root: PathBuf::from("."),
         ..AgentArgs::default()
     })
     .map_err(|e| e.to_string())?;
