@@ -11,6 +11,7 @@ mod common;
 mod acp;
 mod config;
 mod doctor;
+mod eval_command;
 mod exec_file_command;
 mod i18n_catalogues;
 mod instructions;

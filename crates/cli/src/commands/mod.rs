@@ -9,6 +9,7 @@ pub mod agent_args;
 pub mod chat;
 pub mod checkpoints;
 pub mod doctor;
+pub mod eval;
 pub mod exec_file;
 pub mod import_log;
 pub mod index;
@@ -71,6 +72,9 @@ pub enum Command {
     Sessions(sessions::SessionsCommand),
     /// Check an OpenAI-compatible endpoint: what works, and the settings to use with it.
     Doctor(doctor::DoctorArgs),
+    /// Run an agent (Keel, or another's command line) on task suites and score the work:
+    /// solved or not, time, model calls and tokens as a metering proxy saw them.
+    Eval(Box<eval::EvalArgs>),
     /// List or forget what the project remembers (`.keel/memory.json`).
     #[command(subcommand)]
     Memory(memory::MemoryCommand),
@@ -144,6 +148,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Chat(args) => chat::run(args),
         Command::Sessions(command) => sessions::run(command),
         Command::Doctor(args) => doctor::run(args),
+        Command::Eval(args) => eval::run(*args),
         Command::Memory(command) => memory::run(command),
         Command::Rules(command) => rules::run(command),
         Command::Shadow(command) => shadow::run(command),
