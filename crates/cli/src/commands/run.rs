@@ -25,12 +25,6 @@ pub struct RunArgs {
     /// Agent settings.
     #[command(flatten)]
     pub agent: AgentArgs,
-    /// The project's test command, which `keel eval` passes from a task's `task.toml`.
-    /// Accepted and not used on this branch: the flag's use comes with main's `keel run
-    /// --test-cmd`.
-    #[arg(long, hide = true, value_name = "CMD")]
-    #[allow(dead_code)]
-    pub test_cmd: Option<String>,
 }
 
 /// Runs `keel run`.
