@@ -1,0 +1,3 @@
+module example.com/resizer
+
+go 1.19

@@ -1,0 +1,3 @@
+module example.com/numerals
+
+go 1.19

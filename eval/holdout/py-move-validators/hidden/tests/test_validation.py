@@ -1,0 +1,16 @@
+from crm.validation import is_valid_email, normalize_phone
+
+
+def test_email():
+    assert is_valid_email("ann@example.org")
+    assert not is_valid_email("ann@localhost")
+    assert not is_valid_email("a@@b.org")
+    assert not is_valid_email(None)
+
+
+def test_phone():
+    assert normalize_phone("030 1234-567") == "+49301234567"
+    assert normalize_phone("+1 (555) 010-9999") == "+15550109999"
+    assert normalize_phone("0044 20 7946 0958") == "+442079460958"
+    assert normalize_phone("030 1234-567", default_country="+43") == "+43301234567"
+    assert normalize_phone("12") is None

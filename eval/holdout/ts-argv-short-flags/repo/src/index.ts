@@ -1,0 +1,2 @@
+export { parseArgs, ArgError } from "./parse";
+export type { OptionSpec, Spec, Parsed } from "./parse";

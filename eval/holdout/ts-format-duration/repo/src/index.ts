@@ -1,0 +1,3 @@
+export { formatDuration, reportLine } from "./format";
+export { Timer } from "./timer";
+export type { Step } from "./timer";

@@ -1,0 +1,1 @@
+"""invoicer: plain-text invoices."""

@@ -1,0 +1,5 @@
+import sys
+
+from tasklog.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""diskquota: per-user disk quota checks."""

@@ -1,0 +1,3 @@
+export { LRUCache } from "./lru";
+export { memoize } from "./memo";
+export type { Memoized } from "./memo";
