@@ -186,6 +186,10 @@ pub fn run(args: &[String]) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     }
+    println!("\n== a real model (cargo xtask real-model)");
+    if crate::real_model::run(&[])? != ExitCode::SUCCESS {
+        return Ok(ExitCode::FAILURE);
+    }
     println!("\nci: all checks passed in {:.0?}", started.elapsed());
     Ok(ExitCode::SUCCESS)
 }
@@ -262,7 +266,7 @@ fn validate_live_runs(root: &Path) -> anyhow::Result<bool> {
 
 /// `arg` with a leading `target/` moved to `$CARGO_TARGET_DIR` when that is set, since cargo
 /// builds there.
-fn in_target_dir(root: &Path, arg: &str) -> std::ffi::OsString {
+pub(crate) fn in_target_dir(root: &Path, arg: &str) -> std::ffi::OsString {
     match (
         arg.strip_prefix("target/"),
         std::env::var_os("CARGO_TARGET_DIR"),

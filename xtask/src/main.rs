@@ -32,6 +32,7 @@ mod bench_startup;
 mod ci;
 mod codegen;
 mod eval_rag;
+mod real_model;
 mod tidy;
 
 use std::process::ExitCode;
@@ -51,6 +52,7 @@ fn main() -> ExitCode {
         Some("bench-index") => bench_index::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("eval-rag") => eval_rag::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-startup") => bench_startup::run(&args[1..]).map(|()| ExitCode::SUCCESS),
+        Some("real-model") => real_model::run(&args[1..]),
         Some(other) => Err(anyhow::anyhow!("unknown task `{other}`\n\n{USAGE}")),
         None => Err(anyhow::anyhow!("{USAGE}")),
     };
@@ -73,6 +75,8 @@ tasks:
                            schemathesis, every check and phase (stateful too), against a real
                            keel-server and its own /openapi.json
   tidy                     ARCHITECTURE.md names every crate, top-level module and keel-* edge
+  real-model [--keel PATH] one eval task solved by the real model at KEEL_REALMODEL_URL
+                           (../shared/realmodel/setup.sh); skipped when unset, except CI
   bench-repomap DIR...     repo map cold/warm/update timings and peak memory, against Aider
                            when KEEL_BENCH_AIDER points at an aider executable
   bench-knowledge [--runs N] [--keel PATH]

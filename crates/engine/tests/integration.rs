@@ -21,6 +21,7 @@ mod openai_stream;
 mod retry;
 mod scripted;
 mod server_window;
+mod small_models;
 mod stream_integrity;
 mod stream_prefixes;
 mod text_tool_call_parser;

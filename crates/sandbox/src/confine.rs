@@ -87,7 +87,11 @@ impl Sandbox {
         })
     }
 
-    /// Confines `command`: it will run in the sandbox, with `TMPDIR` set to a private temp dir.
+    /// Confines `command`: it will run in the sandbox, with `TMPDIR` set to a private temp dir
+    /// and the tools' caches that live in the home folder (`XDG_CACHE_HOME`, `GOCACHE`,
+    /// `npm_config_cache`) moved under it: a cache outside the writable paths fails the tool
+    /// (`go test` cannot start), and one shared with commands run outside the sandbox could be
+    /// poisoned from inside it.
     /// Keep the returned [`Confinement`] until the command has ended (it owns the temp dir).
     pub fn confine(
         &self,
@@ -193,13 +197,18 @@ impl Confinement {
     }
 
     fn env(&self) -> Vec<(&'static str, PathBuf)> {
-        match self.temp_dir() {
-            Some(dir) => ["TMPDIR", "TMP", "TEMP"]
-                .into_iter()
-                .map(|key| (key, dir.to_path_buf()))
-                .collect(),
-            None => Vec::new(),
-        }
+        let Some(dir) = self.temp_dir() else {
+            return Vec::new();
+        };
+        let cache = dir.join("cache");
+        let mut env: Vec<(&'static str, PathBuf)> = ["TMPDIR", "TMP", "TEMP"]
+            .into_iter()
+            .map(|key| (key, dir.to_path_buf()))
+            .collect();
+        env.push(("GOCACHE", cache.join("go-build")));
+        env.push(("npm_config_cache", cache.join("npm")));
+        env.push(("XDG_CACHE_HOME", cache));
+        env
     }
 
     /// What the sandbox stopped, judging by a failed command's `output` (run with the workspace

@@ -187,3 +187,27 @@ fn writable_roots_are_writable() {
     );
     assert!(r.ok, "{}", r.output);
 }
+
+#[test]
+fn tool_caches_live_in_the_private_temp_dir() {
+    let root = project();
+    let sb = sandbox(SandboxMode::WorkspaceWrite, root.path());
+    // What `go test` and friends do first: make their cache under the user's cache folder.
+    let r = run(
+        &sb,
+        root.path(),
+        "mkdir -p \"$GOCACHE\" \"$XDG_CACHE_HOME/pip\" \"$npm_config_cache\" && echo x > \"$GOCACHE/x\" && case \"$GOCACHE\" in \"$TMPDIR\"/*) echo inside;; esac",
+    );
+    assert!(r.ok, "{}", r.output);
+    assert!(r.output.contains("inside"), "{}", r.output);
+    if std::process::Command::new("go").arg("version").output().is_ok() {
+        std::fs::write(root.path().join("go.mod"), "module example.com/m\n\ngo 1.19\n").unwrap();
+        std::fs::write(
+            root.path().join("m_test.go"),
+            "package m\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) {}\n",
+        )
+        .unwrap();
+        let r = run(&sb, root.path(), "go test ./...");
+        assert!(r.ok, "{}", r.output);
+    }
+}

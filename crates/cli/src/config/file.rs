@@ -354,6 +354,11 @@ network = true
 writable_roots = ["../shared", "/var/cache/build"]
 sandbox_fallback = "warn"
 checkpoint_max_mb = 64
+tool_profile = "compact"
+temperature = 0.2
+top_p = 0.9
+test_command = "python3 -m pytest -q"
+auto_test = false
 
 [memory]
 distill = false
@@ -404,6 +409,11 @@ path = "../docs"
                 approval_edits: None,
                 shadow: None,
                 tool_format: Some(ToolFormat::Xml),
+                tool_profile: Some(ToolProfile::Compact),
+                temperature: Some(0.2),
+                top_p: Some(0.9),
+                test_command: Some("python3 -m pytest -q".into()),
+                auto_test: Some(false),
                 context_window: Some(32768),
                 color: Some(ColorWhen::Never),
                 verbose: Some(true),
@@ -480,6 +490,27 @@ path = "../docs"
         assert!(err.contains("expected refuse or warn"), "{err}");
         let err = parse("network = \"yes\"").unwrap_err().to_string();
         assert!(err.contains("network"), "{err}");
+    }
+
+    #[test]
+    fn sampling_and_profile_values_are_checked() {
+        for (text, expected) in [
+            ("temperature = 2.5", "temperature must be between 0 and 2 (got 2.5)"),
+            ("temperature = -1", "temperature must be between 0 and 2"),
+            ("top_p = 0", "top_p must be greater than 0 and at most 1 (got 0)"),
+            ("top_p = 1.5", "top_p must be greater than 0"),
+            (
+                "tool_profile = \"tiny\"",
+                "unknown tool profile `tiny` (expected auto, full or compact)",
+            ),
+            ("temperature = \"low\"", "temperature"),
+        ] {
+            let err = parse(text).unwrap_err().to_string();
+            assert!(err.contains("/p/keel.toml, line 1"), "{text}: {err}");
+            assert!(err.contains(expected), "{text}: {err}");
+        }
+        let config = parse("temperature = 0\ntop_p = 1").unwrap();
+        assert_eq!((config.temperature, config.top_p), (Some(0.0), Some(1.0)));
     }
 
     #[test]

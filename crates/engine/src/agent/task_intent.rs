@@ -3,9 +3,11 @@
 //! answer that only shows code is pointed back at the edit tools.
 //!
 //! A plain reading of the words, in English and Chinese: a task that names an action on the
-//! code (fix, add, rename, 修复, …) asks for changes, unless it is phrased as a question about
-//! the code (what, where, which, explain, …). When in doubt it is a question, so nobody is
-//! nagged about an answer they asked for.
+//! code (fix, add, rename, 修复, …) asks for changes, unless it says not to change anything
+//! ("no code changes", "don't change", 不要修改) or is phrased as a question about the code (it
+//! opens with what, where, which, explain, …, or asks one with a question mark without opening
+//! on an action). When in doubt it is a question, so nobody is nagged about an answer they
+//! asked for.
 
 /// Verbs (and their inflections' stems) that ask for a change.
 const CHANGE_WORDS: &[&str] = &[
@@ -29,6 +31,25 @@ const QUESTION_OPENERS: &[&str] = &[
     "does", "do", "list", "show", "tell", "summarize", "summarise", "find",
 ];
 
+/// Phrases that say no change is wanted.
+const NO_CHANGE: &[&str] = &[
+    "no code change",
+    "no changes",
+    "no change",
+    "don't change",
+    "do not change",
+    "don't modify",
+    "do not modify",
+    "without changing",
+    "without modifying",
+    "read-only",
+    "don't edit",
+    "do not edit",
+    "不要修改",
+    "不修改",
+    "不要改",
+];
+
 /// Chinese question markers.
 const QUESTION_ZH: &[&str] = &["什么", "哪", "为什么", "怎么", "如何", "解释", "吗", "？"];
 
@@ -42,6 +63,16 @@ pub(crate) fn asks_for_change(task: &str) -> bool {
     let change = words.iter().any(|w| is_change_word(w))
         || CHANGE_WORDS_ZH.iter().any(|w| task.contains(w));
     if !change {
+        return false;
+    }
+    let lower = task.to_lowercase();
+    if NO_CHANGE.iter().any(|p| lower.contains(p)) {
+        return false;
+    }
+    let opens_with_change = words.first().is_some_and(|w| is_change_word(w));
+    let asks_a_question = task.contains('?')
+        && words.iter().any(|w| QUESTION_OPENERS[..6].contains(&w.as_str()));
+    if asks_a_question && !opens_with_change {
         return false;
     }
     let opens_question = words
@@ -79,6 +110,7 @@ mod tests {
             "Can you add a `timeout` parameter to fetch()?",
             "Move the helpers into utils.py and update the imports",
             "Please make the parser accept empty input",
+            "Fix the bug: why does mean() divide by the wrong count?",
             "修复失败的测试",
             "给 fetch 添加 timeout 参数",
         ] {
@@ -96,6 +128,9 @@ mod tests {
             "What does this project do?",
             "哪个函数负责解析配置？",
             "Summarize the README",
+            "I'm new to this code. Two questions, no code changes please: (1) Which function refills a bucket?",
+            "Our docs say the limit is 8. Which function enforces it, and what is the real minimum?",
+            "Don't change anything, just tell me how fix_paths works",
             "",
         ] {
             assert!(!asks_for_change(task), "{task}");

@@ -137,6 +137,9 @@ pub(crate) struct CallScope<'a> {
     pub(crate) step: Option<u32>,
     /// Whether a plan is being executed.
     pub(crate) plan_running: bool,
+    /// The compact tool profile is offered: a `write_file` that would cut most of an existing
+    /// file is refused ([`super::whole_file::cuts_most_of`]).
+    pub(crate) compact: bool,
 }
 
 /// How running one call went.
@@ -450,6 +453,12 @@ impl Toolbox {
                 }
                 Err(e) => (ToolResult::error(e), ToolStatus::Error).into(),
             },
+            "write_file" | "write_to_file" if scope.compact => {
+                match super::whole_file::cuts_most_of(scope.env.root, arguments) {
+                    Some(refusal) => (ToolResult::error(refusal), ToolStatus::Error).into(),
+                    None => self.run_tool(scope, call, arguments).await.into(),
+                }
+            }
             _ => self.run_tool(scope, call, arguments).await.into(),
         }
     }

@@ -243,6 +243,7 @@ impl TurnRun<'_> {
             tool_format: self.config.tool_format,
             step,
             plan_running: self.state.plan.is_some(),
+            compact: self.state.compact,
         };
         match self.tools.run_call(scope, self.context, call).await {
             Ran::Plan(pending) => Some(LoopEnd::PlanRequested(pending)),

@@ -3,6 +3,9 @@
 //! "whole" edit format). With the compact tool profile, an answer to a task that asks for
 //! changes is read for such blocks, each taken as a `write_file` call.
 //!
+//! The same rule guards `write_file` under the compact profile: a small model often writes only
+//! the part it changed, which would delete the rest of the file ([`cuts_most_of`]).
+//!
 //! A block counts when the line before it names exactly one file: an existing workspace file,
 //! or — when that line is nothing but the path — a new one. It does not count when its
 //! language is not the file's (a shell block after a mention of a Python file), or when it is
@@ -143,6 +146,22 @@ fn language_fits(info: &str, path: &str) -> bool {
     language.is_empty() || language.starts_with(info.as_str()) || info.starts_with(language)
 }
 
+/// Why a `write_file` call with `arguments` must not run in the workspace at `root`: its
+/// content would replace an existing file of more than ten lines with half of them or fewer.
+pub(crate) fn cuts_most_of(root: &Path, arguments: &serde_json::Value) -> Option<String> {
+    let path = arguments.get("path")?.as_str()?;
+    let content = arguments.get("content")?.as_str()?;
+    let full = root.join(path.trim_start_matches("./"));
+    if replaces_whole(content, &full) {
+        return None;
+    }
+    let old = std::fs::read_to_string(&full).ok()?.lines().count();
+    Some(format!(
+        "write_file was not run: it replaces the whole file, and your content has {} lines where `{path}` has {old}, so the rest of the file would be deleted. Give the complete new content of the file, or change only part of it with replace_in_file.",
+        content.lines().count()
+    ))
+}
+
 /// Whether `body` can replace the file at `path` whole: a new file, a small one, or one whose
 /// line count it at least half keeps.
 fn replaces_whole(body: &str, path: &Path) -> bool {
@@ -192,6 +211,21 @@ mod tests {
         assert_eq!(whole_files(new, dir.path())[0].path, "calc/median.py");
         let prose = "You could add calc/median.py like this:\n```python\ndef median(v): ...\n```";
         assert!(whole_files(prose, dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_write_that_cuts_most_of_a_file_is_refused() {
+        let dir = project();
+        let cut = serde_json::json!({"path": "calc/long.py", "content": "x1 = 2\n"});
+        let refusal = cuts_most_of(dir.path(), &cut).unwrap();
+        assert!(refusal.contains("1 lines where `calc/long.py` has 40"), "{refusal}");
+        for fine in [
+            serde_json::json!({"path": "calc/stats.py", "content": "x = 1\n"}),
+            serde_json::json!({"path": "calc/new.py", "content": "x = 1\n"}),
+            serde_json::json!({"path": "calc/long.py", "content": "y = 1\n".repeat(30)}),
+        ] {
+            assert_eq!(cuts_most_of(dir.path(), &fine), None, "{fine}");
+        }
     }
 
     #[test]

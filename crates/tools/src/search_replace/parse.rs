@@ -9,7 +9,9 @@
 //! ```
 //!
 //! Markers may use any run of three or more of the same character (`<<< SEARCH`, `===`,
-//! `>>> REPLACE`), or the `------- SEARCH` / `+++++++ REPLACE` style. Text outside blocks (code
+//! `>>> REPLACE`), or the `------- SEARCH` / `+++++++ REPLACE` style. A git conflict marker's
+//! run of seven `<` or `>` opens or closes a block whatever word follows it (`<<<<<<< HEAD`,
+//! `>>>>>>> updated`), as models used to merge conflicts write them. Text outside blocks (code
 //! fences, blank lines) is ignored; a marker in the wrong place is an error naming its line.
 
 /// One SEARCH/REPLACE block.
@@ -58,11 +60,14 @@ fn marker(line: &str) -> Option<Marker> {
     if is_run(line, '=') {
         return Some(Marker::Divider);
     }
-    let (run, word) = line.split_once(' ').map(|(r, w)| (r, w.trim()))?;
-    if word == "SEARCH" && (is_run(run, '<') || is_run(run, '-')) {
+    let (run, word) = line
+        .split_once(' ')
+        .map_or((line, ""), |(r, w)| (r, w.trim()));
+    let conflict = |c: char| run.chars().count() == 7 && is_run(run, c);
+    if (word == "SEARCH" && (is_run(run, '<') || is_run(run, '-'))) || conflict('<') {
         return Some(Marker::Search);
     }
-    if word == "REPLACE" && (is_run(run, '>') || is_run(run, '+')) {
+    if (word == "REPLACE" && (is_run(run, '>') || is_run(run, '+'))) || conflict('>') {
         return Some(Marker::Replace);
     }
     None
@@ -201,6 +206,11 @@ mod tests {
 
     #[test]
     fn parses_both_styles() {
+        let conflict = parse("<<<<<<< HEAD\na\n=======\nb\n>>>>>>> updated\n<<<<<<<\nc\n=======\nd\n>>>>>>>").unwrap();
+        assert_eq!(conflict.len(), 2);
+        assert_eq!(conflict[1].search, vec!["c".to_owned()]);
+        // Only a conflict marker's seven: a heredoc or a shift is not a marker.
+        assert!(parse("<<< EOF\na\n").is_err());
         let diff = "<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n------- SEARCH\nc\n===\n+++++++ REPLACE";
         let blocks = parse(diff).unwrap();
         assert_eq!(blocks.len(), 2);

@@ -1,0 +1,362 @@
+//! What small local models get wrong, and what the loop makes of it, over real HTTP: streams
+//! recorded from Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) on llama.cpp at temperature 0
+//! (`tests/fixtures/small-models/`, see its README) and written ones for the rest.
+//!
+//! - a `<tools>` block echoed from the prompt, with an invented tool name: both calls run (the
+//!   invented one is answered "unknown tool"), nothing passes for the answer;
+//! - a fenced call whose `diff` is a Python `"""…"""` string: repaired and run;
+//! - a call whose arguments cannot be read: "not run, send it again", as a native one;
+//! - a tool result the model wrote itself: answered, once;
+//! - an answer that shows the fix in a code block: pointed back at the edit tools, once;
+//! - a turn asked for changes that made none: `agent.end` carries the warning;
+//! - compact profile: a whole file after a line naming it is written, and the project's
+//!   tests run before and after the model's work.
+
+use crate::agent_common;
+use crate::support;
+
+use std::sync::Arc;
+
+use agent_common::*;
+use keel_engine::agent::{Mode, ToolProfile};
+use keel_engine::{OpenAiConfig, OpenAiProvider, TurnOutcome};
+use keel_events::{AgentStatus, Event, EventKind, ToolStatus};
+use keel_test_support::{SampleProject, sample_project};
+use serde_json::Value;
+use support::*;
+
+fn fixture(name: &str) -> String {
+    let path = format!(
+        "{}/tests/fixtures/small-models/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A direct turn on a copy of the sample project, the server answering `replies` in order.
+async fn turn(
+    task: &str,
+    replies: Vec<Reply>,
+    tune: impl FnOnce(&mut keel_engine::agent::AgentConfig),
+) -> (Vec<Event>, Vec<Recorded>, TurnOutcome, SampleProject) {
+    let ws = sample_project();
+    let server = MockServer::sequence(replies).await;
+    let provider = Arc::new(
+        OpenAiProvider::new(OpenAiConfig::new(&server.base_url, "", "qwen2.5-coder-1.5b")).unwrap(),
+    );
+    let (mut session, collector) =
+        session_with(ws.path(), provider, &["qwen2.5-coder-1.5b"], |c| {
+            c.mode = Mode::Direct;
+            c.repo_map = keel_engine::RepoMapConfig::disabled();
+            tune(c);
+        });
+    let outcome = session.run_turn(task).await;
+    assert_conversation_consistent(session.conversation());
+    (collector.events(), server.requests(), outcome, ws)
+}
+
+/// (tool, status, result) of every finished call.
+fn tool_ends(events: &[Event]) -> Vec<(String, ToolStatus, String)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::RunToolEnd(end) => {
+                Some((end.tool_name.clone(), end.status, end.result.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The user messages (the person's and Keel's notes) of a request.
+fn user_messages(request: &Recorded) -> Vec<String> {
+    request.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str().map(str::to_owned))
+        .collect()
+}
+
+fn agent_end(events: &[Event]) -> keel_events::AgentEnd {
+    events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::AgentEnd(end) => Some(end.clone()),
+            _ => None,
+        })
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_echoed_tools_block_runs_its_calls_and_an_invented_name_is_answered() {
+    let (events, requests, outcome, _ws) = turn(
+        "Fix the failing test",
+        vec![
+            recorded(&fixture("tools-echo-invented-name.sse")),
+            text_answer(&["The divisor is wrong; see calc/stats.py."]),
+        ],
+        |c| c.tool_profile = ToolProfile::Full,
+    )
+    .await;
+    let ends = tool_ends(&events);
+    assert_eq!(ends.len(), 2, "{ends:?}");
+    assert_eq!(ends[0].0, "read_file");
+    assert_eq!(ends[0].1, ToolStatus::Success);
+    assert_eq!(ends[1].0, "run_command");
+    assert_eq!(ends[1].1, ToolStatus::Error);
+    assert!(ends[1].2.contains("Unknown tool `run_command`"), "{}", ends[1].2);
+    assert!(ends[1].2.contains("execute_command"), "{}", ends[1].2);
+    // The block went back to the model as its two calls, not as text.
+    let second = requests[1].body["messages"].as_array().unwrap();
+    let calls = second
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .unwrap()["tool_calls"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(calls, 2);
+    assert_ne!(outcome.result.trim_start().get(..7), Some("<tools>"));
+}
+
+#[tokio::test]
+async fn a_fenced_call_with_a_python_string_is_repaired_and_run() {
+    let (events, requests, _outcome, _ws) = turn(
+        "Fix the failing test",
+        vec![
+            recorded(&fixture("fenced-call-python-string.sse")),
+            text_answer(&["Done."]),
+        ],
+        |_| {},
+    )
+    .await;
+    let ends = tool_ends(&events);
+    assert_eq!(ends.len(), 1, "{ends:?}");
+    assert_eq!(ends[0].0, "replace_in_file");
+    // The recorded model searched for a test that is not there: the call ran and said so.
+    assert!(ends[0].2.contains("matches nothing"), "{}", ends[0].2);
+    let logs: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::SystemLog(log) => Some(log.message.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        logs.iter()
+            .any(|l| l.contains("1 tool call(s) from the answer's text (1 after repairing")),
+        "{logs:?}"
+    );
+    let args: Value = serde_json::from_str(
+        requests[1].body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["role"] == "assistant")
+            .unwrap()["tool_calls"][0]["function"]["arguments"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(args["diff"].as_str().unwrap().starts_with("\n<<<<<<< SEARCH"));
+}
+
+#[tokio::test]
+async fn a_text_call_with_unreadable_arguments_is_not_run_and_asked_again() {
+    let broken = "<tool_call>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"calc/x.py\", \"content\": \"a\" + \"b\"}}\n</tool_call>";
+    let (events, requests, outcome, ws) = turn(
+        "Create calc/x.py",
+        vec![text_answer(&[broken]), text_answer(&["Done."])],
+        |c| c.tool_profile = ToolProfile::Full,
+    )
+    .await;
+    let ends = tool_ends(&events);
+    assert_eq!(ends.len(), 1);
+    assert_eq!(ends[0].0, "write_file");
+    assert_eq!(ends[0].1, ToolStatus::Error);
+    assert!(ends[0].2.starts_with("Your call to `write_file` was not run"), "{}", ends[0].2);
+    assert!(ends[0].2.contains("Send them again"), "{}", ends[0].2);
+    assert!(!ws.path().join("calc/x.py").exists());
+    assert_eq!(requests.len(), 2);
+    assert_eq!(outcome.result, "Done.");
+}
+
+#[tokio::test]
+async fn a_made_up_tool_result_is_answered_once() {
+    let (events, requests, outcome, _ws) = turn(
+        "What does mean() return for [1, 2, 3]?",
+        vec![
+            text_answer(&["<tool_response>\n2.0\n</tool_response>"]),
+            text_answer(&["<tool_response>\n2.0\n</tool_response>"]),
+        ],
+        |c| c.tool_profile = ToolProfile::Full,
+    )
+    .await;
+    assert!(tool_ends(&events).is_empty());
+    assert_eq!(requests.len(), 2, "answered once, then taken as it is");
+    let notes = user_messages(&requests[1]);
+    assert!(
+        notes.last().unwrap().starts_with("No tool ran: you wrote a tool result yourself"),
+        "{notes:?}"
+    );
+    assert_eq!(outcome.status, AgentStatus::Completed);
+}
+
+#[tokio::test]
+async fn an_answer_showing_the_fix_in_a_code_block_is_pointed_at_the_edit_tools_once() {
+    let (events, requests, outcome, _ws) = turn(
+        "Fix the failing test",
+        vec![
+            recorded(&fixture("prose-with-code.sse")),
+            text_answer(&["I explained the fix above."]),
+        ],
+        |c| c.tool_profile = ToolProfile::Full,
+    )
+    .await;
+    assert!(tool_ends(&events).is_empty());
+    assert_eq!(requests.len(), 2);
+    let notes = user_messages(&requests[1]);
+    assert!(
+        notes.last().unwrap().starts_with(
+            "No file was changed: your answer shows code, but only a tool call changes a file."
+        ),
+        "{notes:?}"
+    );
+    // Pointed back once: the second code-less answer ends the turn, which says why it is
+    // not what was asked.
+    assert_eq!(outcome.status, AgentStatus::Completed);
+    assert_eq!(
+        agent_end(&events).warning.as_deref(),
+        Some("the task asked for changes, but no file was changed")
+    );
+}
+
+#[tokio::test]
+async fn a_turn_that_changes_nothing_says_so_and_a_question_does_not() {
+    // Full profile, a claim without code: no correction, only the warning.
+    let (events, requests, _outcome, _ws) = turn(
+        "Fix the failing test",
+        vec![recorded(&fixture("claims-a-fix.sse"))],
+        |c| c.tool_profile = ToolProfile::Full,
+    )
+    .await;
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        agent_end(&events).warning.as_deref(),
+        Some("the task asked for changes, but no file was changed")
+    );
+    // Compact profile (a small model): the claim is answered once.
+    let (events, requests, _outcome, _ws) = turn(
+        "Fix the failing test",
+        vec![
+            recorded(&fixture("claims-a-fix.sse")),
+            text_answer(&["No change is needed."]),
+        ],
+        |c| c.tool_profile = ToolProfile::Compact,
+    )
+    .await;
+    assert_eq!(requests.len(), 2);
+    assert!(
+        user_messages(&requests[1])
+            .last()
+            .unwrap()
+            .starts_with("No file has been changed yet")
+    );
+    assert!(agent_end(&events).warning.is_some());
+    // A question is answered, not corrected.
+    let (events, requests, _outcome, _ws) = turn(
+        "Where is the mean computed?",
+        vec![text_answer(&["In calc/stats.py."])],
+        |c| c.tool_profile = ToolProfile::Compact,
+    )
+    .await;
+    assert_eq!(requests.len(), 1);
+    assert!(agent_end(&events).warning.is_none());
+}
+
+#[tokio::test]
+async fn compact_profile_writes_a_whole_file_and_runs_the_tests_around_it() {
+    let fixed = "The divisor is off by one. Here is the updated `calc/stats.py`:\n\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / len(values)\n```";
+    let (events, requests, outcome, ws) = turn(
+        "Fix the failing test",
+        vec![text_answer(&[fixed]), text_answer(&["Fixed the divisor."])],
+        |c| {
+            // The map finds the files the task is about.
+            c.repo_map = keel_engine::RepoMapConfig::default();
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+        },
+    )
+    .await;
+    // The compact definitions: the core tools only.
+    let tools: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            "read_file",
+            "write_file",
+            "replace_in_file",
+            "delete_file",
+            "move_file",
+            "list_files",
+            "search_files",
+            "execute_command"
+        ]
+    );
+    // The tests ran before the first request and their failure opens the task...
+    let first = user_messages(&requests[0]);
+    assert!(first[0].contains("## Tests before any change"), "{first:?}");
+    assert!(first[0].contains("ZeroDivisionError"), "{first:?}");
+    // ...as do the files the task is about.
+    assert!(first[0].contains("### calc/stats.py"), "{first:?}");
+    // The block was written as write_file, then the tests ran again and passed.
+    let ends = tool_ends(&events);
+    let names: Vec<&str> = ends.iter().map(|(n, _, _)| n.as_str()).collect();
+    assert_eq!(names, ["execute_command", "write_file", "execute_command"]);
+    assert_eq!(ends[0].1, ToolStatus::Error);
+    assert_eq!(ends[2].1, ToolStatus::Success);
+    assert!(
+        std::fs::read_to_string(ws.path().join("calc/stats.py"))
+            .unwrap()
+            .contains("return sum(values) / len(values)")
+    );
+    assert_eq!(outcome.status, AgentStatus::Completed);
+    assert_eq!(agent_end(&events).warning, None);
+}
+
+#[tokio::test]
+async fn failing_tests_go_back_to_the_model_and_a_last_failure_is_a_warning() {
+    let wrong = "`calc/stats.py`\n```python\ndef mean(values):\n    return 0\n```";
+    let (events, requests, _outcome, _ws) = turn(
+        "Fix the failing test",
+        vec![
+            text_answer(&[wrong]),
+            text_answer(&["Done."]),
+            text_answer(&["Still done."]),
+        ],
+        |c| {
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+            c.test_rounds = 1;
+        },
+    )
+    .await;
+    // The edit, an answer, the failures given back once, a last answer.
+    assert_eq!(requests.len(), 3);
+    let note = user_messages(&requests[2]).last().cloned().unwrap();
+    assert!(
+        note.starts_with("I ran the tests (`python3 -m unittest -q`) after your change and they fail"),
+        "{note}"
+    );
+    assert_eq!(
+        agent_end(&events).warning.as_deref(),
+        Some("the project's tests (`python3 -m unittest -q`) still fail after 2 run(s)")
+    );
+}
