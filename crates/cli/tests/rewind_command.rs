@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Output;
 
 use keel_store::{EventRange, SqliteStore, Store, default_db_path};
-use keel_test_support::mock_openai::{MockServer, Reply, text_answer, tool_call_answer};
+use keel_test_support::mock_openai::{MockServer, Reply, task_of, text_answer, tool_call_answer};
 use keel_test_support::{sample_project, tree_bytes};
 use serde_json::{Value, json};
 
@@ -19,7 +19,7 @@ fn answer(_: usize, body: &Value) -> Reply {
     if last["role"] == "tool" {
         return text_answer(&["done"]);
     }
-    let (path, content) = match last["content"].as_str().unwrap_or_default() {
+    let (path, content) = match task_of(last["content"].as_str().unwrap_or_default()) {
         "task one" => ("notes.txt", "one\n"),
         "task two" => ("notes.txt", "two\n"),
         "task three" => ("third.txt", "three\n"),
@@ -132,7 +132,10 @@ async fn a_session_rewound_to_before_turn_two_resumes_with_turn_one_history_and_
     let requests = model.requests();
     assert_eq!(requests.len(), 6);
     let mut turn_one = history(&requests[2].body);
-    assert_eq!(turn_one.pop().unwrap()["content"], "task two");
+    assert_eq!(
+        task_of(turn_one.pop().unwrap()["content"].as_str().unwrap()),
+        "task two"
+    );
 
     let list = checkpoints(dir, &root);
     assert!(list.iter().all(|c| c["bytes"].as_u64().unwrap() > 0));
@@ -219,8 +222,14 @@ async fn rewinding_one_scope_leaves_the_other() {
     let requests = model.requests();
     let mut next = history(&requests[6].body);
     let mut turn_two = history(&requests[4].body);
-    assert_eq!(next.pop().unwrap()["content"], "task four");
-    assert_eq!(turn_two.pop().unwrap()["content"], "task three");
+    assert_eq!(
+        task_of(next.pop().unwrap()["content"].as_str().unwrap()),
+        "task four"
+    );
+    assert_eq!(
+        task_of(turn_two.pop().unwrap()["content"].as_str().unwrap()),
+        "task three"
+    );
     assert_eq!(next, turn_two);
 }
 

@@ -580,6 +580,14 @@ pub fn done() -> Frame {
     Frame::Data("[DONE]".to_owned())
 }
 
+/// The task of a user message as Keel sends it: the text after the turn's context (`## Task`),
+/// or the whole message when it has none.
+pub fn task_of(content: &str) -> &str {
+    content
+        .rsplit_once("## Task\n\n")
+        .map_or(content, |(_, task)| task)
+}
+
 /// A complete text answer streamed in these pieces.
 pub fn text_answer(pieces: &[&str]) -> Reply {
     let mut frames = vec![role()];

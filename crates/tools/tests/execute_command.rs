@@ -408,7 +408,8 @@ fn schema_shows_the_arguments() {
         .iter()
         .filter_map(|v| v.as_str())
         .collect();
-    assert!(required.contains(&"command") && required.contains(&"requires_approval"));
+    // Only the command is required: requires_approval defaults to false.
+    assert_eq!(required, ["command"]);
 }
 
 /// A sandbox mode that cannot be enforced refuses every command with a `system.error`.

@@ -103,10 +103,13 @@ pub fn last_prompt(model: &MockServer) -> Vec<String> {
         .unwrap()
         .iter()
         .map(|m| {
+            let content = m["content"].as_str().unwrap_or("");
             format!(
                 "{}: {}",
                 m["role"].as_str().unwrap_or(""),
-                m["content"].as_str().unwrap_or("")
+                // A turn's first message opens with the turn's context (repo map, focused
+                // files); the conversation is what follows it.
+                keel_test_support::mock_openai::task_of(content)
             )
         })
         .collect()

@@ -1,7 +1,8 @@
 //! The files a task is about, put in front of the model before it asks: with the compact tool
 //! profile (small models, which explore badly and pay for every call), the turn's focused files
 //! start with the files the task names, the files defining the identifiers it names, the files
-//! using them, and — for a project small enough — every source file, within a token budget.
+//! using them, then the files those depend on (the code a named test exercises), and — for a
+//! project small enough — every source file, within a token budget.
 //! The model then starts from the code instead of from a search.
 
 use std::path::Path;
@@ -49,6 +50,21 @@ pub(crate) fn task_files(
     for name in &mentioned.identifiers {
         if ranked.iter().any(|p| defines(p, name)) {
             candidates.extend(ranked.iter().filter(|p| references(p, name)).cloned());
+        }
+    }
+    // What the files found so far use: the code under a named test, a caller's callee.
+    let found = candidates.clone();
+    for path in &found {
+        let Some(tags) = map.file(path) else {
+            continue;
+        };
+        for (name, _) in &tags.references {
+            candidates.extend(
+                ranked
+                    .iter()
+                    .filter(|p| *p != path && defines(p, name))
+                    .cloned(),
+            );
         }
     }
     let mut seen = std::collections::HashSet::new();

@@ -6,8 +6,9 @@
 //! The same rule guards `write_file` under the compact profile: a small model often writes only
 //! the part it changed, which would delete the rest of the file ([`cuts_most_of`]).
 //!
-//! A block counts when the line before it names exactly one file: an existing workspace file,
-//! or — when that line is nothing but the path — a new one. It does not count when its
+//! A block counts when the line before it names exactly one file: an existing workspace file
+//! (by its path, or by a file name only one workspace file has), or — when that line is nothing
+//! but the path — a new one. It does not count when its
 //! language is not the file's (a shell block after a mention of a Python file), or when it is
 //! far shorter than the file it would replace (a snippet, not the file: half the lines or
 //! fewer of a file over ten lines).
@@ -37,7 +38,10 @@ pub(crate) fn whole_files(answer: &str, root: &Path) -> Vec<WholeFile> {
         let Some(path) = named_path(block.label, root) else {
             continue;
         };
-        if !language_fits(block.info, &path) || !replaces_whole(&block.body, &root.join(&path)) {
+        if !language_fits(block.info, &path)
+            || !replaces_whole(&block.body, &root.join(&path))
+            || json_escaped(&block.body)
+        {
             continue;
         }
         let mut content = block.body.clone();
@@ -116,16 +120,53 @@ fn named_path(label: &str, root: &Path) -> Option<String> {
             && !w.split('/').any(|p| p == ".." || p.is_empty())
             && w.rsplit('/').next().is_some_and(|name| name.contains('.'))
     };
-    let existing: Vec<&str> = words
+    let mut existing: Vec<String> = words
         .iter()
-        .filter(|w| plausible(w) && root.join(w).is_file())
-        .copied()
+        .filter(|w| plausible(w))
+        .filter_map(|w| {
+            if root.join(w).is_file() {
+                Some((*w).to_owned())
+            } else if !w.contains('/') {
+                only_file_named(root, w)
+            } else {
+                None
+            }
+        })
         .collect();
+    existing.dedup();
     match existing.as_slice() {
-        [one] => Some((*one).to_owned()),
+        [one] => Some(one.clone()),
         [] if words.len() == 1 && plausible(words[0]) => Some(words[0].to_owned()),
         _ => None,
     }
+}
+
+/// The workspace path of the one file named `name`, when exactly one has that name (the walk
+/// stops at the second, and after a few thousand files).
+fn only_file_named(root: &Path, name: &str) -> Option<String> {
+    let mut found = None;
+    for entry in keel_tools::walk::walker(root).build().flatten().take(5_000) {
+        if entry.file_name().to_str() == Some(name)
+            && entry.file_type().is_some_and(|t| t.is_file())
+        {
+            if found.is_some() {
+                return None;
+            }
+            found = entry
+                .path()
+                .strip_prefix(root)
+                .ok()
+                .and_then(|p| p.to_str())
+                .map(str::to_owned);
+        }
+    }
+    found
+}
+
+/// Whether `body` reads like a JSON string's inside (escaped quotes and newlines written out)
+/// rather than a file.
+fn json_escaped(body: &str) -> bool {
+    body.matches("\\\"").count() >= 2 && body.matches("\\n").count() >= 2
 }
 
 /// Whether a block in `info` can be the content of `path`.
@@ -211,6 +252,9 @@ mod tests {
         assert_eq!(whole_files(new, dir.path())[0].path, "calc/median.py");
         let prose = "You could add calc/median.py like this:\n```python\ndef median(v): ...\n```";
         assert!(whole_files(prose, dir.path()).is_empty());
+        // A file name only one workspace file has is that file.
+        let short = "Here's the updated `stats.py` file:\n```python\ndef mean(v):\n    return 0\n```";
+        assert_eq!(whole_files(short, dir.path())[0].path, "calc/stats.py");
     }
 
     #[test]
@@ -237,6 +281,7 @@ mod tests {
             "```python\ndef mean(values):\n    return 0\n```",
             "Compare `calc/stats.py` and `calc/long.py`:\n```python\nx = 1\n```",
             "../etc/passwd\n```\nroot\n```",
+            "Here is `calc/stats.py`:\n```\ndef mean(values):\\n    \\\"\\\"\\\"Mean.\\\"\\\"\\\"\\n    return 0\n```",
         ] {
             assert!(whole_files(answer, dir.path()).is_empty(), "{answer}");
         }

@@ -59,6 +59,7 @@ pub fn apply(original: Option<&str>, diff: &str) -> Result<Applied, EditError> {
         Some(text) => Lines::parse(text),
         None => Lines::parse(""),
     };
+    let untouched = doc.lines.clone();
     let total = blocks.len();
     let mut strategies = Vec::with_capacity(total);
     let mut cursor = 0;
@@ -83,7 +84,7 @@ pub fn apply(original: Option<&str>, diff: &str) -> Result<Applied, EditError> {
                 block: i + 1,
                 total,
                 line: block.line,
-                closest: closest_text(&doc.lines, &block.search),
+                closest: closest_text(&untouched, &doc.lines, &block.search),
             });
         };
         let end = found.at + block.search.len();
@@ -102,8 +103,28 @@ pub fn apply(original: Option<&str>, diff: &str) -> Result<Applied, EditError> {
     })
 }
 
-/// The lines of the file most like `search`, numbered, for a failure message.
-fn closest_text(lines: &[String], search: &[String]) -> String {
+/// Files up to this many lines are shown whole when a SEARCH misses: the lines to copy are
+/// then all in front of the model.
+const SHOW_WHOLE_LINES: usize = 80;
+
+/// For a failure message: a small file whole as it is on disk (`untouched`), else the lines
+/// most like `search` in the file as the earlier blocks left it (`lines`), numbered.
+fn closest_text(untouched: &[String], lines: &[String], search: &[String]) -> String {
+    if !untouched.is_empty() && untouched.len() <= SHOW_WHOLE_LINES {
+        let fence = "`".repeat(
+            untouched
+                .iter()
+                .map(|l| l.chars().take_while(|c| *c == '`').count())
+                .max()
+                .unwrap_or(0)
+                .max(2)
+                + 1,
+        );
+        return format!(
+            "\nThe file as it is now:\n{fence}\n{}\n{fence}",
+            untouched.join("\n")
+        );
+    }
     let Some((start, len)) = matcher::closest(lines, search) else {
         return if lines.is_empty() {
             " The file is empty.".to_owned()
@@ -127,6 +148,23 @@ fn closest_text(lines: &[String], search: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_miss_in_a_small_file_shows_the_file() {
+        let text = "def mean(values):\n    return sum(values) / (len(values) - 1)\n";
+        let err = apply(Some(text), "<<<<<<< SEARCH\nreturn 0\n=======\nreturn 1\n>>>>>>> REPLACE")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("The file as it is now:\n```\ndef mean(values):\n    return sum(values) / (len(values) - 1)\n```"),
+            "{err}"
+        );
+        let long: String = (0..200).map(|i| format!("line {i}\n")).collect();
+        let err = apply(Some(&long), "<<<<<<< SEARCH\nline 10x\n=======\nx\n>>>>>>> REPLACE")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("The closest lines in the file"), "{err}");
+    }
 
     #[test]
     fn applies_in_order_and_keeps_crlf() {
