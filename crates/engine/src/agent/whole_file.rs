@@ -85,11 +85,16 @@ pub(crate) fn fenced_blocks(answer: &str) -> Vec<Block<'_>> {
         match open.as_mut() {
             Some((start, info, block_label, lines)) => {
                 if trimmed.starts_with("```") {
+                    // A path alone on the block's first line names the block.
+                    let (named, body) = match lines.split_first() {
+                        Some((first, rest)) if looks_like_path(first) => (*first, rest),
+                        _ => (*block_label, &lines[..]),
+                    };
                     blocks.push(Block {
                         start: *start,
                         info,
-                        label: block_label,
-                        body: lines.join("\n"),
+                        label: named,
+                        body: body.join("\n"),
                     });
                     open = None;
                     label = "";
@@ -108,6 +113,25 @@ pub(crate) fn fenced_blocks(answer: &str) -> Vec<Block<'_>> {
         offset += line.len();
     }
     blocks
+}
+
+/// Whether `line` is nothing but a relative file path (`src/app.py`, `# src/app.py`,
+/// `// src/app.js`).
+fn looks_like_path(line: &str) -> bool {
+    let line = line
+        .trim()
+        .trim_start_matches("# ")
+        .trim_start_matches("// ")
+        .trim_matches('`');
+    !line.is_empty()
+        && !line.contains(char::is_whitespace)
+        && !line.starts_with('/')
+        && line.rsplit('/').next().is_some_and(|name| {
+            name.contains('.') && !name.starts_with('.') && !name.ends_with('.')
+        })
+        && line
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-'))
 }
 
 /// The one workspace file `label` names: an existing file, or a new one when the label is
@@ -261,6 +285,11 @@ mod tests {
         assert_eq!(whole_files(new, dir.path())[0].path, "calc/median.py");
         let prose = "You could add calc/median.py like this:\n```python\ndef median(v): ...\n```";
         assert!(whole_files(prose, dir.path()).is_empty());
+        // A path on the block's first line names it.
+        let inside = "```\ncalc/stats.py\ndef mean(v):\n    return 1\n```";
+        let files = whole_files(inside, dir.path());
+        assert_eq!(files[0].path, "calc/stats.py");
+        assert_eq!(files[0].content, "def mean(v):\n    return 1\n");
         // A file name only one workspace file has is that file.
         let short =
             "Here's the updated `stats.py` file:\n```python\ndef mean(v):\n    return 0\n```";
