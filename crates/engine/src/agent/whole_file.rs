@@ -37,6 +37,9 @@ pub(crate) struct WholeFile {
 pub(crate) fn whole_files(answer: &str, root: &Path) -> Vec<WholeFile> {
     let mut found: Vec<WholeFile> = Vec::new();
     for block in fenced_blocks(answer) {
+        if block.body.trim().is_empty() {
+            continue;
+        }
         let Some(path) = named_path(block.label, root) else {
             continue;
         };
@@ -90,6 +93,9 @@ pub(crate) fn fenced_blocks(answer: &str) -> Vec<Block<'_>> {
                         Some((first, rest)) if looks_like_path(first) => (*first, rest),
                         _ => (*block_label, &lines[..]),
                     };
+                    // A block holding only a path names the next one.
+                    let names_next =
+                        body.iter().all(|l| l.trim().is_empty()) && named != *block_label;
                     blocks.push(Block {
                         start: *start,
                         info,
@@ -97,7 +103,7 @@ pub(crate) fn fenced_blocks(answer: &str) -> Vec<Block<'_>> {
                         body: body.join("\n"),
                     });
                     open = None;
-                    label = "";
+                    label = if names_next { named } else { "" };
                 } else {
                     lines.push(text);
                 }
@@ -290,6 +296,11 @@ mod tests {
         let files = whole_files(inside, dir.path());
         assert_eq!(files[0].path, "calc/stats.py");
         assert_eq!(files[0].content, "def mean(v):\n    return 1\n");
+        // A block holding only the path names the next block.
+        let apart = "```\ncalc/stats.py\n```\n```python\ndef mean(v):\n    return 2\n```";
+        let files = whole_files(apart, dir.path());
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].content, "def mean(v):\n    return 2\n");
         // A file name only one workspace file has is that file.
         let short =
             "Here's the updated `stats.py` file:\n```python\ndef mean(v):\n    return 0\n```";
