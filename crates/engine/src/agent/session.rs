@@ -383,6 +383,7 @@ impl AgentSession {
         self.emitter.emit(RunResponseStart { mode });
         let mut state = TurnState::new(cancel.clone(), mode, self.config.anomalies);
         state.asks_for_change = super::task_intent::asks_for_change(&task);
+        state.only_asks = super::task_intent::only_asks(&task);
         if state.asks_for_change {
             state.stamps = Some(super::stamps::Stamps::take(&self.config.root));
         }

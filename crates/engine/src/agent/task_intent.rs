@@ -159,6 +159,27 @@ pub(crate) fn asks_for_change(task: &str) -> bool {
     !(opens_question || zh_question)
 }
 
+/// Whether `task` is plainly a question that asks for no change: it says not to change
+/// anything, or it asks something (a question mark, or opening with what, where, explain, …)
+/// and names no change. Stricter than `!asks_for_change`: a task that only describes a
+/// problem ("mean() is wrong for [1, 2]") is neither.
+pub(crate) fn only_asks(task: &str) -> bool {
+    let lower = task.to_lowercase();
+    if NO_CHANGE.iter().any(|p| lower.contains(p)) {
+        return true;
+    }
+    if asks_for_change(task) {
+        return false;
+    }
+    let first = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .find(|w| !w.is_empty())
+        .unwrap_or("");
+    task.contains('?')
+        || QUESTION_ZH.iter().any(|w| task.contains(w))
+        || QUESTION_OPENERS.contains(&first)
+}
+
 /// Whether `word` is a change verb or one of its inflections (`fixes`, `renamed`, `adding`).
 fn is_change_word(word: &str) -> bool {
     CHANGE_WORDS.iter().any(|verb| {
@@ -191,6 +212,24 @@ mod tests {
             "给 fetch 添加 timeout 参数",
         ] {
             assert!(asks_for_change(task), "{task}");
+        }
+    }
+
+    #[test]
+    fn plain_questions_and_problem_reports() {
+        for task in [
+            "Which function validates email addresses, and in which file?",
+            "Explain how the cache evicts entries",
+            "I'm new here. Two questions, no code changes please: (1) Which function refills?",
+        ] {
+            assert!(only_asks(task), "{task}");
+        }
+        for task in [
+            "mean() returns the wrong value for [1, 2, 3]",
+            "Fix the failing test",
+            "The test for median fails. Can you fix it?",
+        ] {
+            assert!(!only_asks(task), "{task}");
         }
     }
 
