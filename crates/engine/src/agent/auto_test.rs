@@ -53,7 +53,7 @@ impl TurnRun<'_> {
         }
         let (passed, output) = self.run_tests("keel_test_0", &command).await;
         let verdict = if passed { "pass" } else { "fail" };
-        self.context.turn_notes = Some(format!(
+        self.context.turn_notes.push(format!(
             "{TESTS_HEADING}\n\n`{command}` {verdict}:\n\n```\n{}\n```",
             tail(&output, MAX_OUTPUT_CHARS).trim_end()
         ));
