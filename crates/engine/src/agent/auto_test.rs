@@ -21,7 +21,7 @@ use super::tool_loop::TurnRun;
 use super::turn::NO_CHANGE_WARNING;
 
 /// Heading of the tests' output in the turn's context.
-const TESTS_HEADING: &str = "## Tests before any change";
+pub(crate) const TESTS_HEADING: &str = "## Tests before any change";
 
 /// Most seconds a test run may take.
 const TEST_TIMEOUT_SECS: u64 = 600;

@@ -375,6 +375,7 @@ impl AgentSession {
         self.context.turn_focus = self.context.focused.clone();
         self.context.turn_notes.clear();
         self.note_task_excerpts(&input).await;
+        let turn_start = self.context.conversation.len();
         self.context.conversation.push_user(input);
 
         let mode = match self.config.mode {
@@ -385,6 +386,8 @@ impl AgentSession {
         let mut state = TurnState::new(cancel.clone(), mode, self.config.anomalies);
         state.asks_for_change = super::task_intent::asks_for_change(&task);
         state.only_asks = super::task_intent::only_asks(&task);
+        state.task = task.clone();
+        state.turn_start = turn_start;
         if state.asks_for_change {
             state.stamps = Some(super::stamps::Stamps::take(&self.config.root));
         }
