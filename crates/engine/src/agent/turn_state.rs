@@ -63,6 +63,8 @@ pub(crate) struct Corrections {
     pub(crate) made_up: bool,
     /// An answer with no change where one was asked for.
     pub(crate) no_change: bool,
+    /// An empty answer.
+    pub(crate) empty: bool,
 }
 
 impl TurnState {
