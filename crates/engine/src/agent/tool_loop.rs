@@ -70,6 +70,11 @@ impl TurnRun<'_> {
             {
                 return end;
             }
+            // Files written whole from the answer are the answer: the tests, not another
+            // call, say whether they did the work.
+            if step.is_none() && self.state.blocks && self.changes.count() > changes_before {
+                return LoopEnd::Answered(written_answer(&response));
+            }
         }
     }
 
@@ -137,6 +142,10 @@ impl TurnRun<'_> {
             .await;
         let compact = self.config.tool_profile.compact_for(window);
         self.state.compact = compact;
+        self.state.blocks = compact
+            && self.state.asks_for_change
+            && !self.state.only_asks
+            && !self.context.turn_focus.is_empty();
         // The compact profile plans only when told to (plan mode).
         let offer = Offer {
             planning: match self.config.mode {
@@ -148,6 +157,7 @@ impl TurnRun<'_> {
             native: self.config.tool_format == ToolFormat::Native,
             compact,
             look_only: compact && self.state.only_asks,
+            blocks: self.state.blocks,
         };
         let counter = TokenCounter::for_model(self.config.models.current());
         let call = ModelCall {
@@ -156,6 +166,7 @@ impl TurnRun<'_> {
             sampling: self.state.sampling.unwrap_or(self.config.sampling),
             mode: self.config.mode,
             compact,
+            blocks: self.state.blocks,
             tool_format: self.config.tool_format,
             context_window: self.config.context_window,
             model_summaries: self.config.model_summaries,
@@ -174,6 +185,9 @@ impl TurnRun<'_> {
         match self.model.call(call).await {
             Ok(response) => Ok(response),
             Err(ProviderError::Cancelled) => Err(LoopEnd::Cancelled),
+            // A looping answer is the model stuck, not the provider failing: an attempt left
+            // starts the turn over.
+            Err(ProviderError::Repetition(why)) => Err(LoopEnd::Stopped(why)),
             Err(error) => Err(LoopEnd::Failed(error)),
         }
     }
@@ -326,4 +340,21 @@ fn unique_call_ids(response: &mut AssembledResponse, iteration: u32) {
             seen.insert(call.id.clone());
         }
     }
+}
+
+/// The answer of a response whose files were written whole: its prose, else what it wrote.
+fn written_answer(response: &AssembledResponse) -> String {
+    if !response.text.trim().is_empty() {
+        return response.text.trim().to_owned();
+    }
+    let paths: Vec<String> = response
+        .tool_calls
+        .iter()
+        .filter_map(|call| {
+            serde_json::from_str::<serde_json::Value>(&call.arguments)
+                .ok()
+                .and_then(|a| a["path"].as_str().map(|p| format!("`{p}`")))
+        })
+        .collect();
+    format!("Changed {}.", paths.join(", "))
 }
