@@ -522,3 +522,33 @@ async fn a_looping_answer_with_no_attempt_left_fails_the_turn_saying_why() {
     let end = agent_end(&events);
     assert!(end.result.contains("again and again"), "{end:?}");
 }
+
+#[tokio::test]
+async fn a_question_about_shown_files_is_answered_without_tools() {
+    let (events, requests, outcome, _ws) = turn(
+        "Which function computes the mean, and in which file is it?",
+        vec![text_answer(&["`mean` in `calc/stats.py`."])],
+        |c| {
+            c.repo_map = keel_engine::RepoMapConfig::default();
+            c.tool_profile = ToolProfile::Compact;
+        },
+    )
+    .await;
+    assert_eq!(requests.len(), 1);
+    assert!(
+        requests[0]
+            .body
+            .get("tools")
+            .is_none_or(|t| t.as_array().is_none_or(Vec::is_empty))
+    );
+    let system = requests[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        system.contains("Answer the question from the project's files shown"),
+        "{system}"
+    );
+    assert!(user_messages(&requests[0])[0].contains("### calc/stats.py"));
+    assert_eq!(outcome.status, AgentStatus::Completed);
+    assert_eq!(agent_end(&events).result, "`mean` in `calc/stats.py`.");
+}

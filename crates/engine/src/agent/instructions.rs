@@ -30,6 +30,12 @@ const COMPACT_BLOCKS: &str = "You are Keel, a coding agent working in one projec
 
 To change a file, write its path on a line by itself, then its complete new content in one code block: Keel writes the file and runs the tests. Change the code, not the tests, unless the task says the tests are wrong.";
 
+/// The instructions of the compact profile for a question whose files are shown, with no tool
+/// offered.
+const COMPACT_ANSWER: &str = "You are Keel, a coding agent working in one project folder. Paths are relative to the project root.
+
+Answer the question from the project's files shown below: name the files and the functions you mean. Change nothing.";
+
 /// Which instructions the model gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
@@ -39,6 +45,8 @@ pub enum Style {
     Compact,
     /// The compact profile, editing by writing files whole without tools.
     Blocks,
+    /// The compact profile, answering a question from the files shown, without tools.
+    Answer,
 }
 
 /// The instructions for `mode` and `style` (plan mode has its own), followed by the turn's
@@ -48,6 +56,7 @@ pub fn instructions(mode: Mode, style: Style, turn: &str) -> String {
         (Mode::Plan, _) => format!("{BASE}\n\n{PLAN}"),
         (_, Style::Compact) => COMPACT.to_owned(),
         (_, Style::Blocks) => COMPACT_BLOCKS.to_owned(),
+        (_, Style::Answer) => COMPACT_ANSWER.to_owned(),
         (Mode::Auto, Style::Full) => format!("{BASE}\n\n{AUTO}"),
         (Mode::Direct, Style::Full) => format!("{BASE}\n\n{DIRECT}"),
     };

@@ -62,10 +62,8 @@ pub(crate) struct ModelCall<'a> {
     /// How the answer is sampled.
     pub(crate) sampling: Sampling,
     pub(crate) mode: Mode,
-    /// The compact tool profile is offered (its instructions go with it).
-    pub(crate) compact: bool,
-    /// The model edits by writing files whole (the compact profile's instructions for it).
-    pub(crate) blocks: bool,
+    /// The instructions the model gets (the compact profile's, and how it works this turn).
+    pub(crate) style: Style,
     pub(crate) tool_format: ToolFormat,
     /// The window set in the settings; it beats the one the server reports, which beats
     /// keel-context's table.
@@ -417,12 +415,7 @@ async fn build_prompt(
     let options = BuildOptions::default();
     let builder = PromptBuilder::new(call.counter, budget.with_extra_tokens(tool_tokens as u64))
         .with_options(options);
-    let style = match (call.compact, call.blocks) {
-        (false, _) => Style::Full,
-        (true, false) => Style::Compact,
-        (true, true) => Style::Blocks,
-    };
-    let mut instructions = instructions(call.mode, style, call.context.turn_prompt.text());
+    let mut instructions = instructions(call.mode, call.style, call.context.turn_prompt.text());
     if xml {
         instructions.push_str("\n\n");
         instructions.push_str(&tool_catalogue(&call.functions.definitions));

@@ -10,6 +10,7 @@ use keel_events::{Emitter, SystemError, ToolStatus};
 use super::answer_review::Review;
 use super::config::{AgentConfig, Mode, ToolFormat};
 use super::control_tools::{ATTEMPT_COMPLETION, CREATE_PLAN};
+use super::instructions::Style;
 use super::model_call::{ModelCall, ModelCaller};
 use super::model_context::ModelContext;
 use super::tap::ChangeLog;
@@ -142,10 +143,20 @@ impl TurnRun<'_> {
             .await;
         let compact = self.config.tool_profile.compact_for(window);
         self.state.compact = compact;
-        self.state.blocks = compact
-            && self.state.asks_for_change
-            && !self.state.only_asks
-            && !self.context.turn_focus.is_empty();
+        // With the task's files shown, a small model works without tools: it writes the files
+        // to change whole, or answers the question from what it sees.
+        let shown =
+            compact && self.config.mode != Mode::Plan && !self.context.turn_focus.is_empty();
+        let style = if !compact {
+            Style::Full
+        } else if shown && self.state.only_asks {
+            Style::Answer
+        } else if shown && self.state.asks_for_change {
+            Style::Blocks
+        } else {
+            Style::Compact
+        };
+        self.state.blocks = style == Style::Blocks;
         // The compact profile plans only when told to (plan mode).
         let offer = Offer {
             planning: match self.config.mode {
@@ -157,7 +168,7 @@ impl TurnRun<'_> {
             native: self.config.tool_format == ToolFormat::Native,
             compact,
             look_only: compact && self.state.only_asks,
-            blocks: self.state.blocks,
+            no_tools: matches!(style, Style::Blocks | Style::Answer),
         };
         let counter = TokenCounter::for_model(self.config.models.current());
         let call = ModelCall {
@@ -165,8 +176,7 @@ impl TurnRun<'_> {
             retry: &self.config.retry,
             sampling: self.state.sampling.unwrap_or(self.config.sampling),
             mode: self.config.mode,
-            compact,
-            blocks: self.state.blocks,
+            style,
             tool_format: self.config.tool_format,
             context_window: self.config.context_window,
             model_summaries: self.config.model_summaries,
