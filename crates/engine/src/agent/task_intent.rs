@@ -139,8 +139,7 @@ pub(crate) fn asks_for_change(task: &str) -> bool {
     if !change {
         return false;
     }
-    let lower = task.to_lowercase();
-    if NO_CHANGE.iter().any(|p| lower.contains(p)) {
+    if says_no_change(task) {
         return false;
     }
     let opens_with_change = words.first().is_some_and(|w| is_change_word(w));
@@ -165,7 +164,7 @@ pub(crate) fn asks_for_change(task: &str) -> bool {
 /// problem ("mean() is wrong for [1, 2]") is neither.
 pub(crate) fn only_asks(task: &str) -> bool {
     let lower = task.to_lowercase();
-    if NO_CHANGE.iter().any(|p| lower.contains(p)) {
+    if says_no_change(task) {
         return true;
     }
     if asks_for_change(task) {
@@ -178,6 +177,32 @@ pub(crate) fn only_asks(task: &str) -> bool {
     task.contains('?')
         || QUESTION_ZH.iter().any(|w| task.contains(w))
         || QUESTION_OPENERS.contains(&first)
+}
+
+/// Words that may come between a clause's start and a "no change" phrase that is still said
+/// to the agent ("please don't change…", "and do not modify…").
+const CLAUSE_OPENERS: &[&str] = &["please", "and", "but", "just", "then", "so", "also"];
+
+/// Whether `task` tells the agent not to change anything: a [`NO_CHANGE`] phrase that opens a
+/// clause, not one that is part of what is asked ("… so other callers don't change", "refactor
+/// it without changing its behaviour").
+fn says_no_change(task: &str) -> bool {
+    let lower = task.to_lowercase();
+    NO_CHANGE.iter().any(|phrase| {
+        lower.match_indices(phrase).any(|(at, _)| {
+            if !phrase.is_ascii() {
+                return true;
+            }
+            let before = &lower[..at];
+            let clause = before
+                .rsplit(['.', ',', ';', ':', '!', '?', '(', ')', '\n', '—'])
+                .next()
+                .unwrap_or("");
+            clause
+                .split_whitespace()
+                .all(|w| CLAUSE_OPENERS.contains(&w))
+        })
+    })
 }
 
 /// Whether `word` is a change verb or one of its inflections (`fixes`, `renamed`, `adding`).
@@ -196,6 +221,25 @@ fn is_change_word(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_no_change_phrase_inside_what_is_asked_is_not_a_refusal() {
+        for task in [
+            "Give `formatList` a second parameter for the word before the last item (default \"and\", so other callers don't change), and make the sizes part of `describeFilters` use \"or\".",
+            "Refactor `parse` without changing its behaviour.",
+        ] {
+            assert!(asks_for_change(task), "{task}");
+            assert!(!only_asks(task), "{task}");
+        }
+        for task in [
+            "Explain the retry loop. Please don't change anything.",
+            "How does the cache expire? No code changes.",
+            "Look at src/app.py and, please, do not modify it: which function parses the flags?",
+        ] {
+            assert!(!asks_for_change(task), "{task}");
+            assert!(only_asks(task), "{task}");
+        }
+    }
 
     #[test]
     fn requests_for_changes() {
