@@ -128,13 +128,7 @@ impl TurnRun<'_> {
         if !self.state.compact || !self.state.asks_for_change {
             return;
         }
-        let focused: Vec<String> = self
-            .context
-            .focused
-            .iter()
-            .map(|f| f.path().to_owned())
-            .collect();
-        let files = whole_files(&response.text, &self.config.root, &focused);
+        let files = whole_files(&response.text, &self.config.root, &self.focused_paths());
         let Some(first) = files.first() else {
             self.recover_definitions(response);
             return;
@@ -164,15 +158,18 @@ impl TurnRun<'_> {
         );
     }
 
-    /// The definitions the answer gives whole, as `replace_in_file` calls (one per file).
-    fn recover_definitions(&mut self, response: &mut AssembledResponse) {
-        let focused: Vec<String> = self
-            .context
+    /// The paths of the files now focused.
+    fn focused_paths(&self) -> Vec<String> {
+        self.context
             .focused
             .iter()
             .map(|f| f.path().to_owned())
-            .collect();
-        let edits = definition_edits(&response.text, &self.config.root, &focused);
+            .collect()
+    }
+
+    /// The definitions the answer gives whole, as `replace_in_file` calls (one per file).
+    fn recover_definitions(&mut self, response: &mut AssembledResponse) {
+        let edits = definition_edits(&response.text, &self.config.root, &self.focused_paths());
         if edits.is_empty() {
             return;
         }
