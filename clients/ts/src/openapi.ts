@@ -1472,7 +1472,7 @@ export interface operations {
     sessionEvents: {
         parameters: {
             query?: {
-                /** @description Only events with a greater seq. */
+                /** @description Only events with a greater seq (seqs are signed 64-bit in every store). */
                 after?: number;
                 /** @description Page size (default 100, max 1000). */
                 limit?: number;
@@ -2356,7 +2356,7 @@ export interface operations {
     sessionWebSocket: {
         parameters: {
             query?: {
-                /** @description Only events with a greater seq. */
+                /** @description Only events with a greater seq (seqs are signed 64-bit in every store). */
                 after?: number;
                 /** @description Stream token. */
                 token?: string;
