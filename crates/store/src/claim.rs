@@ -10,6 +10,8 @@
 //! refuses them with [`StoreError::Fenced`](crate::StoreError::Fenced) once the epoch has moved
 //! on — a stalled process that wakes up after another took its session over writes nothing.
 
+use std::sync::{Arc, Mutex};
+
 use serde_json::Value;
 
 use crate::session::SessionStatus;
@@ -25,6 +27,36 @@ pub struct WriterClaim {
     /// The fencing token: it grows with every claim taken from another process or after a
     /// release.
     pub epoch: i64,
+}
+
+/// The claim an [`EventWriter`](crate::EventWriter) quotes, set and cleared while it runs: a
+/// process takes the claim when work on the session begins and gives it up when the work ends,
+/// keeping its writer (and the seq it continues) in between. While it is empty the writer
+/// stores nothing ([`StoreError::Unclaimed`](crate::StoreError::Unclaimed)). Cheap to clone;
+/// clones share the claim.
+#[derive(Debug, Clone, Default)]
+pub struct SharedClaim(Arc<Mutex<Option<WriterClaim>>>);
+
+impl SharedClaim {
+    /// A cell holding `claim`.
+    pub fn new(claim: Option<WriterClaim>) -> Self {
+        Self(Arc::new(Mutex::new(claim)))
+    }
+
+    /// The claim now held, if any.
+    pub fn get(&self) -> Option<WriterClaim> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Holds `claim` from now on.
+    pub fn set(&self, claim: WriterClaim) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(claim);
+    }
+
+    /// Empties the cell; returns the claim it held.
+    pub fn take(&self) -> Option<WriterClaim> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
 }
 
 /// How a turn ends, written under a [`WriterClaim`] by

@@ -158,6 +158,12 @@ pub enum StoreError {
         /// Who holds the session now, if anyone.
         holder: Option<String>,
     },
+    /// The writer quotes a claim cell that is empty: the process gave the session up.
+    #[error("nothing is written to session `{session_id}`: this process holds no writer claim on it")]
+    Unclaimed {
+        /// The session.
+        session_id: String,
+    },
     /// The event writer has shut down and accepts no more events.
     #[error("the event writer is closed")]
     WriterClosed,
@@ -218,9 +224,10 @@ impl StoreError {
         matches!(self, Self::NotFound { .. })
     }
 
-    /// True for [`StoreError::Fenced`]: the writer has been superseded.
+    /// True for [`StoreError::Fenced`] and [`StoreError::Unclaimed`]: the writer may not write
+    /// the session (another process does, or this one gave it up).
     pub fn is_fenced(&self) -> bool {
-        matches!(self, Self::Fenced { .. })
+        matches!(self, Self::Fenced { .. } | Self::Unclaimed { .. })
     }
 }
 

@@ -31,7 +31,7 @@ mod turn;
 mod watch;
 mod writer;
 
-pub use claim::{FencedTurnEnd, WriterClaim};
+pub use claim::{FencedTurnEnd, SharedClaim, WriterClaim};
 pub use error::{StoreError, StoreResult};
 pub use import::{LogImportReport, LogImportRequest, import_log};
 pub use location::{DB_FILE, STATE_DIR, default_db_path, open, open_store};

@@ -154,6 +154,11 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         include_own: bool,
     ) -> StoreResult<Vec<TurnHandover>>;
 
+    /// Lets `owner`'s running turn `turn_id` go: its lease lapses now, so the next sweep of
+    /// any process takes it over ([`Store::take_over_turns`]). False when `owner` did not
+    /// hold it running.
+    async fn release_turn_lease(&self, turn_id: &str, owner: &str) -> StoreResult<bool>;
+
     /// Claims the writing of session `session_id` for `lease.owner`, for `lease.ttl` unless
     /// renewed: granted when nobody holds it, when the owner already does (same epoch) or when
     /// the holder's claim has lapsed (a new epoch). Otherwise

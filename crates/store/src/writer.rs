@@ -15,7 +15,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::claim::WriterClaim;
+use crate::claim::SharedClaim;
 use crate::error::{StoreError, StoreResult};
 use crate::store::Store;
 
@@ -35,10 +35,11 @@ pub struct WriterOptions {
     /// Where stored events go next, in order (display-only events, which are never stored, are
     /// forwarded too, in their place).
     pub forward: Option<broadcast::Sender<Arc<Event>>>,
-    /// The writer claim every append quotes ([`Store::append_fenced`]); `None` appends without
-    /// one. Once the store refuses the claim ([`StoreError::Fenced`]) nothing more is
-    /// attempted: every later event fails with the same error.
-    pub claim: Option<WriterClaim>,
+    /// The writer claim every append quotes ([`Store::append_fenced`]), as the cell holds it
+    /// when the batch is written (an empty cell stores nothing: [`StoreError::Unclaimed`]);
+    /// `None` appends without one. Once the store refuses a claim ([`StoreError::Fenced`])
+    /// nothing more is attempted under it: every later event fails with the same error.
+    pub claim: Option<SharedClaim>,
     /// Called with each failure (a refused claim included) as it happens, so the producer can
     /// stop its work and say so instead of losing events unseen.
     pub on_failure: Option<FailureHook>,
@@ -81,7 +82,7 @@ pub struct WriterReport {
     pub batches: u64,
     /// The first failures, in order.
     pub errors: Vec<StoreError>,
-    /// Whether the store refused the writer's claim (another process writes the session now).
+    /// Whether the store refused a claim of the writer (another process took the session over).
     pub fenced: bool,
 }
 
@@ -286,6 +287,8 @@ struct Worker {
     report: WriterReport,
     failed_since_flush: u64,
     first_error_since_flush: Option<String>,
+    /// The epoch of the claim the store refused, if it did.
+    fenced_epoch: Option<i64>,
 }
 
 impl Worker {
@@ -302,6 +305,7 @@ impl Worker {
             report: WriterReport::default(),
             failed_since_flush: 0,
             first_error_since_flush: None,
+            fenced_epoch: None,
         }
     }
 
@@ -360,9 +364,19 @@ impl Worker {
 
     /// Appends `events` as the options say: under the claim, if any.
     async fn append(&self, events: &[&Event]) -> StoreResult<usize> {
-        match &self.options.claim {
-            Some(claim) => self.store.append_fenced(claim, events).await,
-            None => self.store.append_batch(events).await,
+        let Some(cell) = &self.options.claim else {
+            return self.store.append_batch(events).await;
+        };
+        match cell.get() {
+            Some(claim) => self.store.append_fenced(&claim, events).await,
+            // Only display-only events may pass: nothing is stored.
+            None if events.iter().all(|e| e.kind.is_display_only()) => Ok(0),
+            None => Err(StoreError::Unclaimed {
+                session_id: events
+                    .first()
+                    .map(|e| e.session_id.clone())
+                    .unwrap_or_default(),
+            }),
         }
     }
 
@@ -389,7 +403,7 @@ impl Worker {
                 }
             }
             Err(error) if batch.len() == 1 || error.is_fenced() => {
-                self.report.fenced |= error.is_fenced();
+                self.note_fenced(&error);
                 self.fail(error, refs.len() as u64 - skipped);
             }
             Err(_) => {
@@ -410,7 +424,7 @@ impl Worker {
                             self.forward(event);
                         }
                         Err(error) => {
-                            self.report.fenced |= error.is_fenced();
+                            self.note_fenced(&error);
                             self.fail(error, 1);
                         }
                     }
@@ -420,15 +434,23 @@ impl Worker {
         batch.clear();
     }
 
-    /// Once the claim was refused: the error every later event fails with.
+    /// Once a claim was refused: the error every later event under it fails with.
     fn fenced_error(&self) -> Option<StoreError> {
-        let claim = self.options.claim.as_ref().filter(|_| self.report.fenced)?;
-        Some(StoreError::Fenced {
+        let claim = self.options.claim.as_ref()?.get()?;
+        (self.fenced_epoch == Some(claim.epoch)).then(|| StoreError::Fenced {
             session_id: claim.session_id.clone(),
             owner: claim.owner.clone(),
             epoch: claim.epoch,
             holder: None,
         })
+    }
+
+    /// Notes a refused claim, so nothing more is attempted under it.
+    fn note_fenced(&mut self, error: &StoreError) {
+        if let StoreError::Fenced { epoch, .. } = error {
+            self.report.fenced = true;
+            self.fenced_epoch = Some(*epoch);
+        }
     }
 
     fn forward(&self, event: &Arc<Event>) {

@@ -101,7 +101,7 @@ store_tests! {
         let writer = EventWriter::spawn(
             Arc::clone(&store),
             WriterOptions {
-                claim: Some(a),
+                claim: Some(keel_store::SharedClaim::new(Some(a))),
                 on_failure: Some(Arc::new(move |error: &StoreError| {
                     assert!(error.is_fenced(), "{error}");
                     counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -191,5 +191,11 @@ store_tests! {
         let renewed = store.renew_turn_leases(&lease(&owner, 60_000)).await.unwrap();
         assert_eq!(renewed, ["lapsing"]);
         assert!(store.renew_turn_leases(&lease("a", 60_000)).await.unwrap().is_empty());
+        // A draining owner lets its turn go: the next sweep takes it at once.
+        assert!(!store.release_turn_lease("alive", "x").await.unwrap());
+        assert!(store.release_turn_lease("alive", "c").await.unwrap());
+        let drained = store.take_over_turns(&lease("e", 60_000), false).await.unwrap();
+        assert_eq!(drained.len(), 1);
+        assert_eq!(drained[0].previous_owner.as_deref(), Some("c"));
     }
 }

@@ -150,6 +150,10 @@ impl<B: Backend> Store for B {
         turns::take_over(self, lease, include_own).await
     }
 
+    async fn release_turn_lease(&self, turn_id: &str, owner: &str) -> StoreResult<bool> {
+        turns::release_lease(self, turn_id, owner).await
+    }
+
     async fn claim_writer(&self, session_id: &str, lease: &TurnLease) -> StoreResult<WriterClaim> {
         writers::claim(self, session_id, lease).await
     }

@@ -43,6 +43,9 @@ const FINISH_FENCED: &str = concat!(
     turn_columns!()
 );
 
+const RELEASE_LEASE: &str = "UPDATE turns SET lease_until = $3 \
+                             WHERE id = $1 AND owner = $2 AND status = 'running' RETURNING id";
+
 const FAIL_RUNNING: &str = concat!(
     "UPDATE turns SET status = 'failed', error = $1, ended_at = $2",
     " WHERE status = 'running' RETURNING ",
@@ -270,4 +273,20 @@ pub(crate) async fn take_over<B: Backend>(
         }
     }
     Ok(taken)
+}
+
+pub(crate) async fn release_lease<B: Backend>(
+    backend: &B,
+    turn_id: &str,
+    owner: &str,
+) -> StoreResult<bool> {
+    let params = vec![
+        Param::text(turn_id),
+        Param::text(owner),
+        Param::Time(chrono::DateTime::UNIX_EPOCH),
+    ];
+    Ok(backend
+        .row(Statement::write(RELEASE_LEASE, params))
+        .await?
+        .is_some())
 }
