@@ -46,7 +46,7 @@ store_tests! {
         assert!(!store.release_writer(&a).await.unwrap());
         let b = store.claim_writer("s", &lease("b", 200)).await.unwrap();
         assert_eq!(b.epoch, 2);
-        assert_eq!(store.renew_writers(&lease("b", 200)).await.unwrap(), [b.clone()]);
+        assert_eq!(store.renew_writers(&lease("b", 200)).await.unwrap(), std::slice::from_ref(&b));
         // b stops renewing: once its claim lapses, a takes the session over.
         tokio::time::sleep(Duration::from_millis(400)).await;
         let a2 = store.claim_writer("s", &lease("a", 60_000)).await.unwrap();
@@ -137,6 +137,7 @@ store_tests! {
         let a = store.claim_writer("s", &lease("a", 100)).await.unwrap();
         tokio::time::sleep(Duration::from_millis(250)).await;
         let b = store.claim_writer("s", &lease("b", 60_000)).await.unwrap();
+        assert_eq!(store.take_over_turns(&lease("b", 60_000), false).await.unwrap().len(), 1);
         let conversation = serde_json::json!({"messages": []});
         let mut stale = end("t1");
         stale.conversation = Some(&conversation);

@@ -38,7 +38,8 @@ const FINISH: &str = concat!(
 
 const FINISH_FENCED: &str = concat!(
     "UPDATE turns SET status = $1, error = $2, ended_at = $3",
-    " WHERE id = $4 AND status = 'running' AND EXISTS (SELECT 1 FROM sessions s",
+    " WHERE id = $4 AND status = 'running' AND (owner IS NULL OR owner = $5)",
+    " AND EXISTS (SELECT 1 FROM sessions s",
     " WHERE s.id = turns.session_id AND s.writer = $5 AND s.writer_epoch = $6) RETURNING ",
     turn_columns!()
 );
