@@ -14,6 +14,7 @@ mod checkpoints;
 mod logging;
 mod mcp;
 mod postgres;
+mod handover;
 mod recovery;
 mod streams;
 mod wire_formats;
