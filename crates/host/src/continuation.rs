@@ -63,10 +63,7 @@ impl CommittedTurn {
         let mut after = 0;
         loop {
             let page = store
-                .read_events(
-                    &turn.session_id,
-                    EventRange::after(after).with_limit(PAGE),
-                )
+                .read_events(&turn.session_id, EventRange::after(after).with_limit(PAGE))
                 .await?;
             let Some(last) = page.last().map(|e| e.seq) else {
                 break;
@@ -152,8 +149,7 @@ impl CommittedTurn {
                 }
                 EventKind::RunToolEnd(end) => {
                     committed.attach_calls(&calls);
-                    if let Some(index) = calls.iter().position(|(call, _)| call.id == end.call_id)
-                    {
+                    if let Some(index) = calls.iter().position(|(call, _)| call.id == end.call_id) {
                         let (call, _) = calls.remove(index);
                         committed.messages.push(Message::Tool(ToolMessage {
                             tool_call_id: call.id,
@@ -362,7 +358,10 @@ mod tests {
             seq.stamp(t, end("c1")),
             seq.stamp(
                 t,
-                answer(vec![call("c2", "write_to_file"), call("c3", "write_to_file")]),
+                answer(vec![
+                    call("c2", "write_to_file"),
+                    call("c3", "write_to_file"),
+                ]),
             ),
             seq.stamp(t, start("c2")),
         ];
@@ -385,7 +384,10 @@ mod tests {
             .collect();
         assert_eq!(roles, ["user", "assistant", "tool", "assistant", "tool"]);
         assert_eq!(conversation.messages()[2].content(), "wrote c1");
-        assert_eq!(conversation.messages()[4].content(), INTERRUPTED_CALL_RESULT);
+        assert_eq!(
+            conversation.messages()[4].content(),
+            INTERRUPTED_CALL_RESULT
+        );
         // c3 never began: it runs when the turn goes on.
         let pending: Vec<&str> = conversation
             .pending_calls()

@@ -605,12 +605,14 @@ fn provider_settings(
             })?,
     };
     let tool_profile = match file.tool_profile {
-        Some(text) => text.parse().map_err(|e: keel_engine::agent::UnknownToolProfile| {
-            ConfigError::Invalid {
-                what: "tool_profile",
-                message: e.to_string(),
-            }
-        })?,
+        Some(text) => text
+            .parse()
+            .map_err(
+                |e: keel_engine::agent::UnknownToolProfile| ConfigError::Invalid {
+                    what: "tool_profile",
+                    message: e.to_string(),
+                },
+            )?,
         None => keel_engine::agent::ToolProfile::default(),
     };
     let base_url = args.base_url.clone().or(file.base_url);

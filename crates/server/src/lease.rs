@@ -76,7 +76,11 @@ async fn renew(state: &Arc<AppState>) {
         Ok(lost) => {
             for (session, turn_id) in running {
                 if lost.contains(&turn_id) {
-                    tracing::warn!(session_id = session.id, turn_id, "the turn's lease was taken over: stopping it here");
+                    tracing::warn!(
+                        session_id = session.id,
+                        turn_id,
+                        "the turn's lease was taken over: stopping it here"
+                    );
                     session.hand_over(state).await;
                 }
             }

@@ -23,8 +23,7 @@ use keel_host::{
 };
 use keel_mcp::McpManager;
 use keel_store::{
-    NewTurn, SharedClaim, StoreError, StoreResult, Turn, TurnHandover, WriterClaim,
-    WriterOptions,
+    NewTurn, SharedClaim, StoreError, StoreResult, Turn, TurnHandover, WriterClaim, WriterOptions,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -428,7 +427,11 @@ impl LiveSession {
         if let Some(current) = producer.as_ref()
             && current.claim.get().as_ref() == Some(claim)
         {
-            tracing::warn!(session_id = self.id, epoch = claim.epoch, "the session's writer claim was taken over: stopping the work here");
+            tracing::warn!(
+                session_id = self.id,
+                epoch = claim.epoch,
+                "the session's writer claim was taken over: stopping the work here"
+            );
             current.claim.take();
             let mut fault = current.fault.lock().unwrap_or_else(|p| p.into_inner());
             fault.get_or_insert(WriteFault {
@@ -585,7 +588,11 @@ impl LiveSession {
         committed: Option<SavedConversation>,
     ) {
         if self.handed_over() {
-            tracing::info!(session_id = self.id, turn_id, "turn handed over to another instance");
+            tracing::info!(
+                session_id = self.id,
+                turn_id,
+                "turn handed over to another instance"
+            );
             return;
         }
         let (mut end, mut saved) = match driven {
@@ -617,7 +624,12 @@ impl LiveSession {
         self.flush().await;
         match produced.fault() {
             Some(fault) if fault.fenced => {
-                tracing::warn!(session_id = self.id, turn_id, reason = fault.message, "the session was taken over by another instance: this instance records nothing more of the turn");
+                tracing::warn!(
+                    session_id = self.id,
+                    turn_id,
+                    reason = fault.message,
+                    "the session was taken over by another instance: this instance records nothing more of the turn"
+                );
                 return;
             }
             Some(fault) => {
@@ -631,7 +643,11 @@ impl LiveSession {
             None => {}
         }
         let Some(claim) = produced.claim.get() else {
-            tracing::warn!(session_id = self.id, turn_id, "the turn's end is not recorded: this instance gave the session's writer claim up");
+            tracing::warn!(
+                session_id = self.id,
+                turn_id,
+                "the turn's end is not recorded: this instance gave the session's writer claim up"
+            );
             return;
         };
         if let Err(error) = finish_turn_fenced(
@@ -874,12 +890,13 @@ impl LiveSession {
         emitter: Emitter,
         conversation: Option<SavedConversation>,
     ) -> ApiResult<AgentSession> {
-        let mut opened = open_session(state.store.as_ref(), &self.id)
-            .await
-            .map_err(|e| match e {
-                HostError::Store(e) => ApiError::from(e),
-                other => ApiError::unprocessable(other.to_string()),
-            })?;
+        let mut opened =
+            open_session(state.store.as_ref(), &self.id)
+                .await
+                .map_err(|e| match e {
+                    HostError::Store(e) => ApiError::from(e),
+                    other => ApiError::unprocessable(other.to_string()),
+                })?;
         if conversation.is_some() {
             opened.saved = conversation;
         }
@@ -1050,7 +1067,12 @@ impl LiveSession {
             watch.abort();
             live.flush().await;
             if let Some(fault) = produced.fault() {
-                tracing::warn!(session_id = live.id, run_id = id, reason = fault.message, "the file run's events were not all stored");
+                tracing::warn!(
+                    session_id = live.id,
+                    run_id = id,
+                    reason = fault.message,
+                    "the file run's events were not all stored"
+                );
             }
             live.touch();
             live.file_runs

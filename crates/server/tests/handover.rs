@@ -63,10 +63,31 @@ fn start(
     let data = tempfile::tempdir().unwrap().keep();
     let mut child = Command::new(env!("CARGO_BIN_EXE_keel-server"))
         .args(extra)
-        .args(["--addr", "127.0.0.1:0", "--token", TOKEN, "--repo-map", "false"])
+        .args([
+            "--addr",
+            "127.0.0.1:0",
+            "--token",
+            TOKEN,
+            "--repo-map",
+            "false",
+        ])
         .args(["--instance-id", id, "--turn-lease-secs", "1"])
-        .args(["--sandbox", "off", "--approval", "never", "--max-iterations", "10"])
-        .args(["--provider", "openai", "--model", "mock", "--base-url", model])
+        .args([
+            "--sandbox",
+            "off",
+            "--approval",
+            "never",
+            "--max-iterations",
+            "10",
+        ])
+        .args([
+            "--provider",
+            "openai",
+            "--model",
+            "mock",
+            "--base-url",
+            model,
+        ])
         .arg("--database-url")
         .arg(database.url())
         .arg("--data-dir")
@@ -196,14 +217,21 @@ async fn wait_turn(base: &str, session: &str, turn_id: &str, within: Duration) -
         {
             return turn.clone();
         }
-        assert!(started.elapsed() < within, "turn {turn_id} did not end: {turns}");
+        assert!(
+            started.elapsed() < within,
+            "turn {turn_id} did not end: {turns}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 
 fn assert_gap_free(events: &[Value]) {
     let seqs: Vec<u64> = events.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
-    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>(), "gap in seq");
+    assert_eq!(
+        seqs,
+        (1..=seqs.len() as u64).collect::<Vec<_>>(),
+        "gap in seq"
+    );
 }
 
 fn of_turn<'a>(events: &'a [Value], turn_id: &str, kind: &str) -> Vec<&'a Value> {
@@ -220,7 +248,10 @@ fn messages(body: &Value) -> Vec<Value> {
 
 /// How many tool results the request carries.
 fn tool_results(body: &Value) -> usize {
-    messages(body).iter().filter(|m| m["role"] == "tool").count()
+    messages(body)
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .count()
 }
 
 /// Whether the request's latest user message (the turn's task) mentions `word`.
@@ -313,7 +344,8 @@ fn assert_continued_tally(pair: &Pair, all: &[Value], turn_id: &str, by: &str, f
     assert_eq!(notices.len(), 1, "{notices:?}");
     let message = notices[0]["payload"]["message"].as_str().unwrap();
     assert!(
-        message.contains(&format!("instance `{by}`")) && message.contains(&format!("instance `{from}`")),
+        message.contains(&format!("instance `{by}`"))
+            && message.contains(&format!("instance `{from}`")),
         "{message}"
     );
     let ends = of_turn(all, turn_id, "agent.end");
@@ -324,7 +356,11 @@ fn assert_continued_tally(pair: &Pair, all: &[Value], turn_id: &str, by: &str, f
         .map(|e| e["payload"]["call_id"].as_str().unwrap())
         .collect();
     assert_eq!(starts, ["call_a", "call_sleep", "call_b"]);
-    assert_eq!(pair.tally(), "a\nb\n", "a tool call ran twice, or not at all");
+    assert_eq!(
+        pair.tally(),
+        "a\nb\n",
+        "a tool call ran twice, or not at all"
+    );
     // The continuation's request: the committed result, and the running call interrupted.
     let requests = pair.model.requests();
     let continued = requests
@@ -336,12 +372,12 @@ fn assert_continued_tally(pair: &Pair, all: &[Value], turn_id: &str, by: &str, f
         .filter(|m| m["role"] == "tool")
         .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
         .collect();
-    assert!(
-        results[1].contains(INTERRUPTED_CALL_RESULT),
-        "{results:?}"
-    );
+    assert!(results[1].contains(INTERRUPTED_CALL_RESULT), "{results:?}");
     assert_eq!(
-        requests.iter().filter(|r| tool_results(&r.body) == 0).count(),
+        requests
+            .iter()
+            .filter(|r| tool_results(&r.body) == 0)
+            .count(),
         1,
         "the turn's first answer was asked for again"
     );
@@ -363,10 +399,17 @@ async fn kill_dash_nine_mid_turn_the_other_instance_completes_it() {
     let killed = Instant::now();
     let ended = wait_turn(&b.base, &id, &turn, Duration::from_secs(20)).await;
     assert_eq!(ended["status"], "completed", "{ended}");
-    assert!(killed.elapsed() < Duration::from_secs(8), "{:?}", killed.elapsed());
+    assert!(
+        killed.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        killed.elapsed()
+    );
     let all = events(&b.base, &id).await;
     assert_continued_tally(&pair, &all, &turn, "b", "a");
-    assert_eq!(get(&b.base, &format!("/v1/sessions/{id}")).await["status"], "completed");
+    assert_eq!(
+        get(&b.base, &format!("/v1/sessions/{id}")).await["status"],
+        "completed"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -386,7 +429,10 @@ async fn sigterm_drains_and_the_turn_goes_on_elsewhere() {
         if let Some(status) = a.child.try_wait().unwrap() {
             break status;
         }
-        assert!(signalled.elapsed() < Duration::from_secs(6), "A did not exit");
+        assert!(
+            signalled.elapsed() < Duration::from_secs(6),
+            "A did not exit"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert!(status.success(), "{status}");
@@ -458,7 +504,11 @@ async fn a_file_run_on_the_instance_not_writing_the_session_is_refused_naming_it
     let Some(pair) = pair(tally_model).await else {
         return;
     };
-    std::fs::write(pair.workspace.path().join("hello.sh"), "echo hello from the file\n").unwrap();
+    std::fs::write(
+        pair.workspace.path().join("hello.sh"),
+        "echo hello from the file\n",
+    )
+    .unwrap();
     let a = pair.start("a", &[]);
     let b = pair.start("b", &[]);
     let id = create_session(&a.base, pair.workspace.path()).await;
@@ -492,9 +542,8 @@ async fn a_file_run_on_the_instance_not_writing_the_session_is_refused_naming_it
     })
     .await;
     assert!(
-        all.iter()
-            .any(|e| e["type"] == "exec.file.stdout"
-                && e["payload"].to_string().contains("hello from the file")),
+        all.iter().any(|e| e["type"] == "exec.file.stdout"
+            && e["payload"].to_string().contains("hello from the file")),
         "no output stored"
     );
     let (status, _) = post(&b.base, &format!("/v1/sessions/{id}/cancel"), json!({})).await;
@@ -553,7 +602,10 @@ async fn a_turn_that_cannot_go_on_ends_failed_with_its_work_kept() {
     let errors = of_turn(&all, &turn, "system.error");
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0]["payload"]["error_type"], "interrupted");
-    assert_eq!(get(&b.base, &format!("/v1/sessions/{id}")).await["status"], "failed");
+    assert_eq!(
+        get(&b.base, &format!("/v1/sessions/{id}")).await["status"],
+        "failed"
+    );
     // The next turn's prompt holds the interrupted turn's work: its task, its committed call
     // and result.
     let next = start_turn(&b.base, &id, "what happened?").await;
@@ -565,8 +617,9 @@ async fn a_turn_that_cannot_go_on_ends_failed_with_its_work_kept() {
     assert!(prompt.contains("plan it"), "{prompt}");
     assert!(prompt.contains("echo a >> tally.txt"), "{prompt}");
     assert!(
-        messages(&last.body).iter().any(|m| m["role"] == "tool"
-            && m["tool_call_id"] == "call_a"),
+        messages(&last.body)
+            .iter()
+            .any(|m| m["role"] == "tool" && m["tool_call_id"] == "call_a"),
         "{prompt}"
     );
     assert_eq!(pair.tally(), "a\n");
@@ -634,4 +687,83 @@ async fn a_stream_client_is_caught_up_after_each_instances_work() {
     follower.abort();
     let seqs = received.lock().unwrap().clone();
     assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
+}
+
+/// A model that runs `sleep 2` first in each turn, then answers in a slow stream.
+fn working_model(_: usize, body: &Value) -> Reply {
+    let last = messages(body).last().cloned().unwrap_or_default();
+    if last["role"] == "user" {
+        return tool_call_answer(
+            "call_work",
+            "execute_command",
+            &json!({"command": "sleep 2", "requires_approval": false}).to_string(),
+        );
+    }
+    slow_answer(30, Duration::from_millis(10))
+}
+
+/// Every instance restarted in turn while a long session runs: each restart drains the
+/// instance running the turn, the other continues it; no turn fails, no event is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rolling_restart_loses_no_event_and_fails_no_turn() {
+    let Some(pair) = pair(working_model).await else {
+        return;
+    };
+    let flags = ["--drain-secs", "5"];
+    let mut instances = [pair.start("a", &flags), pair.start("b", &flags)];
+    let id = create_session(&instances[0].base, pair.workspace.path()).await;
+    let mut turns = Vec::new();
+    for round in 0..4 {
+        let (runs, other) = (round % 2, 1 - round % 2);
+        let turn = start_turn(&instances[runs].base, &id, &format!("round {round}")).await;
+        wait_events(
+            &instances[other].base,
+            &id,
+            Duration::from_secs(20),
+            |all| !of_turn(all, &turn, "run.tool.start").is_empty(),
+        )
+        .await;
+        // Restart the instance running the turn: SIGTERM, wait for it to exit, start it again.
+        let name = if runs == 0 { "a" } else { "b" };
+        instances[runs].signal(nix::sys::signal::Signal::SIGTERM);
+        let signalled = Instant::now();
+        while instances[runs].child.try_wait().unwrap().is_none() {
+            assert!(
+                signalled.elapsed() < Duration::from_secs(7),
+                "{name} did not exit"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        instances[runs] = pair.start(name, &flags);
+        let ended = wait_turn(&instances[other].base, &id, &turn, Duration::from_secs(30)).await;
+        assert_eq!(ended["status"], "completed", "round {round}: {ended}");
+        turns.push(turn);
+    }
+    // One more turn on each restarted instance.
+    for instance in &instances {
+        let turn = start_turn(&instance.base, &id, "after the restarts").await;
+        let ended = wait_turn(&instance.base, &id, &turn, Duration::from_secs(30)).await;
+        assert_eq!(ended["status"], "completed", "{ended}");
+        turns.push(turn);
+    }
+    let all = events(&instances[0].base, &id).await;
+    assert_gap_free(&all);
+    for turn in &turns {
+        let ends = of_turn(&all, turn, "agent.end");
+        assert_eq!(ends.len(), 1, "{turn}: {ends:?}");
+        assert_eq!(ends[0]["payload"]["status"], "completed");
+    }
+    assert!(
+        !all.iter().any(|e| e["type"] == "system.error"),
+        "an error was recorded"
+    );
+    let listed = get(&instances[1].base, &format!("/v1/sessions/{id}/turns")).await;
+    assert!(
+        listed["turns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["status"] == "completed"),
+        "{listed}"
+    );
 }

@@ -182,7 +182,9 @@ async fn a_new_turn_completes(client: &reqwest::Client, base: &str, id: &str) {
 /// Writes a script of `n` plain answers into `dir`; returns its path.
 fn answers(dir: &Path, n: usize) -> String {
     let turns: Vec<Value> = (0..n)
-        .map(|i| json!({"text": format!("Answer {i}: nothing to change."), "finish_reason": "stop"}))
+        .map(
+            |i| json!({"text": format!("Answer {i}: nothing to change."), "finish_reason": "stop"}),
+        )
         .collect();
     let path = dir.join("answers.json");
     std::fs::write(&path, json!({"turns": turns}).to_string()).unwrap();
@@ -197,7 +199,8 @@ fn assert_continued(events: &[Value], turn_id: &str, by: &str, from: &str) {
         .expect("no continuation notice");
     let message = notice["payload"]["message"].as_str().unwrap();
     assert!(
-        message.contains(&format!("instance `{by}`")) && message.contains(&format!("instance `{from}`")),
+        message.contains(&format!("instance `{by}`"))
+            && message.contains(&format!("instance `{from}`")),
         "{message}"
     );
     let ends: Vec<&Value> = events

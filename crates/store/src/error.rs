@@ -159,7 +159,9 @@ pub enum StoreError {
         holder: Option<String>,
     },
     /// The writer quotes a claim cell that is empty: the process gave the session up.
-    #[error("nothing is written to session `{session_id}`: this process holds no writer claim on it")]
+    #[error(
+        "nothing is written to session `{session_id}`: this process holds no writer claim on it"
+    )]
     Unclaimed {
         /// The session.
         session_id: String,

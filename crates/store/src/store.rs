@@ -4,10 +4,10 @@ use async_trait::async_trait;
 use keel_events::Event;
 use serde_json::Value;
 
+use crate::claim::{FencedTurnEnd, WriterClaim};
 use crate::error::StoreResult;
 use crate::range::EventRange;
 use crate::session::{NewSession, Session, SessionFilter, SessionStatus, SessionUpdate};
-use crate::claim::{FencedTurnEnd, WriterClaim};
 use crate::turn::{NewTurn, Turn, TurnHandover, TurnLease, TurnOutcome, TurnStart};
 use crate::watch::{AppendWatch, ControlMessage};
 

@@ -18,5 +18,5 @@ mod sessions;
 mod turns;
 mod usage;
 mod watch;
-mod writers;
 mod writer;
+mod writers;

@@ -358,7 +358,10 @@ fn write_multi(out: &mut String, m: &multi::Report, (deltas, delay_ms): (usize, 
         m.instances.len(),
         m.subscribers(),
         m.turn.0,
-        m.turn.1.as_ref().map_or(String::new(), |e| format!(" ({e})")),
+        m.turn
+            .1
+            .as_ref()
+            .map_or(String::new(), |e| format!(" ({e})")),
         m.events,
         m.read_back,
         m.stored_per_sec(),

@@ -121,8 +121,7 @@ pub async fn apply(
     let live = state.live(&id);
     let report = live
         .between_turns(&state, async move {
-            let report =
-                blocking(move || Shadow::open(&root, &session_id)?.apply(&paths)).await?;
+            let report = blocking(move || Shadow::open(&root, &session_id)?.apply(&paths)).await?;
             let log: SystemLog = report.log();
             if !report.conflicts.is_empty() {
                 tracing::warn!(session = %session.id, "{}", log.message);
@@ -164,10 +163,9 @@ pub async fn discard(
             let live = state.live(&id);
             let report = live
                 .between_turns(&state, async move {
-                    let report = blocking(move || {
-                        Shadow::open(&root, &session_id)?.discard_paths(&paths)
-                    })
-                    .await?;
+                    let report =
+                        blocking(move || Shadow::open(&root, &session_id)?.discard_paths(&paths))
+                            .await?;
                     let log: SystemLog = report.log();
                     Ok((report, vec![log.into()]))
                 })

@@ -76,10 +76,8 @@ impl AgentSession {
         if self.config.shadow
             && let Err(result) = super::super::shadow::prepare(&mut self.config, &self.emitter)
         {
-            let ending = super::super::turn_state::Ending::new(
-                keel_events::AgentStatus::Failed,
-                result,
-            );
+            let ending =
+                super::super::turn_state::Ending::new(keel_events::AgentStatus::Failed, result);
             return self.close_turn(ending, &state, input);
         }
         let pending: Vec<AssembledToolCall> = self
