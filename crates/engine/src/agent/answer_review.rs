@@ -18,8 +18,8 @@
 use keel_events::{Emitter, LogLevel, SystemLog};
 
 use super::tool_loop::TurnRun;
-use super::whole_file::whole_files;
 use crate::assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall};
+use super::whole_file::whole_files;
 use crate::text_tool_calls::recover::{Recovered, recover};
 
 /// Told when the model wrote a tool's result itself.

@@ -466,12 +466,7 @@ impl AgentSession {
         let model = self.config.models.current().to_owned();
         let window = self
             .model
-            .window(
-                &model,
-                self.config.context_window,
-                &self.cancel,
-                &self.emitter,
-            )
+            .window(&model, self.config.context_window, &self.cancel, &self.emitter)
             .await;
         if !self.config.tool_profile.compact_for(window) {
             return;

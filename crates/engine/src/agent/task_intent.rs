@@ -11,98 +11,24 @@
 
 /// Verbs (and their inflections' stems) that ask for a change.
 const CHANGE_WORDS: &[&str] = &[
-    "fix",
-    "add",
-    "implement",
-    "change",
-    "update",
-    "rename",
-    "move",
-    "refactor",
-    "remove",
-    "delete",
-    "create",
-    "write",
-    "make",
-    "replace",
-    "convert",
-    "support",
-    "handle",
-    "edit",
-    "modify",
-    "bump",
-    "extract",
-    "split",
-    "merge",
-    "introduce",
-    "correct",
-    "resolve",
-    "migrate",
-    "port",
-    "optimize",
-    "optimise",
-    "clean",
-    "rewrite",
-    "append",
-    "insert",
-    "set",
-    "use",
-    "adjust",
-    "repair",
-    "patch",
-    "rework",
-    "restructure",
-    "reorganize",
-    "reorganise",
-    "drop",
-    "raise",
-    "return",
-    "accept",
-    "allow",
-    "validate",
+    "fix", "add", "implement", "change", "update", "rename", "move", "refactor", "remove",
+    "delete", "create", "write", "make", "replace", "convert", "support", "handle", "edit",
+    "modify", "bump", "extract", "split", "merge", "introduce", "correct", "resolve", "migrate",
+    "port", "optimize", "optimise", "clean", "rewrite", "append", "insert", "set", "use",
+    "adjust", "repair", "patch", "rework", "restructure", "reorganize", "reorganise", "drop",
+    "raise", "return", "accept", "allow", "validate",
 ];
 
 /// Chinese words that ask for a change.
 const CHANGE_WORDS_ZH: &[&str] = &[
-    "修复",
-    "修改",
-    "添加",
-    "增加",
-    "实现",
-    "重命名",
-    "移动",
-    "删除",
-    "创建",
-    "更新",
-    "重构",
-    "替换",
-    "编写",
-    "改为",
-    "改成",
-    "支持",
+    "修复", "修改", "添加", "增加", "实现", "重命名", "移动", "删除", "创建", "更新", "重构",
+    "替换", "编写", "改为", "改成", "支持",
 ];
 
 /// Words that open a question about the code.
 const QUESTION_OPENERS: &[&str] = &[
-    "what",
-    "where",
-    "which",
-    "who",
-    "why",
-    "how",
-    "when",
-    "explain",
-    "describe",
-    "is",
-    "are",
-    "does",
-    "do",
-    "list",
-    "show",
-    "tell",
-    "summarize",
-    "summarise",
-    "find",
+    "what", "where", "which", "who", "why", "how", "when", "explain", "describe", "is", "are",
+    "does", "do", "list", "show", "tell", "summarize", "summarise", "find",
 ];
 
 /// Phrases that say no change is wanted.
@@ -134,8 +60,8 @@ pub(crate) fn asks_for_change(task: &str) -> bool {
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    let change =
-        words.iter().any(|w| is_change_word(w)) || CHANGE_WORDS_ZH.iter().any(|w| task.contains(w));
+    let change = words.iter().any(|w| is_change_word(w))
+        || CHANGE_WORDS_ZH.iter().any(|w| task.contains(w));
     if !change {
         return false;
     }
@@ -145,9 +71,7 @@ pub(crate) fn asks_for_change(task: &str) -> bool {
     }
     let opens_with_change = words.first().is_some_and(|w| is_change_word(w));
     let asks_a_question = task.contains('?')
-        && words
-            .iter()
-            .any(|w| QUESTION_OPENERS[..6].contains(&w.as_str()));
+        && words.iter().any(|w| QUESTION_OPENERS[..6].contains(&w.as_str()));
     if asks_a_question && !opens_with_change {
         return false;
     }

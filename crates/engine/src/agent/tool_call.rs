@@ -267,10 +267,9 @@ impl Toolbox {
             .filter(|f| match f["function"]["name"].as_str() {
                 Some(CREATE_PLAN) => offer.planning,
                 Some(PLAN_MODE_RESPOND) => offer.respond,
-                Some(name) => self
-                    .tools
-                    .get(name)
-                    .is_none_or(|tool| tool.usable() && (offer.native || !tool.native_only())),
+                Some(name) => self.tools.get(name).is_none_or(|tool| {
+                    tool.usable() && (offer.native || !tool.native_only())
+                }),
                 None => true,
             })
             .collect()

@@ -18,9 +18,7 @@ use std::path::Path;
 use keel_context::prompt::language_of;
 
 /// Fence languages that are never a file's content.
-const NOT_CONTENT: &[&str] = &[
-    "bash", "sh", "shell", "console", "text", "diff", "output", "json",
-];
+const NOT_CONTENT: &[&str] = &["bash", "sh", "shell", "console", "text", "diff", "output", "json"];
 
 /// A file the answer gives whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -173,11 +171,7 @@ fn json_escaped(body: &str) -> bool {
 
 /// Whether a block in `info` can be the content of `path`.
 fn language_fits(info: &str, path: &str) -> bool {
-    let info = info
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase();
+    let info = info.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
     let language = language_of(path);
     if info.is_empty() || info == language {
         return true;
@@ -254,14 +248,12 @@ mod tests {
     #[test]
     fn a_new_file_only_when_the_line_is_its_path() {
         let dir = project();
-        let new =
-            "calc/median.py\n```python\ndef median(v):\n    return sorted(v)[len(v) // 2]\n```";
+        let new = "calc/median.py\n```python\ndef median(v):\n    return sorted(v)[len(v) // 2]\n```";
         assert_eq!(whole_files(new, dir.path())[0].path, "calc/median.py");
         let prose = "You could add calc/median.py like this:\n```python\ndef median(v): ...\n```";
         assert!(whole_files(prose, dir.path()).is_empty());
         // A file name only one workspace file has is that file.
-        let short =
-            "Here's the updated `stats.py` file:\n```python\ndef mean(v):\n    return 0\n```";
+        let short = "Here's the updated `stats.py` file:\n```python\ndef mean(v):\n    return 0\n```";
         assert_eq!(whole_files(short, dir.path())[0].path, "calc/stats.py");
     }
 
@@ -270,10 +262,7 @@ mod tests {
         let dir = project();
         let cut = serde_json::json!({"path": "calc/long.py", "content": "x1 = 2\n"});
         let refusal = cuts_most_of(dir.path(), &cut).unwrap();
-        assert!(
-            refusal.contains("1 lines where `calc/long.py` has 40"),
-            "{refusal}"
-        );
+        assert!(refusal.contains("1 lines where `calc/long.py` has 40"), "{refusal}");
         for fine in [
             serde_json::json!({"path": "calc/stats.py", "content": "x = 1\n"}),
             serde_json::json!({"path": "calc/new.py", "content": "x = 1\n"}),

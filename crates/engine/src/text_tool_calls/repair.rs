@@ -22,9 +22,7 @@ pub fn parse_values(text: &str) -> Result<(Vec<Value>, bool), String> {
             if repaired == text {
                 return Err(error);
             }
-            values_of(&repaired)
-                .map(|values| (values, true))
-                .map_err(|_| error)
+            values_of(&repaired).map(|values| (values, true)).map_err(|_| error)
         }
     }
 }
@@ -57,7 +55,8 @@ pub fn repair(text: &str) -> String {
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
-        if (c == '"' || c == '\'') && chars.get(i + 1) == Some(&c) && chars.get(i + 2) == Some(&c) {
+        if (c == '"' || c == '\'') && chars.get(i + 1) == Some(&c) && chars.get(i + 2) == Some(&c)
+        {
             match triple_quoted(&chars, i, c) {
                 Some((body, end)) => {
                     push_json_string(&mut out, &body);
@@ -197,10 +196,9 @@ mod tests {
 
     #[test]
     fn raw_newlines_single_quotes_trailing_commas_and_python_literals() {
-        let (values, repaired) = parse_values(
-            "{'path': 'a.py', 'content': \"line 1\nline\t2\", 'ok': True, 'x': None,}",
-        )
-        .unwrap();
+        let (values, repaired) =
+            parse_values("{'path': 'a.py', 'content': \"line 1\nline\t2\", 'ok': True, 'x': None,}")
+                .unwrap();
         assert!(repaired);
         assert_eq!(
             values[0],
