@@ -1472,7 +1472,7 @@ export interface operations {
     sessionEvents: {
         parameters: {
             query?: {
-                /** @description Only events with a greater seq. */
+                /** @description Only events with a greater seq (seqs are signed 64-bit in every store). */
                 after?: number;
                 /** @description Page size (default 100, max 1000). */
                 limit?: number;
@@ -1577,6 +1577,15 @@ export interface operations {
             };
             /** @description Unknown session, or no such file in its root */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `conflict`: another server instance writes the session (it is named) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1875,7 +1884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `turn_running`: a turn runs in the session; nothing changed */
+            /** @description `turn_running`: a turn runs in the session, or `conflict`: another server instance writes it; nothing changed */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2120,7 +2129,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `turn_running`, or `conflict`: nothing staged, or the shadow workspace is damaged */
+            /** @description `turn_running`, or `conflict`: nothing staged, the shadow workspace is damaged, or another instance writes the session */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2202,7 +2211,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `turn_running`: a turn works in the shadow workspace; or, with `paths`, the shadow workspace is damaged (discard it all) */
+            /** @description `turn_running`: a turn works in the shadow workspace; or, with `paths`, the shadow workspace is damaged (discard it all), or another instance writes the session */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2333,7 +2342,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `turn_running`, or `conflict`: the request id was used for another input */
+            /** @description `turn_running`, or `conflict`: the request id was used for another input, or another instance writes the session */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2351,12 +2360,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `unavailable`: this instance is draining; start the turn on another */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     sessionWebSocket: {
         parameters: {
             query?: {
-                /** @description Only events with a greater seq. */
+                /** @description Only events with a greater seq (seqs are signed 64-bit in every store). */
                 after?: number;
                 /** @description Stream token. */
                 token?: string;
