@@ -39,7 +39,9 @@ pub fn run(args: &[String]) -> anyhow::Result<ExitCode> {
                 "{URL_VAR} must be set under CI=true (.ci/run starts the model with ../shared/realmodel/setup.sh): the real-model step may not be skipped"
             );
         }
-        println!("real model: {URL_VAR} is not set; skipped (start one with ../shared/realmodel/setup.sh)");
+        println!(
+            "real model: {URL_VAR} is not set; skipped (start one with ../shared/realmodel/setup.sh)"
+        );
         return Ok(ExitCode::SUCCESS);
     };
     let model = std::env::var(MODEL_VAR).unwrap_or_else(|_| DEFAULT_MODEL.to_owned());

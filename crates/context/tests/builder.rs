@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use keel_context::{
-    Budget, ChatMessage, Conversation, EvictionLimits, ExtractiveSummarizer, FallbackSummarizer, FitStep,
-    FocusedFiles, PromptBuilder, PromptSources, RetentionPolicy, Role, SummarizeError, Summarizer,
-    SummarizerKind, Summary, SummaryRequest, TokenCounter, ToolCallRequest,
+    Budget, ChatMessage, Conversation, EvictionLimits, ExtractiveSummarizer, FallbackSummarizer,
+    FitStep, FocusedFiles, PromptBuilder, PromptSources, RetentionPolicy, Role, SummarizeError,
+    Summarizer, SummarizerKind, Summary, SummaryRequest, TokenCounter, ToolCallRequest,
 };
 use support::{Call, Session, python_source};
 

@@ -38,8 +38,7 @@ pub use openai::{OpenAiConfig, OpenAiProvider};
 pub use pricing::{ModelPrice, Pricing};
 pub use provider::{
     ChatRequest, DEFAULT_TEMPERATURE, ItemStream, Provider, ReportedWindow, Sampling,
-    SamplingError, StreamItem,
-    ToolCallDelta,
+    SamplingError, StreamItem, ToolCallDelta,
 };
 pub use provider_spec::{DEFAULT_OPENAI_MODEL, ProviderSpec, ProviderSpecError, SCRIPTED_MODEL};
 pub use retry::{RetryPolicy, StreamObserver, complete_with_retry};

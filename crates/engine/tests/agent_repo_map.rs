@@ -105,10 +105,12 @@ async fn each_turn_builds_the_map_into_the_turns_context() {
     );
 
     let context = turn_context(&requests[0]);
-    assert!(!requests[0].body["messages"][0]["content"]
-        .as_str()
-        .unwrap()
-        .contains("## Repository map"));
+    assert!(
+        !requests[0].body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("## Repository map")
+    );
     let map = context
         .split("## Repository map")
         .nth(1)

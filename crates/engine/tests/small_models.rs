@@ -42,7 +42,12 @@ async fn turn(
     let ws = sample_project();
     let server = MockServer::sequence(replies).await;
     let provider = Arc::new(
-        OpenAiProvider::new(OpenAiConfig::new(&server.base_url, "", "qwen2.5-coder-1.5b")).unwrap(),
+        OpenAiProvider::new(OpenAiConfig::new(
+            &server.base_url,
+            "",
+            "qwen2.5-coder-1.5b",
+        ))
+        .unwrap(),
     );
     let (mut session, collector) =
         session_with(ws.path(), provider, &["qwen2.5-coder-1.5b"], |c| {
@@ -106,14 +111,15 @@ async fn an_echoed_tools_block_runs_its_calls_and_an_invented_name_is_answered()
     assert_eq!(ends[0].1, ToolStatus::Success);
     assert_eq!(ends[1].0, "run_command");
     assert_eq!(ends[1].1, ToolStatus::Error);
-    assert!(ends[1].2.contains("Unknown tool `run_command`"), "{}", ends[1].2);
+    assert!(
+        ends[1].2.contains("Unknown tool `run_command`"),
+        "{}",
+        ends[1].2
+    );
     assert!(ends[1].2.contains("execute_command"), "{}", ends[1].2);
     // The block went back to the model as its two calls, not as text.
     let second = requests[1].body["messages"].as_array().unwrap();
-    let calls = second
-        .iter()
-        .find(|m| m["role"] == "assistant")
-        .unwrap()["tool_calls"]
+    let calls = second.iter().find(|m| m["role"] == "assistant").unwrap()["tool_calls"]
         .as_array()
         .unwrap()
         .len();
@@ -160,7 +166,12 @@ async fn a_fenced_call_with_a_python_string_is_repaired_and_run() {
             .unwrap(),
     )
     .unwrap();
-    assert!(args["diff"].as_str().unwrap().starts_with("\n<<<<<<< SEARCH"));
+    assert!(
+        args["diff"]
+            .as_str()
+            .unwrap()
+            .starts_with("\n<<<<<<< SEARCH")
+    );
 }
 
 #[tokio::test]
@@ -176,7 +187,13 @@ async fn a_text_call_with_unreadable_arguments_is_not_run_and_asked_again() {
     assert_eq!(ends.len(), 1);
     assert_eq!(ends[0].0, "write_file");
     assert_eq!(ends[0].1, ToolStatus::Error);
-    assert!(ends[0].2.starts_with("Your call to `write_file` was not run"), "{}", ends[0].2);
+    assert!(
+        ends[0]
+            .2
+            .starts_with("Your call to `write_file` was not run"),
+        "{}",
+        ends[0].2
+    );
     assert!(ends[0].2.contains("Send them again"), "{}", ends[0].2);
     assert!(!ws.path().join("calc/x.py").exists());
     assert_eq!(requests.len(), 2);
@@ -198,7 +215,10 @@ async fn a_made_up_tool_result_is_answered_once() {
     assert_eq!(requests.len(), 2, "answered once, then taken as it is");
     let notes = user_messages(&requests[1]);
     assert!(
-        notes.last().unwrap().starts_with("No tool ran: you wrote a tool result yourself"),
+        notes
+            .last()
+            .unwrap()
+            .starts_with("No tool ran: you wrote a tool result yourself"),
         "{notes:?}"
     );
     assert_eq!(outcome.status, AgentStatus::Completed);
@@ -352,7 +372,9 @@ async fn failing_tests_go_back_to_the_model_and_a_last_failure_is_a_warning() {
     assert_eq!(requests.len(), 3);
     let note = user_messages(&requests[2]).last().cloned().unwrap();
     assert!(
-        note.starts_with("I ran the tests (`python3 -m unittest -q`) after your change and they fail"),
+        note.starts_with(
+            "I ran the tests (`python3 -m unittest -q`) after your change and they fail"
+        ),
         "{note}"
     );
     assert_eq!(

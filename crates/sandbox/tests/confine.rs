@@ -200,8 +200,16 @@ fn tool_caches_live_in_the_private_temp_dir() {
     );
     assert!(r.ok, "{}", r.output);
     assert!(r.output.contains("inside"), "{}", r.output);
-    if std::process::Command::new("go").arg("version").output().is_ok() {
-        std::fs::write(root.path().join("go.mod"), "module example.com/m\n\ngo 1.19\n").unwrap();
+    if std::process::Command::new("go")
+        .arg("version")
+        .output()
+        .is_ok()
+    {
+        std::fs::write(
+            root.path().join("go.mod"),
+            "module example.com/m\n\ngo 1.19\n",
+        )
+        .unwrap();
         std::fs::write(
             root.path().join("m_test.go"),
             "package m\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) {}\n",

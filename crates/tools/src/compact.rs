@@ -46,7 +46,10 @@ pub fn compact_parameters(schema: &Value) -> Value {
 fn base_type(property: &Value) -> Option<&str> {
     match property.get("type")? {
         Value::String(kind) => Some(kind),
-        Value::Array(kinds) => kinds.iter().filter_map(Value::as_str).find(|k| *k != "null"),
+        Value::Array(kinds) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|k| *k != "null"),
         _ => None,
     }
 }
@@ -91,6 +94,9 @@ mod tests {
         assert!(compact_function(&builtin::ListPackageInfo).is_none());
         // execute_command needs only the command.
         let run = compact_function(&builtin::ExecuteCommand::default()).unwrap();
-        assert_eq!(run["function"]["parameters"]["required"], json!(["command"]));
+        assert_eq!(
+            run["function"]["parameters"]["required"],
+            json!(["command"])
+        );
     }
 }

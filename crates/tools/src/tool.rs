@@ -208,6 +208,34 @@ pub trait Tool: Send + Sync {
     }
 }
 
+/// `arguments` with each string parameter that came as a list of strings (a file's lines, a
+/// diff's lines: what small models send) joined with newlines; anything else as it is.
+pub(crate) fn lines_joined(
+    mut arguments: serde_json::Value,
+    schema: &serde_json::Value,
+) -> serde_json::Value {
+    let Some(properties) = schema.get("properties").and_then(|p| p.as_object()) else {
+        return arguments;
+    };
+    let Some(map) = arguments.as_object_mut() else {
+        return arguments;
+    };
+    for (name, value) in map.iter_mut() {
+        let wants_string = properties.get(name).is_some_and(|p| match &p["type"] {
+            serde_json::Value::String(t) => t == "string",
+            serde_json::Value::Array(types) => types.iter().any(|t| t == "string"),
+            _ => false,
+        });
+        let lines: Option<Vec<&str>> = value
+            .as_array()
+            .and_then(|items| items.iter().map(serde_json::Value::as_str).collect());
+        if wants_string && let Some(lines) = lines {
+            *value = serde_json::Value::String(lines.join("\n"));
+        }
+    }
+    arguments
+}
+
 /// Tools that come and go during a session (e.g. those of MCP servers): the session offers
 /// the current set before each model call.
 pub trait ToolSource: Send + Sync + std::fmt::Debug {
@@ -324,6 +352,7 @@ impl<T: TypedTool> Tool for T {
             serde_json::Value::Null => serde_json::Value::Object(Default::default()),
             other => other,
         };
+        let arguments = lines_joined(arguments, &self.parameters());
         match serde_path_to_error::deserialize::<_, T::Args>(arguments) {
             Ok(args) => self.run(ctx, args).await,
             Err(e) => {
@@ -391,5 +420,34 @@ impl ToolContext {
             modified: reply.modified.clone(),
         });
         reply
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_list_of_lines_for_a_string_parameter_is_joined() {
+        let schema = json!({"properties": {
+            "diff": {"type": "string"},
+            "path": {"type": "string"},
+            "paths": {"type": "array", "items": {"type": "string"}},
+            "note": {"type": ["string", "null"]}
+        }});
+        let joined = lines_joined(
+            json!({"path": "a.js", "diff": ["<<<<<<< SEARCH", "a", "=======", "b", ">>>>>>> REPLACE"],
+                   "paths": ["x", "y"], "note": ["n1", "n2"]}),
+            &schema,
+        );
+        assert_eq!(
+            joined,
+            json!({"path": "a.js", "diff": "<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE",
+                   "paths": ["x", "y"], "note": "n1\nn2"})
+        );
+        // Lists that are not all strings stay as they are (and fail the schema, as before).
+        let mixed = json!({"diff": ["a", 1]});
+        assert_eq!(lines_joined(mixed.clone(), &schema), mixed);
     }
 }

@@ -160,7 +160,8 @@ async fn all_or_nothing_with_closest_lines() {
     assert!(r.message.contains("SEARCH at diff line 6"), "{}", r.message);
     // A small file is shown whole, as it is on disk (block 1 was not applied either).
     assert!(
-        r.message.contains(&format!("The file as it is now:\n```\n{}```", original)),
+        r.message
+            .contains(&format!("The file as it is now:\n```\n{}```", original)),
         "{}",
         r.message
     );

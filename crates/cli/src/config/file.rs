@@ -495,9 +495,15 @@ path = "../docs"
     #[test]
     fn sampling_and_profile_values_are_checked() {
         for (text, expected) in [
-            ("temperature = 2.5", "temperature must be between 0 and 2 (got 2.5)"),
+            (
+                "temperature = 2.5",
+                "temperature must be between 0 and 2 (got 2.5)",
+            ),
             ("temperature = -1", "temperature must be between 0 and 2"),
-            ("top_p = 0", "top_p must be greater than 0 and at most 1 (got 0)"),
+            (
+                "top_p = 0",
+                "top_p must be greater than 0 and at most 1 (got 0)",
+            ),
             ("top_p = 1.5", "top_p must be greater than 0"),
             (
                 "tool_profile = \"tiny\"",

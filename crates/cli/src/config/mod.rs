@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use keel_engine::agent::{ToolFormat, ToolProfile};
 use keel_engine::{DEFAULT_TEMPERATURE, Sampling};
-use keel_host::distills_by_default;
 use keel_engine::{Mode, Pricing};
 use keel_events::projection::WireFormat;
+use keel_host::distills_by_default;
 use keel_tools::ApprovalPolicy;
 use keel_tools::builtin::ImageSettings;
 use keel_tools::sandbox::{SandboxMode, SandboxPolicy};

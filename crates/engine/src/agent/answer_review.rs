@@ -17,9 +17,10 @@
 
 use keel_events::{Emitter, LogLevel, SystemLog};
 
+use super::definition_edit::definition_edits;
 use super::tool_loop::TurnRun;
-use crate::assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall};
 use super::whole_file::whole_files;
+use crate::assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall};
 use crate::text_tool_calls::recover::{Recovered, recover};
 
 /// Told when the model wrote a tool's result itself.
@@ -110,13 +111,15 @@ impl TurnRun<'_> {
     }
 
     /// With the compact profile, in a turn asked to change files: the files the answer gives
-    /// whole in code blocks become `write_file` calls.
+    /// whole in code blocks become `write_file` calls, or else the definitions it gives whole
+    /// become `replace_in_file` calls ([`super::definition_edit`]).
     fn recover_whole_files(&mut self, response: &mut AssembledResponse) {
         if !self.state.compact || !self.state.asks_for_change {
             return;
         }
         let files = whole_files(&response.text, &self.config.root);
         let Some(first) = files.first() else {
+            self.recover_definitions(response);
             return;
         };
         let prose = response.text[..first.start].trim_end().to_owned();
@@ -139,6 +142,48 @@ impl TurnRun<'_> {
             self.emitter,
             format!(
                 "the answer gives {} whole in a code block: written with write_file",
+                paths.join(", ")
+            ),
+        );
+    }
+
+    /// The definitions the answer gives whole, as `replace_in_file` calls (one per file).
+    fn recover_definitions(&mut self, response: &mut AssembledResponse) {
+        let focused: Vec<String> = self
+            .context
+            .focused
+            .iter()
+            .map(|f| f.path().to_owned())
+            .collect();
+        let edits = definition_edits(&response.text, &self.config.root, &focused);
+        if edits.is_empty() {
+            return;
+        }
+        let paths: Vec<String> = edits.keys().cloned().collect();
+        response.tool_calls = edits
+            .into_values()
+            .enumerate()
+            .map(|(index, file_edits)| {
+                let path = file_edits[0].path.clone();
+                let diff = file_edits
+                    .iter()
+                    .map(super::definition_edit::DefinitionEdit::diff)
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                AssembledToolCall {
+                    index: u32::try_from(index).unwrap_or(u32::MAX),
+                    id: String::new(),
+                    name: "replace_in_file".to_owned(),
+                    arguments: serde_json::json!({"path": path, "diff": diff}).to_string(),
+                    pieces: 1,
+                    status: ArgumentsStatus::Complete,
+                }
+            })
+            .collect();
+        log(
+            self.emitter,
+            format!(
+                "the answer gives definitions of {} whole in code blocks: each replaces the old one with replace_in_file",
                 paths.join(", ")
             ),
         );

@@ -176,6 +176,7 @@ mod auto_test;
 mod compaction;
 pub mod config;
 pub mod control_tools;
+mod definition_edit;
 mod distill;
 mod environment;
 mod instructions;

@@ -356,6 +356,27 @@ impl ModelCaller {
     }
 }
 
+/// A rendered repo map without the sections (`path:` and its indented lines) of the files in
+/// `focused`.
+fn without_files(map: &str, focused: &keel_context::FocusedFiles) -> String {
+    if focused.is_empty() {
+        return map.to_owned();
+    }
+    let mut out = String::with_capacity(map.len());
+    let mut keep = true;
+    for line in map.split_inclusive('\n') {
+        let header = !line.starts_with([' ', '\t']) && line.trim_end().ends_with(':');
+        if header {
+            let path = line.trim_end().trim_end_matches(':');
+            keep = focused.get(path).is_none();
+        }
+        if keep {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// The text of the request's system message, if it has one.
 fn system_prompt(messages: &[keel_context::ChatMessage]) -> Option<String> {
     messages
@@ -391,10 +412,15 @@ async fn build_prompt(
         instructions.push_str(&tool_catalogue(&call.functions.definitions));
     }
     let context = &mut *call.context;
+    // The map need not outline a file whose whole content the focused files show.
+    let repo_map = context
+        .repo_map
+        .as_deref()
+        .map(|map| without_files(map, &context.turn_focus));
     let sources = PromptSources {
         instructions: &instructions,
         memory: context.memory.as_ref(),
-        repo_map: context.repo_map.as_deref(),
+        repo_map: repo_map.as_deref(),
         libraries: context.libraries.as_ref().map(|l| l.text.as_str()),
         focused: &context.turn_focus,
         turn_notes: context.turn_notes.as_deref(),
@@ -443,4 +469,22 @@ async fn build_prompt(
         call.emitter.emit(compression.clone());
     }
     (built, summary_usage)
+}
+
+#[cfg(test)]
+mod map_tests {
+    use super::without_files;
+
+    #[test]
+    fn focused_files_leave_the_map() {
+        let map = "calc/stats.py:\n  4-8: def mean(values)\ncalc/__init__.py:\n  5: __all__\n⋮\ntests/t.py:\n  1: class T\n";
+        let mut focused = keel_context::FocusedFiles::new();
+        assert_eq!(without_files(map, &focused), map);
+        focused.upsert("calc/stats.py", "x", false);
+        focused.upsert("tests/t.py", "x", false);
+        assert_eq!(
+            without_files(map, &focused),
+            "calc/__init__.py:\n  5: __all__\n⋮\n"
+        );
+    }
 }

@@ -387,6 +387,7 @@ impl AgentSession {
         self.emitter.emit(RunResponseStart { mode });
         let mut state = TurnState::new(cancel.clone(), mode, self.config.anomalies);
         state.asks_for_change = super::task_intent::asks_for_change(&task);
+        state.only_asks = super::task_intent::only_asks(&task);
         if state.asks_for_change {
             state.stamps = Some(super::stamps::Stamps::take(&self.config.root));
         }
@@ -466,7 +467,12 @@ impl AgentSession {
         let model = self.config.models.current().to_owned();
         let window = self
             .model
-            .window(&model, self.config.context_window, &self.cancel, &self.emitter)
+            .window(
+                &model,
+                self.config.context_window,
+                &self.cancel,
+                &self.emitter,
+            )
             .await;
         if !self.config.tool_profile.compact_for(window) {
             return;

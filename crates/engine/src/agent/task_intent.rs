@@ -11,24 +11,98 @@
 
 /// Verbs (and their inflections' stems) that ask for a change.
 const CHANGE_WORDS: &[&str] = &[
-    "fix", "add", "implement", "change", "update", "rename", "move", "refactor", "remove",
-    "delete", "create", "write", "make", "replace", "convert", "support", "handle", "edit",
-    "modify", "bump", "extract", "split", "merge", "introduce", "correct", "resolve", "migrate",
-    "port", "optimize", "optimise", "clean", "rewrite", "append", "insert", "set", "use",
-    "adjust", "repair", "patch", "rework", "restructure", "reorganize", "reorganise", "drop",
-    "raise", "return", "accept", "allow", "validate",
+    "fix",
+    "add",
+    "implement",
+    "change",
+    "update",
+    "rename",
+    "move",
+    "refactor",
+    "remove",
+    "delete",
+    "create",
+    "write",
+    "make",
+    "replace",
+    "convert",
+    "support",
+    "handle",
+    "edit",
+    "modify",
+    "bump",
+    "extract",
+    "split",
+    "merge",
+    "introduce",
+    "correct",
+    "resolve",
+    "migrate",
+    "port",
+    "optimize",
+    "optimise",
+    "clean",
+    "rewrite",
+    "append",
+    "insert",
+    "set",
+    "use",
+    "adjust",
+    "repair",
+    "patch",
+    "rework",
+    "restructure",
+    "reorganize",
+    "reorganise",
+    "drop",
+    "raise",
+    "return",
+    "accept",
+    "allow",
+    "validate",
 ];
 
 /// Chinese words that ask for a change.
 const CHANGE_WORDS_ZH: &[&str] = &[
-    "修复", "修改", "添加", "增加", "实现", "重命名", "移动", "删除", "创建", "更新", "重构",
-    "替换", "编写", "改为", "改成", "支持",
+    "修复",
+    "修改",
+    "添加",
+    "增加",
+    "实现",
+    "重命名",
+    "移动",
+    "删除",
+    "创建",
+    "更新",
+    "重构",
+    "替换",
+    "编写",
+    "改为",
+    "改成",
+    "支持",
 ];
 
 /// Words that open a question about the code.
 const QUESTION_OPENERS: &[&str] = &[
-    "what", "where", "which", "who", "why", "how", "when", "explain", "describe", "is", "are",
-    "does", "do", "list", "show", "tell", "summarize", "summarise", "find",
+    "what",
+    "where",
+    "which",
+    "who",
+    "why",
+    "how",
+    "when",
+    "explain",
+    "describe",
+    "is",
+    "are",
+    "does",
+    "do",
+    "list",
+    "show",
+    "tell",
+    "summarize",
+    "summarise",
+    "find",
 ];
 
 /// Phrases that say no change is wanted.
@@ -60,8 +134,8 @@ pub(crate) fn asks_for_change(task: &str) -> bool {
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    let change = words.iter().any(|w| is_change_word(w))
-        || CHANGE_WORDS_ZH.iter().any(|w| task.contains(w));
+    let change =
+        words.iter().any(|w| is_change_word(w)) || CHANGE_WORDS_ZH.iter().any(|w| task.contains(w));
     if !change {
         return false;
     }
@@ -71,7 +145,9 @@ pub(crate) fn asks_for_change(task: &str) -> bool {
     }
     let opens_with_change = words.first().is_some_and(|w| is_change_word(w));
     let asks_a_question = task.contains('?')
-        && words.iter().any(|w| QUESTION_OPENERS[..6].contains(&w.as_str()));
+        && words
+            .iter()
+            .any(|w| QUESTION_OPENERS[..6].contains(&w.as_str()));
     if asks_a_question && !opens_with_change {
         return false;
     }
@@ -81,6 +157,27 @@ pub(crate) fn asks_for_change(task: &str) -> bool {
     let zh_question = QUESTION_ZH.iter().any(|w| task.contains(w))
         && !CHANGE_WORDS_ZH.iter().any(|w| task.starts_with(w));
     !(opens_question || zh_question)
+}
+
+/// Whether `task` is plainly a question that asks for no change: it says not to change
+/// anything, or it asks something (a question mark, or opening with what, where, explain, …)
+/// and names no change. Stricter than `!asks_for_change`: a task that only describes a
+/// problem ("mean() is wrong for [1, 2]") is neither.
+pub(crate) fn only_asks(task: &str) -> bool {
+    let lower = task.to_lowercase();
+    if NO_CHANGE.iter().any(|p| lower.contains(p)) {
+        return true;
+    }
+    if asks_for_change(task) {
+        return false;
+    }
+    let first = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .find(|w| !w.is_empty())
+        .unwrap_or("");
+    task.contains('?')
+        || QUESTION_ZH.iter().any(|w| task.contains(w))
+        || QUESTION_OPENERS.contains(&first)
 }
 
 /// Whether `word` is a change verb or one of its inflections (`fixes`, `renamed`, `adding`).
@@ -115,6 +212,24 @@ mod tests {
             "给 fetch 添加 timeout 参数",
         ] {
             assert!(asks_for_change(task), "{task}");
+        }
+    }
+
+    #[test]
+    fn plain_questions_and_problem_reports() {
+        for task in [
+            "Which function validates email addresses, and in which file?",
+            "Explain how the cache evicts entries",
+            "I'm new here. Two questions, no code changes please: (1) Which function refills?",
+        ] {
+            assert!(only_asks(task), "{task}");
+        }
+        for task in [
+            "mean() returns the wrong value for [1, 2, 3]",
+            "Fix the failing test",
+            "The test for median fails. Can you fix it?",
+        ] {
+            assert!(!only_asks(task), "{task}");
         }
     }
 

@@ -58,7 +58,13 @@ pub(crate) struct Offer {
     /// The compact profile ([`super::config::ToolProfile::Compact`]): the core tools' compact
     /// definitions, and the tools of the source (MCP servers) whole.
     pub(crate) compact: bool,
+    /// The task only asks a question: the compact profile offers only the tools that look
+    /// (a small model otherwise "fixes" what it was asked about).
+    pub(crate) look_only: bool,
 }
+
+/// The core tools that only look.
+const LOOKING_TOOLS: [&str; 3] = ["read_file", "list_files", "search_files"];
 
 /// The session's tools and the people they may ask: the registry, the checkpoint store, the
 /// approver and the answerer.
@@ -267,9 +273,10 @@ impl Toolbox {
             .filter(|f| match f["function"]["name"].as_str() {
                 Some(CREATE_PLAN) => offer.planning,
                 Some(PLAN_MODE_RESPOND) => offer.respond,
-                Some(name) => self.tools.get(name).is_none_or(|tool| {
-                    tool.usable() && (offer.native || !tool.native_only())
-                }),
+                Some(name) => self
+                    .tools
+                    .get(name)
+                    .is_none_or(|tool| tool.usable() && (offer.native || !tool.native_only())),
                 None => true,
             })
             .collect()
@@ -292,7 +299,9 @@ impl Toolbox {
                 _ => false,
             };
             if let Some(compact) = keel_tools::compact::compact_function(tool.as_ref()) {
-                definitions.push(compact);
+                if !offer.look_only || LOOKING_TOOLS.contains(&name) {
+                    definitions.push(compact);
+                }
             } else if planning
                 || (self.source_names.contains(&name) && (offer.native || !tool.native_only()))
             {

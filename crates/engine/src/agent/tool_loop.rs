@@ -147,6 +147,7 @@ impl TurnRun<'_> {
             respond: self.config.mode == Mode::Plan && no_plan,
             native: self.config.tool_format == ToolFormat::Native,
             compact,
+            look_only: compact && self.state.only_asks,
         };
         let counter = TokenCounter::for_model(self.config.models.current());
         let call = ModelCall {

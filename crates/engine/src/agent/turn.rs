@@ -8,8 +8,7 @@ use super::tool_loop::TurnRun;
 use super::turn_state::{Ending, LoopEnd};
 
 /// `agent.end`'s warning when the task asked for changes and the turn made none.
-pub(crate) const NO_CHANGE_WARNING: &str =
-    "the task asked for changes, but no file was changed";
+pub(crate) const NO_CHANGE_WARNING: &str = "the task asked for changes, but no file was changed";
 
 /// Reminder for a model in plan mode that answered without planning.
 const PLAN_NUDGE: &str =

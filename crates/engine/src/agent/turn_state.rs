@@ -31,6 +31,8 @@ pub(crate) struct TurnState {
     pub(crate) nudged: bool,
     /// The task asks for the project's files to change ([`super::task_intent`]).
     pub(crate) asks_for_change: bool,
+    /// The task is plainly a question ([`super::task_intent::only_asks`]).
+    pub(crate) only_asks: bool,
     /// The workspace as the turn found it, when the task asks for changes: whether anything
     /// changed, commands included.
     pub(crate) stamps: Option<Stamps>,
@@ -73,6 +75,7 @@ impl TurnState {
             last_failure: None,
             nudged: false,
             asks_for_change: false,
+            only_asks: false,
             stamps: None,
             compact: false,
             made_up_result: false,

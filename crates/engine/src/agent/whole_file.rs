@@ -18,7 +18,9 @@ use std::path::Path;
 use keel_context::prompt::language_of;
 
 /// Fence languages that are never a file's content.
-const NOT_CONTENT: &[&str] = &["bash", "sh", "shell", "console", "text", "diff", "output", "json"];
+const NOT_CONTENT: &[&str] = &[
+    "bash", "sh", "shell", "console", "text", "diff", "output", "json",
+];
 
 /// A file the answer gives whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +37,9 @@ pub(crate) struct WholeFile {
 pub(crate) fn whole_files(answer: &str, root: &Path) -> Vec<WholeFile> {
     let mut found: Vec<WholeFile> = Vec::new();
     for block in fenced_blocks(answer) {
+        if block.body.trim().is_empty() {
+            continue;
+        }
         let Some(path) = named_path(block.label, root) else {
             continue;
         };
@@ -60,17 +65,19 @@ pub(crate) fn whole_files(answer: &str, root: &Path) -> Vec<WholeFile> {
 }
 
 /// A fenced block of an answer.
-struct Block<'a> {
+pub(crate) struct Block<'a> {
     /// Byte offset of its opening fence.
-    start: usize,
-    /// The fence's info string (language), lower-cased.
-    info: &'a str,
+    pub(crate) start: usize,
+    /// The fence's info string (language).
+    pub(crate) info: &'a str,
     /// The last non-empty line before the fence.
-    label: &'a str,
-    body: String,
+    pub(crate) label: &'a str,
+    /// The lines between the fences.
+    pub(crate) body: String,
 }
 
-fn fenced_blocks(answer: &str) -> Vec<Block<'_>> {
+/// The fenced blocks of `answer`, in order.
+pub(crate) fn fenced_blocks(answer: &str) -> Vec<Block<'_>> {
     let mut blocks = Vec::new();
     let mut offset = 0;
     let mut label = "";
@@ -81,14 +88,22 @@ fn fenced_blocks(answer: &str) -> Vec<Block<'_>> {
         match open.as_mut() {
             Some((start, info, block_label, lines)) => {
                 if trimmed.starts_with("```") {
+                    // A path alone on the block's first line names the block.
+                    let (named, body) = match lines.split_first() {
+                        Some((first, rest)) if looks_like_path(first) => (*first, rest),
+                        _ => (*block_label, &lines[..]),
+                    };
+                    // A block holding only a path names the next one.
+                    let names_next =
+                        body.iter().all(|l| l.trim().is_empty()) && named != *block_label;
                     blocks.push(Block {
                         start: *start,
                         info,
-                        label: block_label,
-                        body: lines.join("\n"),
+                        label: named,
+                        body: body.join("\n"),
                     });
                     open = None;
-                    label = "";
+                    label = if names_next { named } else { "" };
                 } else {
                     lines.push(text);
                 }
@@ -106,9 +121,28 @@ fn fenced_blocks(answer: &str) -> Vec<Block<'_>> {
     blocks
 }
 
+/// Whether `line` is nothing but a relative file path (`src/app.py`, `# src/app.py`,
+/// `// src/app.js`).
+fn looks_like_path(line: &str) -> bool {
+    let line = line
+        .trim()
+        .trim_start_matches("# ")
+        .trim_start_matches("// ")
+        .trim_matches('`');
+    !line.is_empty()
+        && !line.contains(char::is_whitespace)
+        && !line.starts_with('/')
+        && line.rsplit('/').next().is_some_and(|name| {
+            name.contains('.') && !name.starts_with('.') && !name.ends_with('.')
+        })
+        && line
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-'))
+}
+
 /// The one workspace file `label` names: an existing file, or a new one when the label is
 /// nothing but its path.
-fn named_path(label: &str, root: &Path) -> Option<String> {
+pub(crate) fn named_path(label: &str, root: &Path) -> Option<String> {
     let words: Vec<&str> = label
         .split(|c: char| c.is_whitespace() || matches!(c, '`' | '*' | '"' | '\'' | '(' | ')' | ','))
         .map(|w| w.trim_end_matches([':', '.', ';']))
@@ -171,7 +205,11 @@ fn json_escaped(body: &str) -> bool {
 
 /// Whether a block in `info` can be the content of `path`.
 fn language_fits(info: &str, path: &str) -> bool {
-    let info = info.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+    let info = info
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
     let language = language_of(path);
     if info.is_empty() || info == language {
         return true;
@@ -248,12 +286,24 @@ mod tests {
     #[test]
     fn a_new_file_only_when_the_line_is_its_path() {
         let dir = project();
-        let new = "calc/median.py\n```python\ndef median(v):\n    return sorted(v)[len(v) // 2]\n```";
+        let new =
+            "calc/median.py\n```python\ndef median(v):\n    return sorted(v)[len(v) // 2]\n```";
         assert_eq!(whole_files(new, dir.path())[0].path, "calc/median.py");
         let prose = "You could add calc/median.py like this:\n```python\ndef median(v): ...\n```";
         assert!(whole_files(prose, dir.path()).is_empty());
+        // A path on the block's first line names it.
+        let inside = "```\ncalc/stats.py\ndef mean(v):\n    return 1\n```";
+        let files = whole_files(inside, dir.path());
+        assert_eq!(files[0].path, "calc/stats.py");
+        assert_eq!(files[0].content, "def mean(v):\n    return 1\n");
+        // A block holding only the path names the next block.
+        let apart = "```\ncalc/stats.py\n```\n```python\ndef mean(v):\n    return 2\n```";
+        let files = whole_files(apart, dir.path());
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].content, "def mean(v):\n    return 2\n");
         // A file name only one workspace file has is that file.
-        let short = "Here's the updated `stats.py` file:\n```python\ndef mean(v):\n    return 0\n```";
+        let short =
+            "Here's the updated `stats.py` file:\n```python\ndef mean(v):\n    return 0\n```";
         assert_eq!(whole_files(short, dir.path())[0].path, "calc/stats.py");
     }
 
@@ -262,7 +312,10 @@ mod tests {
         let dir = project();
         let cut = serde_json::json!({"path": "calc/long.py", "content": "x1 = 2\n"});
         let refusal = cuts_most_of(dir.path(), &cut).unwrap();
-        assert!(refusal.contains("1 lines where `calc/long.py` has 40"), "{refusal}");
+        assert!(
+            refusal.contains("1 lines where `calc/long.py` has 40"),
+            "{refusal}"
+        );
         for fine in [
             serde_json::json!({"path": "calc/stats.py", "content": "x = 1\n"}),
             serde_json::json!({"path": "calc/new.py", "content": "x = 1\n"}),

@@ -37,7 +37,11 @@ pub(crate) fn body(request: &ChatRequest, model: &str) -> Value {
 /// Whether `model` takes `temperature` and `top_p`: OpenAI's reasoning models (`o1`, `o3`,
 /// `o4-mini`, `gpt-5`, …) refuse any value but their own, so nothing is sent to them.
 fn accepts_sampling(model: &str) -> bool {
-    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    let name = model
+        .rsplit('/')
+        .next()
+        .unwrap_or(model)
+        .to_ascii_lowercase();
     let reasoning = ["o1", "o3", "o4"]
         .iter()
         .any(|family| name == *family || name.starts_with(&format!("{family}-")))
@@ -99,7 +103,10 @@ mod tests {
             assert!(sent.get("temperature").is_none(), "{model}");
             assert!(sent.get("top_p").is_none(), "{model}");
         }
-        assert_eq!(body(&request, "gpt-5-chat-latest")["temperature"], json!(0.0));
+        assert_eq!(
+            body(&request, "gpt-5-chat-latest")["temperature"],
+            json!(0.0)
+        );
         assert_eq!(body(&request, "o1x")["temperature"], json!(0.0));
         let unset = ChatRequest::new("m", vec![ChatMessage::user("u")]);
         assert!(body(&unset, "m").get("temperature").is_none());

@@ -142,7 +142,10 @@ fn sections(text: &str) -> Vec<Section<'_>> {
         let info = text[at + 3..newline].trim().to_ascii_lowercase();
         let inner = newline + 1;
         let end = text[inner..].find("```").map_or(text.len(), |i| i + inner);
-        if matches!(info.as_str(), "" | "json" | "tool_call" | "tool_code" | "xml") {
+        if matches!(
+            info.as_str(),
+            "" | "json" | "tool_call" | "tool_code" | "xml"
+        ) {
             found.push(Section {
                 start: at,
                 end: (end + 3).min(text.len()),
@@ -233,10 +236,12 @@ fn call_of(value: Value, wrapped: bool, tools: &[&str]) -> Option<RecoveredCall>
     if let Some(Value::Object(function)) = map.remove("function") {
         return call_of(Value::Object(function), wrapped, tools);
     }
-    if map
-        .keys()
-        .any(|k| !matches!(k.as_str(), "name" | "arguments" | "parameters" | "id" | "type"))
-    {
+    if map.keys().any(|k| {
+        !matches!(
+            k.as_str(),
+            "name" | "arguments" | "parameters" | "id" | "type"
+        )
+    }) {
         return None;
     }
     let name = match map.remove("name") {
@@ -327,7 +332,9 @@ mod tests {
 
     #[test]
     fn a_list_under_tools_and_a_list_as_the_answer() {
-        let (_, calls, _) = read("<tools>[{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}, {\"name\": \"read_file\", \"arguments\": {\"path\": \"b\"}}]</tools>");
+        let (_, calls, _) = read(
+            "<tools>[{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}, {\"name\": \"read_file\", \"arguments\": {\"path\": \"b\"}}]</tools>",
+        );
         assert_eq!(calls.len(), 2);
         let (_, calls, _) = read("[{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}]");
         assert_eq!(calls.len(), 1);
@@ -366,13 +373,22 @@ mod tests {
         );
         assert_eq!(calls[0].name, "replace_in_file");
         assert!(calls[0].arguments.is_err());
-        let (_, calls, _) = read("```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"\n```");
-        assert!(calls[0].arguments.as_ref().unwrap_err().contains("could not be read"));
+        let (_, calls, _) =
+            read("```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"\n```");
+        assert!(
+            calls[0]
+                .arguments
+                .as_ref()
+                .unwrap_err()
+                .contains("could not be read")
+        );
     }
 
     #[test]
     fn the_openai_shape_and_string_arguments() {
-        let (_, calls, _) = read("{\"type\": \"function\", \"function\": {\"name\": \"read_file\", \"arguments\": \"{\\\"path\\\": \\\"a\\\"}\"}}");
+        let (_, calls, _) = read(
+            "{\"type\": \"function\", \"function\": {\"name\": \"read_file\", \"arguments\": \"{\\\"path\\\": \\\"a\\\"}\"}}",
+        );
         assert_eq!(args(&calls[0]), json!({"path": "a"}));
     }
 
@@ -390,6 +406,12 @@ mod tests {
         ] {
             assert_eq!(recover(text, &TOOLS), None, "{text}");
         }
-        assert_eq!(recover("<tool_call>{\"name\": \"read_file\"}</tool_call>", &[] as &[&str]), None);
+        assert_eq!(
+            recover(
+                "<tool_call>{\"name\": \"read_file\"}</tool_call>",
+                &[] as &[&str]
+            ),
+            None
+        );
     }
 }

@@ -22,7 +22,9 @@ pub fn parse_values(text: &str) -> Result<(Vec<Value>, bool), String> {
             if repaired == text {
                 return Err(error);
             }
-            values_of(&repaired).map(|values| (values, true)).map_err(|_| error)
+            values_of(&repaired)
+                .map(|values| (values, true))
+                .map_err(|_| error)
         }
     }
 }
@@ -55,8 +57,7 @@ pub fn repair(text: &str) -> String {
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
-        if (c == '"' || c == '\'') && chars.get(i + 1) == Some(&c) && chars.get(i + 2) == Some(&c)
-        {
+        if (c == '"' || c == '\'') && chars.get(i + 1) == Some(&c) && chars.get(i + 2) == Some(&c) {
             match triple_quoted(&chars, i, c) {
                 Some((body, end)) => {
                     push_json_string(&mut out, &body);
@@ -196,9 +197,10 @@ mod tests {
 
     #[test]
     fn raw_newlines_single_quotes_trailing_commas_and_python_literals() {
-        let (values, repaired) =
-            parse_values("{'path': 'a.py', 'content': \"line 1\nline\t2\", 'ok': True, 'x': None,}")
-                .unwrap();
+        let (values, repaired) = parse_values(
+            "{'path': 'a.py', 'content': \"line 1\nline\t2\", 'ok': True, 'x': None,}",
+        )
+        .unwrap();
         assert!(repaired);
         assert_eq!(
             values[0],
@@ -222,6 +224,57 @@ mod tests {
             "not json at all",
         ] {
             assert!(parse_values(text).is_err(), "{text}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i32>().prop_map(|n| Value::from(n)),
+            "[ -~\\n\\t\"'\\\\é]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map("[a-z_]{1,6}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Valid JSON is read as it is, never "repaired".
+        #[test]
+        fn valid_json_reads_back_unrepaired(value in json_value()) {
+            let text = value.to_string();
+            let (values, repaired) = parse_values(&text).unwrap();
+            prop_assert_eq!(values, vec![value]);
+            prop_assert!(!repaired);
+        }
+
+        /// A string's escaped newlines and tabs written out raw read back the same.
+        #[test]
+        fn raw_control_characters_in_strings_are_repaired(
+            text in "[a-z \\n\\t]{0,40}",
+        ) {
+            let value = serde_json::json!({"content": text});
+            let raw = value.to_string().replace("\\n", "\n").replace("\\t", "\t");
+            let (values, _) = parse_values(&raw).unwrap();
+            prop_assert_eq!(values, vec![value]);
+        }
+
+        /// Anything at all is read or refused, never a panic.
+        #[test]
+        fn any_text_is_read_or_refused(text in "\\PC{0,80}") {
+            let _ = parse_values(&text);
+            let _ = repair(&text);
         }
     }
 }

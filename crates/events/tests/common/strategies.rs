@@ -163,12 +163,14 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
                     usage(),
                     opt_text(),
                 )
-                    .prop_map(|(status, result, files_changed, usage, warning)| AgentEnd {
-                        status,
-                        result,
-                        files_changed,
-                        usage,
-                        warning,
+                    .prop_map(|(status, result, files_changed, usage, warning)| {
+                        AgentEnd {
+                            status,
+                            result,
+                            files_changed,
+                            usage,
+                            warning,
+                        }
                     }),
             ),
         ),

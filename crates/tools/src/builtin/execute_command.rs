@@ -137,7 +137,9 @@ impl TypedTool for ExecuteCommand {
     }
 
     fn brief(&self) -> Option<&'static str> {
-        Some("Run a shell command in the project root (tests, builds, git, mv) and get its exit code and output.")
+        Some(
+            "Run a shell command in the project root (tests, builds, git, mv) and get its exit code and output.",
+        )
     }
 
     async fn run(&self, ctx: &ToolContext, args: ExecuteCommandArgs) -> ToolResult {

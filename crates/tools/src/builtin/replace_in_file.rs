@@ -42,7 +42,9 @@ impl TypedTool for ReplaceInFile {
     }
 
     fn brief(&self) -> Option<&'static str> {
-        Some("Change part of a file. diff holds one or more blocks, each: a line `<<<<<<< SEARCH`, the lines to change copied exactly from the file, a line `=======`, the new lines, a line `>>>>>>> REPLACE`.")
+        Some(
+            "Change part of a file. diff holds one or more blocks, each: a line `<<<<<<< SEARCH`, the lines to change copied exactly from the file, a line `=======`, the new lines, a line `>>>>>>> REPLACE`.",
+        )
     }
 
     async fn run(&self, ctx: &ToolContext, args: ReplaceInFileArgs) -> ToolResult {

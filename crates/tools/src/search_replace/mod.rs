@@ -152,17 +152,23 @@ mod tests {
     #[test]
     fn a_miss_in_a_small_file_shows_the_file() {
         let text = "def mean(values):\n    return sum(values) / (len(values) - 1)\n";
-        let err = apply(Some(text), "<<<<<<< SEARCH\nreturn 0\n=======\nreturn 1\n>>>>>>> REPLACE")
-            .unwrap_err()
-            .to_string();
+        let err = apply(
+            Some(text),
+            "<<<<<<< SEARCH\nreturn 0\n=======\nreturn 1\n>>>>>>> REPLACE",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             err.contains("The file as it is now:\n```\ndef mean(values):\n    return sum(values) / (len(values) - 1)\n```"),
             "{err}"
         );
         let long: String = (0..200).map(|i| format!("line {i}\n")).collect();
-        let err = apply(Some(&long), "<<<<<<< SEARCH\nline 10x\n=======\nx\n>>>>>>> REPLACE")
-            .unwrap_err()
-            .to_string();
+        let err = apply(
+            Some(&long),
+            "<<<<<<< SEARCH\nline 10x\n=======\nx\n>>>>>>> REPLACE",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("The closest lines in the file"), "{err}");
     }
 

@@ -206,7 +206,9 @@ mod tests {
 
     #[test]
     fn parses_both_styles() {
-        let conflict = parse("<<<<<<< HEAD\na\n=======\nb\n>>>>>>> updated\n<<<<<<<\nc\n=======\nd\n>>>>>>>").unwrap();
+        let conflict =
+            parse("<<<<<<< HEAD\na\n=======\nb\n>>>>>>> updated\n<<<<<<<\nc\n=======\nd\n>>>>>>>")
+                .unwrap();
         assert_eq!(conflict.len(), 2);
         assert_eq!(conflict[1].search, vec!["c".to_owned()]);
         // Only a conflict marker's seven: a heredoc or a shift is not a marker.
