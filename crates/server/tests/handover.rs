@@ -12,6 +12,8 @@
 //! - A turn that cannot be continued (a plan waiting for approval) ends with `agent.end{failed}`
 //!   and its `turn_id`, and its work is in the next turn's prompt.
 //! - A stream client of one instance is caught up with the store after each instance's work.
+//! - A rolling restart of both instances during a multi-turn session fails no turn.
+//! - An approval that waited when its instance died is asked again by the continuing one.
 //!
 //! Runs only when `KEEL_TEST_DATABASE_URL` is set.
 
@@ -72,14 +74,12 @@ fn start(
             "false",
         ])
         .args(["--instance-id", id, "--turn-lease-secs", "1"])
-        .args([
-            "--sandbox",
-            "off",
-            "--approval",
-            "never",
-            "--max-iterations",
-            "10",
-        ])
+        .args(["--sandbox", "off", "--max-iterations", "10"])
+        .args(if extra.contains(&"--approval") {
+            &[][..]
+        } else {
+            &["--approval", "never"][..]
+        })
         .args([
             "--provider",
             "openai",
@@ -108,16 +108,24 @@ fn start(
         .unwrap();
     let stderr = child.stderr.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
+    let lines = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = Arc::clone(&lines);
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
             if let Some((_, addr)) = line.split_once("keel-server listening on ") {
                 let _ = tx.send(addr.trim().to_owned());
             }
+            kept.lock().unwrap().push(line);
         }
     });
     let base = rx
         .recv_timeout(Duration::from_secs(60))
-        .expect("the server did not start");
+        .unwrap_or_else(|e| {
+            panic!(
+                "the server did not start ({e}): {:?}",
+                lines.lock().unwrap()
+            )
+        });
     Instance { child, base }
 }
 
@@ -766,4 +774,75 @@ async fn a_rolling_restart_loses_no_event_and_fails_no_turn() {
             .all(|t| t["status"] == "completed"),
         "{listed}"
     );
+}
+
+/// A model whose one command needs an approval, then answers.
+fn approval_model(_: usize, body: &Value) -> Reply {
+    match tool_results(body) {
+        0 => tool_call_answer(
+            "call_approved",
+            "execute_command",
+            &json!({"command": "echo approved >> tally.txt", "requires_approval": true})
+                .to_string(),
+        ),
+        _ => text_answer(&["Done."]),
+    }
+}
+
+/// The instance running a turn dies while the turn waits for an approval: the continuing
+/// instance asks it again, and the call runs once, after the new decision.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_that_waited_is_asked_again_by_the_continuing_instance() {
+    let Some(pair) = pair(approval_model).await else {
+        return;
+    };
+    let flags = ["--approval", "always"];
+    let mut a = pair.start("a", &flags);
+    let b = pair.start("b", &flags);
+    let id = create_session(&a.base, pair.workspace.path()).await;
+    let turn = start_turn(&a.base, &id, "make the tally").await;
+    let asked = wait_events(&a.base, &id, Duration::from_secs(20), |all| {
+        all.iter().any(|e| e["type"] == "run.approval.request")
+    })
+    .await;
+    let first = asked
+        .iter()
+        .find(|e| e["type"] == "run.approval.request")
+        .unwrap()["payload"]["approval_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    a.child.kill().unwrap();
+    a.child.wait().unwrap();
+    // B continues the turn and asks again.
+    let again = wait_events(&b.base, &id, Duration::from_secs(20), |all| {
+        all.iter()
+            .filter(|e| e["type"] == "run.approval.request")
+            .count()
+            == 2
+    })
+    .await;
+    let second = again
+        .iter()
+        .rev()
+        .find(|e| e["type"] == "run.approval.request")
+        .unwrap()["payload"]["approval_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(first, second);
+    assert_eq!(pair.tally(), "", "the command ran before its approval");
+    let (status, body) = post(
+        &b.base,
+        &format!("/v1/sessions/{id}/approvals/{second}"),
+        json!({"decision": "approve"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let ended = wait_turn(&b.base, &id, &turn, Duration::from_secs(20)).await;
+    assert_eq!(ended["status"], "completed", "{ended}");
+    assert_eq!(pair.tally(), "approved\n");
+    let all = events(&b.base, &id).await;
+    assert_gap_free(&all);
+    assert_eq!(of_turn(&all, &turn, "agent.end").len(), 1);
 }
