@@ -408,7 +408,7 @@ impl LiveSession {
         }
     }
 
-    /// The claims this session's producer holds now, for judging a renewal.
+    /// The claim this session's producer holds now, for judging a renewal.
     pub fn held_claim(&self) -> Option<WriterClaim> {
         self.producer
             .try_lock()

@@ -130,6 +130,38 @@ store_tests! {
     }
 
     #[tokio::test]
+    async fn a_writer_without_its_claim_stores_nothing(db, store) {
+        session(store.as_ref(), "s").await;
+        let a = store.claim_writer("s", &lease("a", 60_000)).await.unwrap();
+        let cell = keel_store::SharedClaim::new(Some(a.clone()));
+        let writer = EventWriter::spawn(
+            Arc::clone(&store),
+            WriterOptions {
+                claim: Some(cell.clone()),
+                ..WriterOptions::default()
+            },
+        )
+        .unwrap();
+        let events = status_events("s", 4);
+        writer.send(events[0].clone()).unwrap();
+        writer.flush().await.unwrap();
+        // Given up between two pieces of work: nothing is stored until it is taken again.
+        assert_eq!(cell.take(), Some(a.clone()));
+        store.release_writer(&a).await.unwrap();
+        writer.send(events[1].clone()).unwrap();
+        let refused = writer.flush().await.unwrap_err();
+        assert!(refused.to_string().contains("holds no writer claim"), "{refused}");
+        cell.set(store.claim_writer("s", &lease("a", 60_000)).await.unwrap());
+        writer.send(events[1].clone()).unwrap();
+        writer.send(events[2].clone()).unwrap();
+        writer.flush().await.unwrap();
+        let report = writer.close().await.unwrap();
+        assert_eq!((report.stored, report.failed), (3, 1));
+        assert!(!report.fenced);
+        assert_eq!(store.last_seq("s").await.unwrap(), 3);
+    }
+
+    #[tokio::test]
     async fn a_turn_ends_only_under_a_current_claim(db, store) {
         session(store.as_ref(), "s").await;
         let new = NewTurn::new("s", "go").with_id("t1").with_lease(lease("a", 100));

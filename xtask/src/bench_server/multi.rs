@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use keel_test_support::ScriptBuilder;
 
-use super::fanout::{drain, open};
+use super::fanout::{drain_within, open};
 use super::postgres::BenchDatabase;
 use super::server::{Api, Process, Spec};
 use super::sse::{self, Target};
@@ -16,6 +16,9 @@ use super::stats::{SequenceCheck, Spread};
 
 /// Longest wait for the turn.
 const TURN_LIMIT: Duration = Duration::from_secs(900);
+/// Longest wait, after the turn ended, for every subscriber to receive the last event: ten
+/// thousand subscribers' deliveries take their time on a small machine.
+const DRAIN_LIMIT: Duration = Duration::from_secs(600);
 
 /// What one instance's subscribers saw.
 #[derive(Debug)]
@@ -164,7 +167,11 @@ async fn measure(
     let mut logs = Vec::with_capacity(opened.len());
     for (count, (phase, tasks, outcomes)) in opened {
         let connected = outcomes.iter().filter(|o| o.is_ok()).count();
-        logs.push((count, connected, drain(phase, tasks, last).await));
+        logs.push((
+            count,
+            connected,
+            drain_within(phase, tasks, last, DRAIN_LIMIT).await,
+        ));
     }
     let stored = api(writer).read_back(&session, after).await?;
     let first = after + 1;
