@@ -261,6 +261,16 @@ impl Conversation {
         self.revision.0
     }
 
+    /// Keeps only the first `len` messages (all of them when there are fewer), as when a turn
+    /// starts over from its beginning; the [`revision`](Self::revision) changes when any
+    /// message goes.
+    pub fn truncate(&mut self, len: usize) {
+        if len < self.messages.len() {
+            self.messages.truncate(len);
+            self.revision = Revision::fresh();
+        }
+    }
+
     /// Number of stored messages.
     pub fn len(&self) -> usize {
         self.messages.len()

@@ -365,6 +365,7 @@ async fn failing_tests_go_back_to_the_model_and_a_last_failure_is_a_warning() {
             c.tool_profile = ToolProfile::Compact;
             c.test_command = Some("python3 -m unittest -q".to_owned());
             c.test_rounds = 1;
+            c.attempts = Some(1);
         },
     )
     .await;
@@ -381,4 +382,54 @@ async fn failing_tests_go_back_to_the_model_and_a_last_failure_is_a_warning() {
         agent_end(&events).warning.as_deref(),
         Some("the project's tests (`python3 -m unittest -q`) still fail after 2 run(s)")
     );
+}
+
+#[tokio::test]
+async fn a_failed_attempt_starts_the_turn_over_with_a_fresh_conversation() {
+    let wrong = "`calc/stats.py`\n```python\ndef mean(values):\n    return 0\n```";
+    let right = "`calc/stats.py`\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / len(values)\n```";
+    let (events, requests, outcome, ws) = turn(
+        "Fix the failing test",
+        vec![
+            text_answer(&[wrong]),
+            text_answer(&["Done."]),
+            text_answer(&[right]),
+            text_answer(&["Fixed it."]),
+        ],
+        |c| {
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+            c.test_rounds = 0;
+            c.attempts = Some(2);
+        },
+    )
+    .await;
+    assert_eq!(requests.len(), 4);
+    // The second attempt's first request: the task told, the failed edit's history gone, the
+    // file as it was left, sampled more freely.
+    let again = &requests[2];
+    assert_eq!(again.body["temperature"], serde_json::json!(0.7_f32));
+    let users = user_messages(again);
+    assert_eq!(users.len(), 1, "{users:?}");
+    assert!(users[0].contains("An earlier attempt at this task failed: the tests still fail"));
+    assert!(users[0].contains("    return 0"), "{users:?}");
+    assert!(
+        !again.body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["role"] == "assistant")
+    );
+    assert!(
+        std::fs::read_to_string(ws.path().join("calc/stats.py"))
+            .unwrap()
+            .contains("return sum(values) / len(values)")
+    );
+    assert_eq!(outcome.status, AgentStatus::Completed);
+    assert_eq!(agent_end(&events).warning, None);
+    let attempts = events
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::SystemLog(l) if l.message.starts_with("attempt 2 of 2")))
+        .count();
+    assert_eq!(attempts, 1);
 }

@@ -72,6 +72,9 @@ pub struct AgentSettings {
     pub test_command: Option<String>,
     /// Run the test command after answers that changed files (`auto_test`, default on).
     pub auto_test: bool,
+    /// How many times a turn whose work failed may start over (`attempts`; `None`: the
+    /// engine's default).
+    pub attempts: Option<u32>,
 }
 
 impl AgentSettings {
@@ -103,6 +106,7 @@ impl AgentSettings {
             tool_profile: ToolProfile::default(),
             test_command: None,
             auto_test: true,
+            attempts: None,
         }
     }
 
@@ -150,6 +154,7 @@ impl AgentSettings {
             .filter(|c| !c.is_empty())
             .map(str::to_owned);
         config.auto_test = self.auto_test;
+        config.attempts = self.attempts;
         Ok(config)
     }
 

@@ -143,6 +143,21 @@ async fn search_file_pattern_and_subpath() {
         r.content.as_deref(),
         Some("src/lib.rs-1-pub fn lib() {}\nsrc/lib.rs:2:// needle here\n")
     );
+    // A file is searched whatever the pattern; `.*` (a regex for "anything") is every file.
+    for (path, pattern) in [("src/lib.rs", "*.py"), ("src/lib.rs", ".*"), (".", ".*")] {
+        let r = h
+            .call(
+                "search_files",
+                json!({"path": path, "regex": "needle here", "file_pattern": pattern}),
+            )
+            .await;
+        assert!(
+            r.content
+                .as_deref()
+                .is_some_and(|c| c.contains("src/lib.rs:2:// needle here")),
+            "{path} {pattern}: {r:?}"
+        );
+    }
 }
 
 #[tokio::test]

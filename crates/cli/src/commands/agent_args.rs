@@ -104,6 +104,11 @@ pub struct AgentArgs {
     /// Do not run the test command after the model's changes (it is still named to the model).
     #[arg(long)]
     pub no_auto_test: bool,
+    /// How many times a turn whose work failed (tests still failing, nothing changed) may start
+    /// over with a fresh conversation [default: 3 with the compact tool profile and a test
+    /// command, else 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub attempts: Option<u32>,
     /// The model's context window in tokens [default: what the server reports (vLLM,
     /// llama.cpp, Ollama), else Keel's table for the model].
     #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]

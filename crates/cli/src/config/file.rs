@@ -68,6 +68,10 @@ pub struct FileConfig {
     pub test_command: Option<String>,
     /// Run `test_command` after each answer that changed files (default true).
     pub auto_test: Option<bool>,
+    /// How many times a turn whose work failed may start over (at least 1; default 3 with the
+    /// compact tool profile and a test command, else 1).
+    #[serde(default, deserialize_with = "at_least_one")]
+    pub attempts: Option<u32>,
     /// The model's context window in tokens (at least 1); beats the window the server reports
     /// and the built-in table.
     #[serde(default, deserialize_with = "at_least_one_u64")]
@@ -359,6 +363,7 @@ temperature = 0.2
 top_p = 0.9
 test_command = "python3 -m pytest -q"
 auto_test = false
+attempts = 2
 
 [memory]
 distill = false
@@ -414,6 +419,7 @@ path = "../docs"
                 top_p: Some(0.9),
                 test_command: Some("python3 -m pytest -q".into()),
                 auto_test: Some(false),
+                attempts: Some(2),
                 context_window: Some(32768),
                 color: Some(ColorWhen::Never),
                 verbose: Some(true),

@@ -124,6 +124,8 @@ pub struct Settings {
     pub test_command: Option<String>,
     /// Run the test command after the model's changes.
     pub auto_test: bool,
+    /// How many times a failed turn may start over (`None`: the engine's default).
+    pub attempts: Option<u32>,
     /// The model's context window, when set (else the server's, else the built-in table).
     pub context_window: Option<u64>,
     /// Print events as JSON lines.
@@ -254,6 +256,9 @@ impl Settings {
                 .clone()
                 .or_else(|| files.iter().find_map(|l| l.config.test_command.clone())),
             auto_test: pick!(args.no_auto_test.then_some(false), auto_test, true),
+            attempts: args
+                .attempts
+                .or_else(|| files.iter().find_map(|l| l.config.attempts)),
             context_window: args
                 .context_window
                 .or_else(|| files.iter().find_map(|l| l.config.context_window)),

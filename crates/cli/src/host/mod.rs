@@ -485,6 +485,7 @@ fn agent_settings(
         tool_profile: settings.tool_profile,
         test_command: settings.test_command.clone(),
         auto_test: settings.auto_test,
+        attempts: settings.attempts,
         ..AgentSettings::new(root, models)
     }
 }

@@ -29,6 +29,10 @@ pub(crate) const MADE_UP_RESULT: &str = "No tool ran: you wrote a tool result yo
 /// Told after calls that came with a made-up result.
 const MADE_UP_AFTER_CALLS: &str = "Note: the results above are the real ones. Do not write tool results yourself; call a tool and wait for its result.";
 
+/// Told when the answer is empty.
+const EMPTY_ANSWER: &str =
+    "Your answer was empty. Answer now: say what you found or did, or call the tool you need.";
+
 /// Told when the answer shows code but no file changed.
 const CODE_ONLY: &str = "No file was changed: your answer shows code, but only a tool call changes a file. Make the change now: call replace_in_file with a SEARCH/REPLACE block, or write_file with the complete new content of the file.";
 
@@ -191,6 +195,14 @@ impl TurnRun<'_> {
 
     /// Whether `text`, an answer without calls in the main loop, ends the turn.
     pub(crate) fn review_answer(&mut self, text: &str) -> Review {
+        if text.trim().is_empty() && !self.state.corrected.empty {
+            self.state.corrected.empty = true;
+            log(
+                self.emitter,
+                "the answer was empty; the model was asked again",
+            );
+            return Review::Correct(EMPTY_ANSWER.to_owned());
+        }
         if self.state.made_up_result && !self.state.corrected.made_up {
             self.state.corrected.made_up = true;
             log(

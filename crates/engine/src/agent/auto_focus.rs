@@ -2,7 +2,8 @@
 //! profile (small models, which explore badly and pay for every call), the turn's focused files
 //! start with the files the task names, the files defining the identifiers it names, the files
 //! using them, then the files those depend on (the code a named test exercises), and — for a
-//! project small enough — every source file, within a token budget.
+//! project small enough — every source file, within a token budget. A named definition in a
+//! file too large to show whole is shown as an excerpt (its own lines) instead.
 //! The model then starts from the code instead of from a search.
 
 use std::path::Path;
@@ -20,6 +21,74 @@ const MAX_FILE_TOKENS: usize = 1_500;
 
 /// Files of the project whose total is at most this are all shown when the task names none.
 const SMALL_PROJECT_TOKENS: usize = 2_000;
+
+/// Most tokens the excerpts of named definitions in large files may take together.
+pub(crate) const EXCERPT_BUDGET_TOKENS: usize = 1_500;
+
+/// Most lines of one excerpt (a long class is cut after this many).
+const MAX_EXCERPT_LINES: usize = 80;
+
+/// The definitions `input` names that live in files not in `shown`, as excerpts (a markdown
+/// section, `None` when there is none), within [`EXCERPT_BUDGET_TOKENS`].
+pub(crate) fn task_excerpts(
+    map: &RepoMap,
+    root: &Path,
+    input: &str,
+    shown: &[String],
+    counter: TokenCounter,
+) -> Option<String> {
+    let mentioned = mentions(root, input);
+    let mut sections = Vec::new();
+    let mut taken: Vec<(&str, usize, usize)> = Vec::new();
+    let mut used = 0usize;
+    for name in &mentioned.identifiers {
+        for (path, tags) in map.files() {
+            if shown.iter().any(|s| s == path) {
+                continue;
+            }
+            for symbol in tags.symbols.iter().filter(|s| &s.name == name) {
+                let Ok(text) = std::fs::read_to_string(root.join(path)) else {
+                    continue;
+                };
+                let lines: Vec<&str> = text.lines().collect();
+                let start = (symbol.start_line as usize).saturating_sub(1);
+                let end = (symbol.end_line as usize)
+                    .min(lines.len())
+                    .min(start + MAX_EXCERPT_LINES);
+                let inside = taken
+                    .iter()
+                    .any(|(p, s, e)| *p == path && *s <= start && end <= *e);
+                if start >= end || inside {
+                    continue;
+                }
+                let body = lines[start..end].join("\n");
+                let cut = if end < symbol.end_line as usize {
+                    "\n…"
+                } else {
+                    ""
+                };
+                let section = format!(
+                    "### {path} (lines {}-{end})\n```{}\n{body}{cut}\n```",
+                    start + 1,
+                    keel_context::prompt::language_of(path)
+                );
+                let tokens = counter.count(&section);
+                if used + tokens > EXCERPT_BUDGET_TOKENS {
+                    continue;
+                }
+                used += tokens;
+                taken.push((path, start, end));
+                sections.push(section);
+            }
+        }
+    }
+    (!sections.is_empty()).then(|| {
+        format!(
+            "## Code the task names\n\nFrom files too large to show whole; read_file shows more.\n\n{}",
+            sections.join("\n\n")
+        )
+    })
+}
 
 /// The files `input` is about, with their content, best first, within the budget.
 pub(crate) fn task_files(
@@ -104,4 +173,96 @@ fn within_budget(
         out.push((path.clone(), content, tokens));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keel_context::repomap::MapOptions;
+
+    fn project() -> (tempfile::TempDir, RepoMap) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("shop")).unwrap();
+        std::fs::create_dir_all(root.join("tests")).unwrap();
+        std::fs::write(
+            root.join("shop/cart.py"),
+            "from shop.money import fmt\n\n\ndef total(items):\n    return fmt(sum(items))\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("shop/money.py"),
+            "def fmt(cents):\n    return str(cents)\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("tests/test_cart.py"),
+            "from shop.cart import total\n\n\ndef test_total():\n    assert total([1]) == '1'\n",
+        )
+        .unwrap();
+        // A large module: too big to focus whole.
+        let mut big = String::new();
+        for i in 0..400 {
+            big.push_str(&format!("def helper_{i}(x):\n    return x + {i}\n\n\n"));
+        }
+        big.push_str("class IntRange:\n    def clamp(self, v):\n        return v\n");
+        std::fs::write(root.join("shop/big.py"), big).unwrap();
+        let mut map = RepoMap::open(root, MapOptions::default()).unwrap();
+        map.refresh().unwrap();
+        (dir, map)
+    }
+
+    #[test]
+    fn a_named_test_brings_the_code_it_uses() {
+        let (dir, map) = project();
+        let files = task_files(
+            &map,
+            dir.path(),
+            "test_total fails, fix it",
+            TokenCounter::default(),
+        );
+        let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths[0], "tests/test_cart.py");
+        assert!(paths.contains(&"shop/cart.py"), "{paths:?}");
+        assert!(!paths.contains(&"shop/big.py"), "{paths:?}");
+    }
+
+    #[test]
+    fn a_definition_in_a_large_file_is_an_excerpt() {
+        let (dir, map) = project();
+        let excerpts = task_excerpts(
+            &map,
+            dir.path(),
+            "IntRange.clamp is wrong",
+            &[],
+            TokenCounter::default(),
+        )
+        .unwrap();
+        assert!(excerpts.starts_with("## Code the task names"), "{excerpts}");
+        assert!(
+            excerpts.contains("### shop/big.py (lines 1601-1603)"),
+            "{excerpts}"
+        );
+        assert!(
+            excerpts.contains("class IntRange:\n    def clamp(self, v):"),
+            "{excerpts}"
+        );
+        assert_eq!(
+            excerpts.matches("### ").count(),
+            1,
+            "the method is inside the class: {excerpts}"
+        );
+        // A file shown whole is not excerpted again; nothing named, nothing shown.
+        assert!(
+            task_excerpts(
+                &map,
+                dir.path(),
+                "IntRange",
+                &["shop/big.py".to_owned()],
+                TokenCounter::default()
+            )
+            .is_none()
+        );
+        assert!(task_excerpts(&map, dir.path(), "tidy up", &[], TokenCounter::default()).is_none());
+    }
 }

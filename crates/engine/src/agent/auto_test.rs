@@ -21,7 +21,7 @@ use super::tool_loop::TurnRun;
 use super::turn::NO_CHANGE_WARNING;
 
 /// Heading of the tests' output in the turn's context.
-const TESTS_HEADING: &str = "## Tests before any change";
+pub(crate) const TESTS_HEADING: &str = "## Tests before any change";
 
 /// Most seconds a test run may take.
 const TEST_TIMEOUT_SECS: u64 = 600;
@@ -53,7 +53,7 @@ impl TurnRun<'_> {
         }
         let (passed, output) = self.run_tests("keel_test_0", &command).await;
         let verdict = if passed { "pass" } else { "fail" };
-        self.context.turn_notes = Some(format!(
+        self.context.turn_notes.push(format!(
             "{TESTS_HEADING}\n\n`{command}` {verdict}:\n\n```\n{}\n```",
             tail(&output, MAX_OUTPUT_CHARS).trim_end()
         ));

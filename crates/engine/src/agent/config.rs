@@ -281,6 +281,11 @@ pub struct AgentConfig {
     pub auto_test: bool,
     /// Most times failing tests are given back to the model in one turn (default 3).
     pub test_rounds: u32,
+    /// How many times a turn may start over from its beginning when its work failed (the tests
+    /// still fail, or nothing changed where changes were asked for), each attempt with a fresh
+    /// conversation and sampled more freely (`None`: 3 with the compact profile and a test
+    /// command, else 1).
+    pub attempts: Option<u32>,
     /// The shadow copy the running session's tools use, once made.
     pub(crate) shadow_env: Option<ShadowEnv>,
 }
@@ -326,6 +331,7 @@ impl AgentConfig {
             test_command: None,
             auto_test: true,
             test_rounds: 3,
+            attempts: None,
             shadow_env: None,
         }
     }

@@ -171,6 +171,7 @@
 
 pub mod anomaly;
 mod answer_review;
+mod attempts;
 mod auto_focus;
 mod auto_test;
 mod compaction;

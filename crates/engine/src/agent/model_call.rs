@@ -417,13 +417,14 @@ async fn build_prompt(
         .repo_map
         .as_deref()
         .map(|map| without_files(map, &context.turn_focus));
+    let turn_notes = context.turn_notes.join("\n\n");
     let sources = PromptSources {
         instructions: &instructions,
         memory: context.memory.as_ref(),
         repo_map: repo_map.as_deref(),
         libraries: context.libraries.as_ref().map(|l| l.text.as_str()),
         focused: &context.turn_focus,
-        turn_notes: context.turn_notes.as_deref(),
+        turn_notes: Some(turn_notes.as_str()),
     };
     let by_model = ModelSummarizer::new(
         provider,

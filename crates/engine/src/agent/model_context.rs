@@ -26,8 +26,9 @@ pub(crate) struct ModelContext {
     /// The focused files as the running turn began: what its prompts show, so each request of
     /// the turn repeats the previous one (see keel-context's message builder).
     pub(crate) turn_focus: FocusedFiles,
-    /// More of the running turn's context (the tests as they stood before it), if any.
-    pub(crate) turn_notes: Option<String>,
+    /// More of the running turn's context: markdown sections (the code the task names, the
+    /// tests as they stood before the turn).
+    pub(crate) turn_notes: Vec<String>,
     pub(crate) memory: Option<Memory>,
     /// The rendered repo map shown in the system prompt.
     pub(crate) repo_map: Option<String>,
@@ -58,7 +59,7 @@ impl Default for ModelContext {
             conversation: Conversation::new(),
             focused: FocusedFiles::new(),
             turn_focus: FocusedFiles::new(),
-            turn_notes: None,
+            turn_notes: Vec::new(),
             memory: None,
             repo_map: None,
             libraries: None,

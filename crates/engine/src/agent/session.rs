@@ -377,7 +377,9 @@ impl AgentSession {
         let task = input.clone();
         self.focus_task_files(&input).await;
         self.context.turn_focus = self.context.focused.clone();
-        self.context.turn_notes = None;
+        self.context.turn_notes.clear();
+        self.note_task_excerpts(&input).await;
+        let turn_start = self.context.conversation.len();
         self.context.conversation.push_user(input);
 
         let mode = match self.config.mode {
@@ -388,6 +390,8 @@ impl AgentSession {
         let mut state = TurnState::new(cancel.clone(), mode, self.config.anomalies);
         state.asks_for_change = super::task_intent::asks_for_change(&task);
         state.only_asks = super::task_intent::only_asks(&task);
+        state.task = task.clone();
+        state.turn_start = turn_start;
         if state.asks_for_change {
             state.stamps = Some(super::stamps::Stamps::take(&self.config.root));
         }
@@ -493,6 +497,39 @@ impl AgentSession {
         });
         for (path, content) in files {
             self.context.focused.upsert(path, content, false);
+        }
+    }
+
+    /// With the compact tool profile, the definitions `input` names that live in files too
+    /// large to focus, as an excerpt section of the turn's context.
+    async fn note_task_excerpts(&mut self, input: &str) {
+        let model = self.config.models.current().to_owned();
+        let window = self
+            .model
+            .window(
+                &model,
+                self.config.context_window,
+                &self.cancel,
+                &self.emitter,
+            )
+            .await;
+        if !self.config.tool_profile.compact_for(window) {
+            return;
+        }
+        let Some(map) = self.repo_map.map() else {
+            return;
+        };
+        let shown: Vec<String> = self
+            .context
+            .turn_focus
+            .iter()
+            .map(|f| f.path().to_owned())
+            .collect();
+        let counter = keel_context::TokenCounter::for_model(&model);
+        if let Some(excerpts) =
+            super::auto_focus::task_excerpts(map, &self.config.root, input, &shown, counter)
+        {
+            self.context.turn_notes.push(excerpts);
         }
     }
 

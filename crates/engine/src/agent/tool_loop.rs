@@ -153,7 +153,7 @@ impl TurnRun<'_> {
         let call = ModelCall {
             models: &mut self.config.models,
             retry: &self.config.retry,
-            sampling: self.config.sampling,
+            sampling: self.state.sampling.unwrap_or(self.config.sampling),
             mode: self.config.mode,
             compact,
             tool_format: self.config.tool_format,

@@ -31,6 +31,7 @@ impl TurnRun<'_> {
                 }
                 LoopEnd::PlanRequested(pending) => return self.execute_plan(pending).await,
                 LoopEnd::Answered(_) | LoopEnd::Completed(_) if self.tests_to_rerun().await => {}
+                other if self.start_over(&other).await => {}
                 other => return self.direct_ending(other),
             }
         }

@@ -46,6 +46,14 @@ pub(crate) struct TurnState {
     pub(crate) test_rounds: u32,
     /// How the latest of those runs went.
     pub(crate) tests: TestState,
+    /// The task as the person wrote it, and where the turn starts in the conversation (for
+    /// starting over, [`super::attempts`]).
+    pub(crate) task: String,
+    pub(crate) turn_start: usize,
+    /// The attempt being made (1 for the first).
+    pub(crate) attempt: u32,
+    /// How answers are sampled in this attempt, when not as configured.
+    pub(crate) sampling: Option<crate::provider::Sampling>,
 }
 
 /// Which answers the turn has corrected already.
@@ -55,6 +63,8 @@ pub(crate) struct Corrections {
     pub(crate) made_up: bool,
     /// An answer with no change where one was asked for.
     pub(crate) no_change: bool,
+    /// An empty answer.
+    pub(crate) empty: bool,
 }
 
 impl TurnState {
@@ -82,6 +92,10 @@ impl TurnState {
             corrected: Corrections::default(),
             test_rounds: 0,
             tests: TestState::NotRun,
+            task: String::new(),
+            turn_start: 0,
+            attempt: 1,
+            sampling: None,
         }
     }
 

@@ -86,8 +86,15 @@ impl TypedTool for SearchFiles {
                 ));
             }
         };
-        let glob = match args.file_pattern.as_deref().map(str::trim) {
-            None | Some("") => None,
+        // A file given as the path is searched whatever the pattern says; `*` and the regex
+        // `.*` that models write for "every file" select every file.
+        let pattern = args
+            .file_pattern
+            .as_deref()
+            .map(str::trim)
+            .filter(|_| !start.is_file());
+        let glob = match pattern {
+            None | Some("" | "*" | ".*" | "**" | "**/*") => None,
             Some(pattern) => match Glob::new(pattern) {
                 Ok(glob) => Some(FilePattern {
                     matcher: glob.compile_matcher(),

@@ -8,6 +8,9 @@
 //! >>>>>>> REPLACE
 //! ```
 //!
+//! A diff with no such block but unified-diff hunks (`@@ … @@`, `-`/`+`/` ` lines) is read as
+//! one block per hunk.
+//!
 //! Markers may use any run of three or more of the same character (`<<< SEARCH`, `===`,
 //! `>>> REPLACE`), or the `------- SEARCH` / `+++++++ REPLACE` style. A git conflict marker's
 //! run of seven `<` or `>` opens or closes a block whatever word follows it (`<<<<<<< HEAD`,
@@ -187,7 +190,7 @@ pub fn parse(diff: &str) -> Result<Vec<Block>, ParseError> {
         };
     }
     match state {
-        State::Outside if blocks.is_empty() => Err(ParseError::NoBlocks),
+        State::Outside if blocks.is_empty() => unified(diff).ok_or(ParseError::NoBlocks),
         State::Outside => Ok(blocks),
         State::Search { line, .. } => Err(malformed(
             line,
@@ -200,9 +203,120 @@ pub fn parse(diff: &str) -> Result<Vec<Block>, ParseError> {
     }
 }
 
+/// The blocks of a unified diff (`@@ … @@` hunks, with or without the `diff`/`---`/`+++`
+/// header), as models used to `git diff` write: each hunk's context and removed lines are the
+/// SEARCH, its context and added lines the REPLACE. `None` when `diff` has no hunk.
+fn unified(diff: &str) -> Option<Vec<Block>> {
+    let lines: Vec<&str> = diff
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let hunked = lines.iter().any(|l| l.starts_with("@@"));
+    let headed =
+        lines.iter().any(|l| l.starts_with("--- ")) && lines.iter().any(|l| l.starts_with("+++ "));
+    if !hunked && !headed {
+        return None;
+    }
+    let mut blocks = Vec::new();
+    let mut current: Option<Block> = None;
+    let mut in_header = true;
+    for (index, line) in lines.iter().enumerate() {
+        if line.starts_with("@@") {
+            blocks.extend(current.take());
+            current = Some(Block {
+                line: index + 1,
+                search: Vec::new(),
+                replace: Vec::new(),
+            });
+            in_header = false;
+            continue;
+        }
+        let header = [
+            "diff ",
+            "index ",
+            "--- ",
+            "+++ ",
+            "new file",
+            "deleted file",
+        ]
+        .iter()
+        .any(|h| line.starts_with(h));
+        if header && (in_header || current.is_none()) {
+            blocks.extend(current.take());
+            in_header = true;
+            continue;
+        }
+        if line.starts_with('\\') {
+            // "\ No newline at end of file".
+            continue;
+        }
+        let block = current.get_or_insert_with(|| Block {
+            line: index + 1,
+            search: Vec::new(),
+            replace: Vec::new(),
+        });
+        in_header = false;
+        match line.chars().next() {
+            Some('-') => block.search.push(line[1..].to_owned()),
+            Some('+') => block.replace.push(line[1..].to_owned()),
+            Some(' ') => {
+                block.search.push(line[1..].to_owned());
+                block.replace.push(line[1..].to_owned());
+            }
+            // A blank context line whose leading space was lost.
+            None => {
+                block.search.push(String::new());
+                block.replace.push(String::new());
+            }
+            Some(_) => return None,
+        }
+    }
+    blocks.extend(current);
+    // Trailing blank lines of a hunk are the diff's end, not the file's.
+    for block in &mut blocks {
+        while block.search.last().is_some_and(String::is_empty)
+            && block.replace.last().is_some_and(String::is_empty)
+        {
+            block.search.pop();
+            block.replace.pop();
+        }
+    }
+    blocks.retain(|b| b.search != b.replace);
+    (!blocks.is_empty()).then_some(blocks)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_unified_diff_is_read_as_blocks() {
+        let diff = "diff --git a/api/h.go b/api/h.go\nindex 1234567..89abcdef 100644\n--- a/api/h.go\n+++ b/api/h.go\n@@ -12,3 +12,3 @@ func f() {\n   a := 1\n-  b := s.Fetch(a)\n+  b := s.Get(a)\n   return b\n@@ -40,2 +40,2 @@\n-x\n+y\n";
+        let blocks = parse(diff).unwrap();
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(
+            blocks[0].search,
+            ["  a := 1", "  b := s.Fetch(a)", "  return b"]
+        );
+        assert_eq!(
+            blocks[0].replace,
+            ["  a := 1", "  b := s.Get(a)", "  return b"]
+        );
+        assert_eq!(
+            (blocks[1].search.clone(), blocks[1].replace.clone()),
+            (vec!["x".to_owned()], vec!["y".to_owned()])
+        );
+        // Headers without @@ (a model's short form).
+        let short = parse("--- a/x.py\n+++ b/x.py\n-return 1\n+return 2").unwrap();
+        assert_eq!(short[0].search, ["return 1"]);
+        // Prose is still no diff.
+        assert_eq!(
+            parse("just some text\nwith lines"),
+            Err(ParseError::NoBlocks)
+        );
+        // Hunks that change nothing are none.
+        assert_eq!(parse("@@ -1 +1 @@\n same\n"), Err(ParseError::NoBlocks));
+    }
 
     #[test]
     fn parses_both_styles() {

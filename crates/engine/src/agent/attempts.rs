@@ -1,0 +1,115 @@
+//! Starting a turn over: when a turn's work failed — the project's tests still fail after the
+//! rounds given back, or nothing changed where changes were asked for — and attempts are left
+//! ([`AgentConfig::attempts`]), the turn begins again from its first message with a fresh
+//! conversation: the files as the failed attempt left them (focused again, read from disk),
+//! the tests run again, the task told that an earlier attempt did not succeed, and answers
+//! sampled at [`RETRY_TEMPERATURE`] so the model does not write the same answer again. Small
+//! models solve more tasks in several short attempts than in one long conversation about a
+//! failure. Each new attempt is a `system.log`; the turn still ends with one `agent.end`.
+//!
+//! [`AgentConfig::attempts`]: super::AgentConfig::attempts
+
+use keel_events::{LogLevel, SystemLog};
+
+use super::auto_test::{TESTS_HEADING, TestState};
+use super::tool_loop::TurnRun;
+use super::turn_state::{Corrections, LoopEnd};
+use crate::provider::Sampling;
+
+/// The temperature of every attempt after the first.
+pub(crate) const RETRY_TEMPERATURE: f32 = 0.7;
+
+/// Attempts when the settings say nothing, with the compact profile and a test command.
+const COMPACT_ATTEMPTS: u32 = 3;
+
+impl TurnRun<'_> {
+    /// How many attempts this turn may make.
+    fn attempts(&self) -> u32 {
+        self.config.attempts.unwrap_or(
+            if self.state.compact && self.config.test_command.is_some() && self.config.auto_test {
+                COMPACT_ATTEMPTS
+            } else {
+                1
+            },
+        )
+    }
+
+    /// Whether the turn starts over after `end` (and has, when true).
+    pub(crate) async fn start_over(&mut self, end: &LoopEnd) -> bool {
+        let failed = match end {
+            LoopEnd::Answered(_) | LoopEnd::Completed(_) => {
+                self.state.tests == TestState::Failed
+                    || (self.state.asks_for_change && !self.changed_files())
+            }
+            LoopEnd::Stopped(_) => true,
+            _ => false,
+        };
+        if !failed
+            || self.state.attempt >= self.attempts()
+            || self.state.cancel.is_cancelled()
+            || self.state.iterations >= self.config.max_iterations
+        {
+            return false;
+        }
+        self.state.attempt += 1;
+        let why = if self.state.tests == TestState::Failed {
+            "the tests still fail"
+        } else if matches!(end, LoopEnd::Stopped(_)) {
+            "it was stuck"
+        } else {
+            "no file was changed"
+        };
+        self.emitter.emit(SystemLog {
+            level: LogLevel::Info,
+            message: format!(
+                "attempt {} of {}: the previous attempt failed ({why}); the turn starts over with a fresh conversation",
+                self.state.attempt,
+                self.attempts()
+            ),
+            metadata: None,
+        });
+        self.begin_again(why).await;
+        true
+    }
+
+    /// The turn's conversation back to its first message, told why, with the files and tests
+    /// as they are now.
+    async fn begin_again(&mut self, why: &str) {
+        let context = &mut *self.context;
+        context.conversation.truncate(self.state.turn_start);
+        context.conversation.push_user(format!(
+            "{}\n\n(An earlier attempt at this task failed: {why}. The files are as it left them: see above. Look again at what the task asks and fix it another way.)",
+            self.state.task
+        ));
+        let paths: Vec<String> = context
+            .focused
+            .iter()
+            .map(|f| f.path().to_owned())
+            .collect();
+        for path in paths {
+            match std::fs::read_to_string(self.config.root.join(&path)) {
+                Ok(content) => {
+                    context.focused.upsert(path, content, false);
+                }
+                Err(_) => {
+                    context.focused.remove(&path);
+                }
+            }
+        }
+        context.turn_focus = context.focused.clone();
+        context
+            .turn_notes
+            .retain(|note| !note.starts_with(TESTS_HEADING));
+        self.state.corrected = Corrections::default();
+        self.state.test_rounds = 0;
+        self.state.tests = TestState::NotRun;
+        self.state.made_up_result = false;
+        self.state.hints.clear();
+        self.state.detector = super::anomaly::AnomalyDetector::new(self.config.anomalies);
+        self.state.sampling = Some(Sampling {
+            temperature: Some(RETRY_TEMPERATURE),
+            ..self.config.sampling
+        });
+        self.test_before_start().await;
+    }
+}
