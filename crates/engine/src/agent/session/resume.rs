@@ -62,7 +62,15 @@ impl AgentSession {
             &self.emitter,
         );
         self.context.turn_focus = self.context.focused.clone();
-        self.context.turn_notes = None;
+        self.context.turn_notes.clear();
+        self.note_task_excerpts(&input).await;
+        // The turn's request is already in the conversation: a start over goes back to it.
+        let turn_start = self
+            .context
+            .conversation
+            .turns()
+            .last()
+            .map_or(0, |turn| turn.start);
         let mode = match self.config.mode {
             Mode::Plan => ResponseMode::Plan,
             Mode::Auto | Mode::Direct => ResponseMode::Direct,
@@ -70,6 +78,9 @@ impl AgentSession {
         let mut state = TurnState::new(cancel.clone(), mode, self.config.anomalies);
         state.iterations = turn.iterations;
         state.asks_for_change = super::super::task_intent::asks_for_change(&input);
+        state.only_asks = super::super::task_intent::only_asks(&input);
+        state.task = input.clone();
+        state.turn_start = turn_start;
         if state.asks_for_change {
             state.stamps = Some(super::super::stamps::Stamps::take(&self.config.root));
         }
