@@ -237,7 +237,7 @@ mod props {
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
-            any::<i32>().prop_map(|n| Value::from(n)),
+            any::<i32>().prop_map(Value::from),
             "[ -~\\n\\t\"'\\\\é]{0,12}".prop_map(Value::String),
         ];
         leaf.prop_recursive(3, 24, 4, |inner| {
