@@ -49,6 +49,10 @@ pub enum ProviderError {
     /// be completed.
     #[error("the answer was cut off at the output token limit: {0}")]
     OutputLimit(String),
+    /// The answer was stopped because it kept repeating the same lines
+    /// ([`crate::repetition`]).
+    #[error("{0}")]
+    Repetition(String),
     /// The request could not be built or was refused before sending (configuration, encoding).
     #[error("invalid request: {0}")]
     InvalidRequest(String),
@@ -100,6 +104,7 @@ impl ProviderError {
             ),
             Self::InvalidRequest(_)
             | Self::OutputLimit(_)
+            | Self::Repetition(_)
             | Self::Script(_)
             | Self::Cancelled
             | Self::RetriesExhausted { .. } => false,

@@ -21,6 +21,7 @@ pub mod openai;
 pub mod pricing;
 mod provider;
 mod provider_spec;
+pub mod repetition;
 pub mod retry;
 pub mod scripted;
 pub mod text_tool_calls;

@@ -9,6 +9,8 @@
 //! - a tool result the model wrote itself: answered, once;
 //! - an answer that shows the fix in a code block: pointed back at the edit tools, once;
 //! - a turn asked for changes that made none: `agent.end` carries the warning;
+//! - an answer caught in a loop (the same lines again and again): stopped, and the turn starts
+//!   over, or fails saying why when no attempt is left;
 //! - compact profile: a whole file after a line naming it is written, and the project's
 //!   tests run before and after the model's work.
 
@@ -299,36 +301,30 @@ async fn a_turn_that_changes_nothing_says_so_and_a_question_does_not() {
 #[tokio::test]
 async fn compact_profile_writes_a_whole_file_and_runs_the_tests_around_it() {
     let fixed = "The divisor is off by one. Here is the updated `calc/stats.py`:\n\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / len(values)\n```";
-    let (events, requests, outcome, ws) = turn(
-        "Fix the failing test",
-        vec![text_answer(&[fixed]), text_answer(&["Fixed the divisor."])],
-        |c| {
+    let (events, requests, outcome, ws) =
+        turn("Fix the failing test", vec![text_answer(&[fixed])], |c| {
             // The map finds the files the task is about.
             c.repo_map = keel_engine::RepoMapConfig::default();
             c.tool_profile = ToolProfile::Compact;
             c.test_command = Some("python3 -m unittest -q".to_owned());
-        },
-    )
-    .await;
-    // The compact definitions: the core tools only.
-    let tools: Vec<&str> = requests[0].body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["function"]["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        tools,
-        [
-            "read_file",
-            "write_file",
-            "replace_in_file",
-            "delete_file",
-            "move_file",
-            "list_files",
-            "search_files",
-            "execute_command"
-        ]
+        })
+        .await;
+    // The task's files are shown, so the model edits by writing them whole: no tools offered,
+    // and the instructions say how; the files written, the tests decide (no second call).
+    assert_eq!(requests.len(), 1);
+    assert!(
+        requests[0].body["tools"]
+            .as_array()
+            .is_none_or(Vec::is_empty),
+        "{}",
+        requests[0].body["tools"]
+    );
+    let system = requests[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        system.contains("write its path on a line by itself, then its complete new content"),
+        "{system}"
     );
     // The tests ran before the first request and their failure opens the task...
     let first = user_messages(&requests[0]);
@@ -394,7 +390,6 @@ async fn a_failed_attempt_starts_the_turn_over_with_a_fresh_conversation() {
             text_answer(&[wrong]),
             text_answer(&["Done."]),
             text_answer(&[right]),
-            text_answer(&["Fixed it."]),
         ],
         |c| {
             c.tool_profile = ToolProfile::Compact;
@@ -404,7 +399,36 @@ async fn a_failed_attempt_starts_the_turn_over_with_a_fresh_conversation() {
         },
     )
     .await;
-    assert_eq!(requests.len(), 4);
+    // The second attempt shows the file the first one changed, so the model edits by writing
+    // it whole: its answer is the last request.
+    assert_eq!(requests.len(), 3);
+    // The first attempt shows no file (no repo map here): the compact definitions of the core
+    // tools are offered.
+    let tools: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            "read_file",
+            "write_file",
+            "replace_in_file",
+            "delete_file",
+            "move_file",
+            "list_files",
+            "search_files",
+            "execute_command"
+        ]
+    );
+    assert!(
+        requests[2]
+            .body
+            .get("tools")
+            .is_none_or(|t| t.as_array().is_none_or(Vec::is_empty))
+    );
     // The second attempt's first request: the task told, the failed edit's history gone, the
     // file as it was left, sampled more freely.
     let again = &requests[2];
@@ -432,4 +456,99 @@ async fn a_failed_attempt_starts_the_turn_over_with_a_fresh_conversation() {
         .filter(|e| matches!(&e.kind, EventKind::SystemLog(l) if l.message.starts_with("attempt 2 of 2")))
         .count();
     assert_eq!(attempts, 1);
+}
+
+#[tokio::test]
+async fn an_answer_caught_in_a_loop_is_stopped_and_the_turn_starts_over() {
+    // Recorded at temperature 0: the test's traceback written into a SEARCH block, again and
+    // again, until the cap.
+    let block = "self.assertEqual(mean([5]), 5)\n                     ^^^^^^^^^\n  File \"calc/stats.py\", line 8, in mean\n    return sum(values) / (len(values) - 1)\nZeroDivisionError: division by zero\n=======\n";
+    let mut looping = vec![
+        "```json\n{\n  \"name\": \"replace_in_file\",\n  \"arguments\": {\n    \"path\": \"tests/test_stats.py\",\n    \"diff\": \"\"\"\n<<<<<<< SEARCH\n",
+    ];
+    looping.extend(std::iter::repeat_n(block, 200));
+    let right = "`calc/stats.py`\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / len(values)\n```";
+    let (events, requests, outcome, ws) = turn(
+        "Fix the failing test",
+        vec![
+            text_answer(&looping),
+            text_answer(&[right]),
+            text_answer(&["Fixed it."]),
+        ],
+        |c| {
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+            c.test_rounds = 0;
+            c.attempts = Some(2);
+        },
+    )
+    .await;
+    assert_eq!(requests.len(), 3);
+    assert_eq!(requests[1].body["temperature"], serde_json::json!(0.7_f32));
+    let stopped = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::SystemLog(l) if l.message.starts_with("attempt 2 of 2") => {
+                Some(l.message.clone())
+            }
+            _ => None,
+        })
+        .expect("a second attempt");
+    assert!(stopped.contains("stuck"), "{stopped}");
+    let first_end = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::RunLlmEnd(end) => Some(end.finish_reason),
+            _ => None,
+        })
+        .expect("the looping call ends");
+    assert_eq!(first_end, keel_events::FinishReason::Other);
+    assert!(
+        std::fs::read_to_string(ws.path().join("calc/stats.py"))
+            .unwrap()
+            .contains("return sum(values) / len(values)")
+    );
+    assert_eq!(outcome.status, AgentStatus::Completed);
+}
+
+#[tokio::test]
+async fn a_looping_answer_with_no_attempt_left_fails_the_turn_saying_why() {
+    let line = "The fix is to divide by the number of values, not one less than it.\n";
+    let looping = vec![line; 300];
+    let (events, requests, outcome, _ws) =
+        turn("Fix the failing test", vec![text_answer(&looping)], |_| {}).await;
+    assert_eq!(requests.len(), 1);
+    assert_eq!(outcome.status, AgentStatus::Failed);
+    let end = agent_end(&events);
+    assert!(end.result.contains("again and again"), "{end:?}");
+}
+
+#[tokio::test]
+async fn a_question_about_shown_files_is_answered_without_tools() {
+    let (events, requests, outcome, _ws) = turn(
+        "Which function computes the mean, and in which file is it?",
+        vec![text_answer(&["`mean` in `calc/stats.py`."])],
+        |c| {
+            c.repo_map = keel_engine::RepoMapConfig::default();
+            c.tool_profile = ToolProfile::Compact;
+        },
+    )
+    .await;
+    assert_eq!(requests.len(), 1);
+    assert!(
+        requests[0]
+            .body
+            .get("tools")
+            .is_none_or(|t| t.as_array().is_none_or(Vec::is_empty))
+    );
+    let system = requests[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        system.contains("Answer the question from the project's files shown"),
+        "{system}"
+    );
+    assert!(user_messages(&requests[0])[0].contains("### calc/stats.py"));
+    assert_eq!(outcome.status, AgentStatus::Completed);
+    assert_eq!(agent_end(&events).result, "`mean` in `calc/stats.py`.");
 }

@@ -1,4 +1,5 @@
-//! Every task of the repository's suites (`eval/tasks`, `eval/holdout`) is sound: `verify_task`
+//! Every task of the repository's suites (`eval/tasks`, `eval/holdout`, and CI's real-model
+//! task in `eval/ci`) is sound: `verify_task`
 //! finds no problem, and `eval/tasks` holds at least 20 tasks.
 //!
 //! `KEEL_EVAL_SUITES` (folders separated by `:`, the first taking `eval/tasks`' place) checks
@@ -18,7 +19,7 @@ fn suites() -> Vec<PathBuf> {
         Ok(list) if !list.trim().is_empty() => std::env::split_paths(&list).collect(),
         _ => {
             let eval = keel_test_support::repo_root().join("eval");
-            vec![eval.join("tasks"), eval.join("holdout")]
+            vec![eval.join("tasks"), eval.join("holdout"), eval.join("ci")]
         }
     }
 }

@@ -39,6 +39,13 @@ const CODE_ONLY: &str = "No file was changed: your answer shows code, but only a
 /// Told, with the compact profile, when the answer shows code but no file changed.
 const CODE_ONLY_COMPACT: &str = "No file was changed: your answer shows code, but not which file it is. Write the file's path on a line by itself, then its complete new content in a code block; or call replace_in_file with a SEARCH/REPLACE block.";
 
+/// Told, when the model edits by writing files whole, when the answer shows code but no file
+/// changed.
+const CODE_ONLY_BLOCKS: &str = "No file was changed: your answer shows code, but not which file it is. Write the file's path on a line by itself, then its complete new content in a code block.";
+
+/// Told, when the model edits by writing files whole, when no file changed.
+const NOTHING_CHANGED_BLOCKS: &str = "No file has been changed yet, so the task is not done. For each file to change, write its path on a line by itself, then its complete new content in a code block. If no change is needed, answer why.";
+
 /// Told when the answer says the work is done but no file changed.
 const NOTHING_CHANGED: &str = "No file has been changed yet, so the task is not done. Make the change now with replace_in_file or write_file, then run the tests. If no change is needed, answer why.";
 
@@ -121,7 +128,13 @@ impl TurnRun<'_> {
         if !self.state.compact || !self.state.asks_for_change {
             return;
         }
-        let files = whole_files(&response.text, &self.config.root);
+        let focused: Vec<String> = self
+            .context
+            .focused
+            .iter()
+            .map(|f| f.path().to_owned())
+            .collect();
+        let files = whole_files(&response.text, &self.config.root, &focused);
         let Some(first) = files.first() else {
             self.recover_definitions(response);
             return;
@@ -228,10 +241,12 @@ impl TurnRun<'_> {
             },
         );
         Review::Correct(
-            match (shows_code, self.state.compact) {
-                (true, true) => CODE_ONLY_COMPACT,
-                (true, false) => CODE_ONLY,
-                (false, _) => NOTHING_CHANGED,
+            match (shows_code, self.state.compact, self.state.blocks) {
+                (true, _, true) => CODE_ONLY_BLOCKS,
+                (false, _, true) => NOTHING_CHANGED_BLOCKS,
+                (true, true, false) => CODE_ONLY_COMPACT,
+                (true, false, false) => CODE_ONLY,
+                (false, _, false) => NOTHING_CHANGED,
             }
             .to_owned(),
         )

@@ -52,7 +52,11 @@ impl TurnRun<'_> {
             return;
         }
         let (passed, output) = self.run_tests("keel_test_0", &command).await;
-        let verdict = if passed { "pass" } else { "fail" };
+        let verdict = if passed {
+            "pass"
+        } else {
+            "fail (change the code so that they pass; the tests are right unless the task says otherwise)"
+        };
         self.context.turn_notes.push(format!(
             "{TESTS_HEADING}\n\n`{command}` {verdict}:\n\n```\n{}\n```",
             tail(&output, MAX_OUTPUT_CHARS).trim_end()
@@ -151,8 +155,37 @@ impl TurnRun<'_> {
         }
         .emit(self.emitter);
         let output = super::summary::result_text(&result);
-        (result.success, output)
+        (result.success, for_the_model(&output, &self.config.root))
     }
+}
+
+/// Test output as the model reads it: paths relative to the project, and a Python traceback's
+/// frames without their source lines and column marks (`^^^^`, `~~~^~~`), which small models
+/// copy into their edits as if they were the file's text.
+fn for_the_model(output: &str, root: &std::path::Path) -> String {
+    let prefix = format!("{}/", root.display());
+    let relative = output.replace(&prefix, "");
+    let mut kept = Vec::new();
+    // The indentation of the traceback frame whose source lines are being skipped.
+    let mut frame: Option<usize> = None;
+    for line in relative.lines() {
+        let indent = line.len() - line.trim_start().len();
+        if let Some(depth) = frame {
+            if indent > depth && !line.trim().is_empty() {
+                continue;
+            }
+            frame = None;
+        }
+        let marks = line.trim();
+        if !marks.is_empty() && marks.chars().all(|c| matches!(c, '^' | '~')) {
+            continue;
+        }
+        if marks.starts_with("File \"") && marks.contains("\", line ") {
+            frame = Some(indent);
+        }
+        kept.push(line);
+    }
+    kept.join("\n")
 }
 
 /// The last `max` characters of `text`, marked when cut.
@@ -168,6 +201,16 @@ fn tail(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn test_output_is_relative_to_the_project_without_column_marks() {
+        let root = std::path::Path::new("/tmp/keel-eval-x/project");
+        let output = "  File \"/tmp/keel-eval-x/project/calc/stats.py\", line 8, in mean\n    return sum(values) / (len(values) - 1)\n           ~~~~~~~~~~~~^~~~~~~~~~~~~~~~~~~\n    self.assertEqual(mean([5]), 5)\n                     ^^^^^^^^^\n\nZeroDivisionError: division by zero";
+        assert_eq!(
+            for_the_model(output, root),
+            "  File \"calc/stats.py\", line 8, in mean\n\nZeroDivisionError: division by zero"
+        );
+    }
 
     #[test]
     fn tails_keep_the_end() {

@@ -24,14 +24,41 @@ Work in steps: look at the files the task is about (read_file, search_files), ch
 /// What the model is told while carrying out a plan step.
 pub const STEP_RULES: &str = "Do only this step now, with the tools. When it is done, reply with a short summary of what you did, without calling tools. If a tool call failed and you could not fix it, say so. If your last tool call failed but that is expected or harmless, include the word RESOLVED in your reply. Call attempt_completion only when the whole task is done.";
 
-/// The instructions for `mode` (the compact ones when `compact`, plan mode aside), followed by
-/// the turn's sections (environment and project instructions, see [`super::turn_prompt`]).
-pub fn instructions(mode: Mode, compact: bool, turn: &str) -> String {
-    let mut text = match (mode, compact) {
+/// The instructions of the compact tool profile when the model edits by writing files whole,
+/// with no tool offered ([`super::tool_call::Offer::blocks`]).
+const COMPACT_BLOCKS: &str = "You are Keel, a coding agent working in one project folder. Paths are relative to the project root.
+
+To change a file, write its path on a line by itself, then its complete new content in one code block: Keel writes the file and runs the tests. Change the code, not the tests, unless the task says the tests are wrong.";
+
+/// The instructions of the compact profile for a question whose files are shown, with no tool
+/// offered.
+const COMPACT_ANSWER: &str = "You are Keel, a coding agent working in one project folder. Paths are relative to the project root.
+
+Answer the question from the project's files shown below: name the files and the functions you mean. Change nothing.";
+
+/// Which instructions the model gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// The full tool set.
+    Full,
+    /// The compact tool profile ([`super::config::ToolProfile::Compact`]).
+    Compact,
+    /// The compact profile, editing by writing files whole without tools.
+    Blocks,
+    /// The compact profile, answering a question from the files shown, without tools.
+    Answer,
+}
+
+/// The instructions for `mode` and `style` (plan mode has its own), followed by the turn's
+/// sections (environment and project instructions, see [`super::turn_prompt`]).
+pub fn instructions(mode: Mode, style: Style, turn: &str) -> String {
+    let mut text = match (mode, style) {
         (Mode::Plan, _) => format!("{BASE}\n\n{PLAN}"),
-        (_, true) => COMPACT.to_owned(),
-        (Mode::Auto, false) => format!("{BASE}\n\n{AUTO}"),
-        (Mode::Direct, false) => format!("{BASE}\n\n{DIRECT}"),
+        (_, Style::Compact) => COMPACT.to_owned(),
+        (_, Style::Blocks) => COMPACT_BLOCKS.to_owned(),
+        (_, Style::Answer) => COMPACT_ANSWER.to_owned(),
+        (Mode::Auto, Style::Full) => format!("{BASE}\n\n{AUTO}"),
+        (Mode::Direct, Style::Full) => format!("{BASE}\n\n{DIRECT}"),
     };
     if !turn.trim().is_empty() {
         text.push_str("\n\n");

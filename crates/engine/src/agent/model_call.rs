@@ -18,7 +18,7 @@ use tracing::Instrument;
 
 use super::compaction::{ModelSummarizer, summary_prompt_limit};
 use super::config::{Mode, ToolFormat};
-use super::instructions::instructions;
+use super::instructions::{Style, instructions};
 use super::model_context::ModelContext;
 use super::observer::EventObserver;
 use super::output_limit::continuation_messages;
@@ -29,6 +29,7 @@ use crate::error::ProviderError;
 use crate::fallback::ModelChain;
 use crate::pricing::Pricing;
 use crate::provider::{ChatRequest, Provider, ReportedWindow, Sampling};
+use crate::repetition::RepetitionGuard;
 use crate::retry::RetryPolicy;
 use crate::text_tool_calls::TextCallProvider;
 
@@ -61,8 +62,8 @@ pub(crate) struct ModelCall<'a> {
     /// How the answer is sampled.
     pub(crate) sampling: Sampling,
     pub(crate) mode: Mode,
-    /// The compact tool profile is offered (its instructions go with it).
-    pub(crate) compact: bool,
+    /// The instructions the model gets (the compact profile's, and how it works this turn).
+    pub(crate) style: Style,
     pub(crate) tool_format: ToolFormat,
     /// The window set in the settings; it beats the one the server reports, which beats
     /// keel-context's table.
@@ -262,7 +263,8 @@ impl ModelCaller {
         tokens
     }
 
-    /// Sends `request` along the model chain. The answer's text is read for a leading
+    /// Sends `request` along the model chain, stopping an answer caught in a loop. The answer's
+    /// text is read for a leading
     /// `<think>` block and, when the request offers tools, for tool calls written as text;
     /// with the XML convention it is then parsed for XML calls.
     async fn send(
@@ -271,7 +273,8 @@ impl ModelCaller {
         request: &ChatRequest,
         observer: &mut EventObserver,
     ) -> Result<(AssembledResponse, String), ProviderError> {
-        let text_calls = TextCallProvider::new(self.provider.as_ref());
+        let guarded = RepetitionGuard::new(self.provider.as_ref());
+        let text_calls = TextCallProvider::new(&guarded);
         let xml_provider = call
             .xml()
             .then(|| XmlProvider::new(&text_calls, &call.functions.definitions));
@@ -320,11 +323,17 @@ impl ModelCaller {
             Err(error) => {
                 tracing::warn!(%error, "model call failed");
                 observer.fail_thinking(&error.to_string());
-                if matches!(error, ProviderError::Cancelled) {
+                // The response was stopped here: its call ends, with what was streamed.
+                let stopped = match error {
+                    ProviderError::Cancelled => Some(FinishReason::Cancelled),
+                    ProviderError::Repetition(_) => Some(FinishReason::Other),
+                    _ => None,
+                };
+                if let Some(finish_reason) = stopped {
                     call.emitter.emit(RunLlmEnd {
                         llm_output: String::new(),
                         tool_calls: Vec::new(),
-                        finish_reason: FinishReason::Cancelled,
+                        finish_reason,
                         usage: None,
                     });
                 }
@@ -406,7 +415,7 @@ async fn build_prompt(
     let options = BuildOptions::default();
     let builder = PromptBuilder::new(call.counter, budget.with_extra_tokens(tool_tokens as u64))
         .with_options(options);
-    let mut instructions = instructions(call.mode, call.compact, call.context.turn_prompt.text());
+    let mut instructions = instructions(call.mode, call.style, call.context.turn_prompt.text());
     if xml {
         instructions.push_str("\n\n");
         instructions.push_str(&tool_catalogue(&call.functions.definitions));

@@ -61,6 +61,10 @@ pub(crate) struct Offer {
     /// The task only asks a question: the compact profile offers only the tools that look
     /// (a small model otherwise "fixes" what it was asked about).
     pub(crate) look_only: bool,
+    /// The compact profile on a task whose files are shown: the model writes the files to
+    /// change whole in its answer, or answers the question from what it sees, and no tool is
+    /// offered (with tools in the prompt, small models write broken calls instead of code).
+    pub(crate) no_tools: bool,
 }
 
 /// The core tools that only look.
@@ -286,6 +290,9 @@ impl Toolbox {
     /// then the source's tools (configured MCP servers) whole.
     fn compact_definitions(&self, offer: Offer) -> Vec<serde_json::Value> {
         let mut definitions = Vec::new();
+        if offer.no_tools {
+            return definitions;
+        }
         for name in self.tools.names() {
             let Some(tool) = self.tools.get(name) else {
                 continue;

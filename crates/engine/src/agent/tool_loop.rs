@@ -10,6 +10,7 @@ use keel_events::{Emitter, SystemError, ToolStatus};
 use super::answer_review::Review;
 use super::config::{AgentConfig, Mode, ToolFormat};
 use super::control_tools::{ATTEMPT_COMPLETION, CREATE_PLAN};
+use super::instructions::Style;
 use super::model_call::{ModelCall, ModelCaller};
 use super::model_context::ModelContext;
 use super::tap::ChangeLog;
@@ -69,6 +70,11 @@ impl TurnRun<'_> {
                 && let Some(end) = self.close_step_round(changes_before, step)
             {
                 return end;
+            }
+            // Files written whole from the answer are the answer: the tests, not another
+            // call, say whether they did the work.
+            if step.is_none() && self.state.blocks && self.changes.count() > changes_before {
+                return LoopEnd::Answered(written_answer(&response));
             }
         }
     }
@@ -137,6 +143,20 @@ impl TurnRun<'_> {
             .await;
         let compact = self.config.tool_profile.compact_for(window);
         self.state.compact = compact;
+        // With the task's files shown, a small model works without tools: it writes the files
+        // to change whole, or answers the question from what it sees.
+        let shown =
+            compact && self.config.mode != Mode::Plan && !self.context.turn_focus.is_empty();
+        let style = if !compact {
+            Style::Full
+        } else if shown && self.state.only_asks {
+            Style::Answer
+        } else if shown && self.state.asks_for_change {
+            Style::Blocks
+        } else {
+            Style::Compact
+        };
+        self.state.blocks = style == Style::Blocks;
         // The compact profile plans only when told to (plan mode).
         let offer = Offer {
             planning: match self.config.mode {
@@ -148,6 +168,7 @@ impl TurnRun<'_> {
             native: self.config.tool_format == ToolFormat::Native,
             compact,
             look_only: compact && self.state.only_asks,
+            no_tools: matches!(style, Style::Blocks | Style::Answer),
         };
         let counter = TokenCounter::for_model(self.config.models.current());
         let call = ModelCall {
@@ -155,7 +176,7 @@ impl TurnRun<'_> {
             retry: &self.config.retry,
             sampling: self.state.sampling.unwrap_or(self.config.sampling),
             mode: self.config.mode,
-            compact,
+            style,
             tool_format: self.config.tool_format,
             context_window: self.config.context_window,
             model_summaries: self.config.model_summaries,
@@ -174,6 +195,9 @@ impl TurnRun<'_> {
         match self.model.call(call).await {
             Ok(response) => Ok(response),
             Err(ProviderError::Cancelled) => Err(LoopEnd::Cancelled),
+            // A looping answer is the model stuck, not the provider failing: an attempt left
+            // starts the turn over.
+            Err(ProviderError::Repetition(why)) => Err(LoopEnd::Stopped(why)),
             Err(error) => Err(LoopEnd::Failed(error)),
         }
     }
@@ -326,4 +350,21 @@ fn unique_call_ids(response: &mut AssembledResponse, iteration: u32) {
             seen.insert(call.id.clone());
         }
     }
+}
+
+/// The answer of a response whose files were written whole: its prose, else what it wrote.
+fn written_answer(response: &AssembledResponse) -> String {
+    if !response.text.trim().is_empty() {
+        return response.text.trim().to_owned();
+    }
+    let paths: Vec<String> = response
+        .tool_calls
+        .iter()
+        .filter_map(|call| {
+            serde_json::from_str::<serde_json::Value>(&call.arguments)
+                .ok()
+                .and_then(|a| a["path"].as_str().map(|p| format!("`{p}`")))
+        })
+        .collect();
+    format!("Changed {}.", paths.join(", "))
 }

@@ -38,6 +38,8 @@ pub(crate) struct TurnState {
     pub(crate) stamps: Option<Stamps>,
     /// The compact tool profile was offered at the latest model call.
     pub(crate) compact: bool,
+    /// The model edits by writing files whole, without tools ([`super::tool_call::Offer::blocks`]).
+    pub(crate) blocks: bool,
     /// The latest answer held a tool result the model wrote itself.
     pub(crate) made_up_result: bool,
     /// The corrections of answers made so far in the turn (each is made once).
@@ -88,6 +90,7 @@ impl TurnState {
             only_asks: false,
             stamps: None,
             compact: false,
+            blocks: false,
             made_up_result: false,
             corrected: Corrections::default(),
             test_rounds: 0,

@@ -33,14 +33,17 @@ pub(crate) struct WholeFile {
     pub(crate) start: usize,
 }
 
-/// The whole files `answer` gives, in order (one per path: the last block wins).
-pub(crate) fn whole_files(answer: &str, root: &Path) -> Vec<WholeFile> {
+/// The whole files `answer` gives, in order (one per path: the last block wins). A block no
+/// line names is the file of `focused` it is plainly a new version of ([`new_version_of`]).
+pub(crate) fn whole_files(answer: &str, root: &Path, focused: &[String]) -> Vec<WholeFile> {
     let mut found: Vec<WholeFile> = Vec::new();
     for block in fenced_blocks(answer) {
         if block.body.trim().is_empty() {
             continue;
         }
-        let Some(path) = named_path(block.label, root) else {
+        let Some(path) = named_path(block.label, root)
+            .or_else(|| new_version_of(&block.body, block.info, root, focused))
+        else {
             continue;
         };
         if !language_fits(block.info, &path)
@@ -62,6 +65,45 @@ pub(crate) fn whole_files(answer: &str, root: &Path) -> Vec<WholeFile> {
     }
     found.sort_by_key(|f| f.start);
     found
+}
+
+/// Share of a file's lines a block must keep to be taken, unnamed, for its new version.
+const SAME_FILE_SHARE: f64 = 0.5;
+
+/// The one file of `focused` that `body` is a new version of: in the block's language, and
+/// keeping at least [`SAME_FILE_SHARE`] of its non-blank lines — clearly more than any other.
+fn new_version_of(body: &str, info: &str, root: &Path, focused: &[String]) -> Option<String> {
+    let block: std::collections::HashSet<&str> = body
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut scores: Vec<(f64, &String)> = focused
+        .iter()
+        .filter(|path| language_fits(info, path))
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(root.join(path)).ok()?;
+            let lines: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            if lines.is_empty() {
+                return None;
+            }
+            let kept = lines.iter().filter(|l| block.contains(*l)).count();
+            Some((kept as f64 / lines.len() as f64, path))
+        })
+        .collect();
+    scores.sort_by(|a, b| b.0.total_cmp(&a.0));
+    match scores.as_slice() {
+        [(best, path), rest @ ..]
+            if *best >= SAME_FILE_SHARE && rest.first().is_none_or(|next| next.0 < *best * 0.8) =>
+        {
+            Some((*path).clone())
+        }
+        _ => None,
+    }
 }
 
 /// A fenced block of an answer.
@@ -269,10 +311,26 @@ mod tests {
     }
 
     #[test]
+    fn an_unnamed_block_is_the_focused_file_it_rewrites() {
+        let dir = project();
+        let focused = ["calc/stats.py".to_owned(), "calc/long.py".to_owned()];
+        let answer = "```python\ndef mean(values):\n    return sum(values) / len(values)\n```";
+        let files = whole_files(answer, dir.path(), &focused);
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].path, "calc/stats.py");
+        // Not a file it does not resemble, nor one it was not shown, nor a shell block.
+        let other = "```python\nprint('hello')\nprint('world')\n```";
+        assert!(whole_files(other, dir.path(), &focused).is_empty());
+        assert!(whole_files(answer, dir.path(), &[]).is_empty());
+        let shell = "```bash\ndef mean(values):\n```";
+        assert!(whole_files(shell, dir.path(), &focused).is_empty());
+    }
+
+    #[test]
     fn a_block_after_a_line_naming_the_file() {
         let dir = project();
         let answer = "The divisor is wrong. Here's the updated `calc/stats.py` file:\n\n```python\ndef mean(values):\n    return sum(values) / len(values)\n```\n\nNow run the tests:\n\n```bash\npython3 -m unittest\n```\n";
-        let files = whole_files(answer, dir.path());
+        let files = whole_files(answer, dir.path(), &[]);
         assert_eq!(
             files,
             [WholeFile {
@@ -288,23 +346,23 @@ mod tests {
         let dir = project();
         let new =
             "calc/median.py\n```python\ndef median(v):\n    return sorted(v)[len(v) // 2]\n```";
-        assert_eq!(whole_files(new, dir.path())[0].path, "calc/median.py");
+        assert_eq!(whole_files(new, dir.path(), &[])[0].path, "calc/median.py");
         let prose = "You could add calc/median.py like this:\n```python\ndef median(v): ...\n```";
-        assert!(whole_files(prose, dir.path()).is_empty());
+        assert!(whole_files(prose, dir.path(), &[]).is_empty());
         // A path on the block's first line names it.
         let inside = "```\ncalc/stats.py\ndef mean(v):\n    return 1\n```";
-        let files = whole_files(inside, dir.path());
+        let files = whole_files(inside, dir.path(), &[]);
         assert_eq!(files[0].path, "calc/stats.py");
         assert_eq!(files[0].content, "def mean(v):\n    return 1\n");
         // A block holding only the path names the next block.
         let apart = "```\ncalc/stats.py\n```\n```python\ndef mean(v):\n    return 2\n```";
-        let files = whole_files(apart, dir.path());
+        let files = whole_files(apart, dir.path(), &[]);
         assert_eq!(files.len(), 1);
         assert_eq!(files[0].content, "def mean(v):\n    return 2\n");
         // A file name only one workspace file has is that file.
         let short =
             "Here's the updated `stats.py` file:\n```python\ndef mean(v):\n    return 0\n```";
-        assert_eq!(whole_files(short, dir.path())[0].path, "calc/stats.py");
+        assert_eq!(whole_files(short, dir.path(), &[])[0].path, "calc/stats.py");
     }
 
     #[test]
@@ -336,7 +394,7 @@ mod tests {
             "../etc/passwd\n```\nroot\n```",
             "Here is `calc/stats.py`:\n```\ndef mean(values):\\n    \\\"\\\"\\\"Mean.\\\"\\\"\\\"\\n    return 0\n```",
         ] {
-            assert!(whole_files(answer, dir.path()).is_empty(), "{answer}");
+            assert!(whole_files(answer, dir.path(), &[]).is_empty(), "{answer}");
         }
     }
 }
