@@ -14,6 +14,12 @@
 //!    database is created and dropped; skipped with a notice when unreachable).
 //! 3. **Idle memory**: server RSS per idle session (default 1,000), then per idle SSE
 //!    subscriber (one per session).
+//! 4. **Many instances** (`--only multi`, not part of a default run): `--instances N`
+//!    (default 4) servers on one fresh PostgreSQL database, `--multi-subscribers N` (default
+//!    10,000) SSE subscribers spread across them, while the first streams one turn of
+//!    `--multi-deltas N` (default 1,000) deltas `--multi-delay-ms` (default 2) apart: lost
+//!    events, the delivery latency per instance, the events stored per second. Run it with
+//!    `--instances 1` for the single-instance figure beside it.
 //!
 //! Prints a Markdown report and writes it to `target/bench-server.md`. An unoptimised build
 //! re-runs itself with `cargo run --release`. Options: `--subscribers N`, `--sessions N`,
@@ -25,6 +31,7 @@
 
 mod fanout;
 mod idle;
+mod multi;
 mod persist;
 mod postgres;
 mod report;
@@ -49,6 +56,7 @@ enum Part {
     Fanout,
     Persist,
     Idle,
+    Multi,
 }
 
 /// Options of a bench run.
@@ -63,11 +71,19 @@ struct Options {
     server_args: Vec<String>,
     delay_ms: Option<u64>,
     runs: usize,
+    instances: usize,
+    multi_subscribers: usize,
+    multi_deltas: usize,
+    multi_delay_ms: u64,
 }
 
 impl Options {
+    /// Whether the run includes `part` (the multi-instance figure only when asked for).
     fn wants(&self, part: Part) -> bool {
-        self.only.is_empty() || self.only.contains(&part)
+        if self.only.is_empty() {
+            return part != Part::Multi;
+        }
+        self.only.contains(&part)
     }
 }
 
@@ -82,6 +98,10 @@ fn parse_options(args: &[String]) -> Result<Options> {
         server_args: Vec::new(),
         delay_ms: None,
         runs: 1,
+        instances: 4,
+        multi_subscribers: 10_000,
+        multi_deltas: 1_000,
+        multi_delay_ms: 2,
     };
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
@@ -102,6 +122,14 @@ fn parse_options(args: &[String]) -> Result<Options> {
             "--sessions" => options.sessions = number(arg, value(arg)?)?,
             "--persist-deltas" => options.persist_deltas = number(arg, value(arg)?)?,
             "--runs" => options.runs = number(arg, value(arg)?)?,
+            "--instances" => options.instances = number(arg, value(arg)?)?,
+            "--multi-subscribers" => options.multi_subscribers = number(arg, value(arg)?)?,
+            "--multi-deltas" => options.multi_deltas = number(arg, value(arg)?)?,
+            "--multi-delay-ms" => {
+                options.multi_delay_ms = value(arg)?
+                    .parse()
+                    .context("--multi-delay-ms needs a number")?;
+            }
             "--server" => options.server = Some(PathBuf::from(value(arg)?)),
             "--skip-postgres" => options.skip_postgres = true,
             "--delay-ms" => {
@@ -112,12 +140,14 @@ fn parse_options(args: &[String]) -> Result<Options> {
                 "fanout" => Part::Fanout,
                 "persist" => Part::Persist,
                 "idle" => Part::Idle,
-                other => bail!("--only takes fanout, persist or idle, not `{other}`"),
+                "multi" => Part::Multi,
+                other => bail!("--only takes fanout, persist, idle or multi, not `{other}`"),
             }),
             other => bail!(
                 "unknown option `{other}` (expected --subscribers N, --sessions N, \
                  --persist-deltas N, --runs N, --delay-ms N, --server PATH, --server-arg ARG, --skip-postgres, \
-                 --only PART)"
+                 --only PART, --instances N, --multi-subscribers N, --multi-deltas N, \
+                 --multi-delay-ms N)"
             ),
         }
     }
@@ -148,7 +178,11 @@ pub fn run(args: &[String]) -> Result<()> {
         }
         return Ok(());
     }
-    raise_fd_limit(options.subscribers.max(options.sessions))?;
+    let mut connections = options.subscribers.max(options.sessions);
+    if options.wants(Part::Multi) {
+        connections = connections.max(options.multi_subscribers);
+    }
+    raise_fd_limit(connections)?;
     let binary = match &options.server {
         Some(path) => path.clone(),
         None => build_server(&workspace)?,
@@ -249,6 +283,27 @@ async fn bench(
         eprintln!("idle memory: {} sessions…", options.sessions);
         report.idle = Some(idle::run(&spec("idle", script), options.sessions, &client).await?);
     }
+    if options.wants(Part::Multi) {
+        let script = scratch.join("multi-script.json");
+        multi::write_script(&script, options.multi_deltas, options.multi_delay_ms)?;
+        let admin = std::env::var("KEEL_BENCH_DATABASE_URL")
+            .unwrap_or_else(|_| postgres::DEFAULT_URL.to_owned());
+        eprintln!(
+            "{} instances, {} subscribers, {} deltas…",
+            options.instances, options.multi_subscribers, options.multi_deltas
+        );
+        report.multi = Some(
+            multi::run(
+                &spec("multi", script),
+                &admin,
+                options.instances,
+                options.multi_subscribers,
+                &client,
+            )
+            .await?,
+        );
+        report.multi_script = (options.multi_deltas, options.multi_delay_ms);
+    }
     report.finish();
     Ok(report.markdown())
 }
@@ -336,6 +391,11 @@ mod tests {
         assert_eq!(options.subscribers, 10);
         assert!(options.skip_postgres);
         assert!(options.wants(Part::Fanout) && !options.wants(Part::Persist));
+        // The multi-instance figure only when asked for.
+        assert!(!parse_options(&[]).unwrap().wants(Part::Multi));
+        let options = parse_options(&args("--only multi --instances 2")).unwrap();
+        assert!(options.wants(Part::Multi) && !options.wants(Part::Fanout));
+        assert_eq!((options.instances, options.multi_subscribers), (2, 10_000));
     }
 
     #[test]
@@ -343,6 +403,7 @@ mod tests {
         assert!(parse_options(&args("--subscribers")).is_err());
         assert!(parse_options(&args("--subscribers 0")).is_err());
         assert!(parse_options(&args("--only everything")).is_err());
+        assert!(parse_options(&args("--instances 0")).is_err());
         assert!(parse_options(&args("--frobnicate")).is_err());
     }
 

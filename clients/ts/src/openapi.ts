@@ -1584,6 +1584,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `conflict`: another server instance writes the session (it is named) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not a runnable file inside the root, or an argument with a NUL character */
             422: {
                 headers: {
@@ -1875,7 +1884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `turn_running`: a turn runs in the session; nothing changed */
+            /** @description `turn_running`: a turn runs in the session, or `conflict`: another server instance writes it; nothing changed */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2120,7 +2129,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `turn_running`, or `conflict`: nothing staged, or the shadow workspace is damaged */
+            /** @description `turn_running`, or `conflict`: nothing staged, the shadow workspace is damaged, or another instance writes the session */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2202,7 +2211,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `turn_running`: a turn works in the shadow workspace; or, with `paths`, the shadow workspace is damaged (discard it all) */
+            /** @description `turn_running`: a turn works in the shadow workspace; or, with `paths`, the shadow workspace is damaged (discard it all), or another instance writes the session */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2333,7 +2342,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `turn_running`, or `conflict`: the request id was used for another input */
+            /** @description `turn_running`, or `conflict`: the request id was used for another input, or another instance writes the session */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2344,6 +2353,15 @@ export interface operations {
             };
             /** @description Invalid fields */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: this instance is draining; start the turn on another */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -5,7 +5,10 @@
 //! [`EventLog`] that stores every event before anyone else sees it, run each turn under a
 //! [`TurnLease`](keel_store::TurnLease) kept alive by a [`LeaseRenewal`], and end the turn with
 //! [`finish_turn`], which saves the conversation as one versioned [`SavedConversation`]. Turns
-//! whose process died are failed and recorded by [`recover_lapsed_turns`]. A session's MCP
+//! whose process died are continued elsewhere from their committed state
+//! ([`plan_continuation`], [`CommittedTurn`]) or failed and recorded by
+//! [`recover_lapsed_turns`]. A process writes a session's events only under its writer claim
+//! ([`keel_store::WriterClaim`], quoted by every append and by [`finish_turn_fenced`]). A session's MCP
 //! servers start together and offer their tools through [`attach_mcp`]. A session is taken back
 //! to before one of its checkpoints' turns by [`rewind`], or branched into a new one by
 //! [`fork_session`]. What a front end does to a session between turns (a shadow apply) is
@@ -13,10 +16,12 @@
 //! routes and broadcast.
 
 mod agent;
+mod continuation;
 mod error;
 mod event_log;
 mod file_settings;
 mod fork;
+mod handover;
 mod lease;
 mod mcp;
 mod outside_turn;
@@ -26,6 +31,7 @@ mod session;
 mod turn;
 
 pub use agent::{AgentSettings, distills_by_default, is_local_endpoint, saved_conversation};
+pub use continuation::{CommittedTurn, INTERRUPTED_CALL_RESULT};
 pub use error::HostError;
 pub use event_log::EventLog;
 pub use file_settings::{
@@ -33,6 +39,7 @@ pub use file_settings::{
     instruction_files, pricing_with,
 };
 pub use fork::{FORKED_FROM_KEY, Fork, fork_session};
+pub use handover::{Continuation, plan_continuation};
 pub use lease::{
     AppendToStore, InterruptRecorder, LeaseRenewal, interrupted_error, recover_lapsed_turns,
     renew_every, renew_lease,
@@ -42,4 +49,4 @@ pub use outside_turn::append_outside_turn;
 pub use rewind::{RewindError, RewindReport, append_rewind, rewind};
 pub use saved::{CONVERSATION_ID_KEY, SAVED_CONVERSATION_VERSION, SavedConversation};
 pub use session::{OpenedSession, open_session};
-pub use turn::{TurnEnd, finish_turn};
+pub use turn::{TurnEnd, finish_turn, finish_turn_fenced};

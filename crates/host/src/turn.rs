@@ -1,7 +1,7 @@
 //! Ending a turn in the store: its row, the session's status and the saved conversation.
 
 use keel_events::AgentStatus;
-use keel_store::{SessionStatus, Store, TurnOutcome};
+use keel_store::{FencedTurnEnd, SessionStatus, Store, TurnOutcome, WriterClaim};
 
 use crate::error::HostError;
 use crate::saved::SavedConversation;
@@ -111,4 +111,34 @@ pub async fn finish_turn(
         first.get_or_insert(e.into());
     }
     first.map_or(Ok(()), Err)
+}
+
+/// [`finish_turn`] under the session's writer `claim`: the same three writes, each refused by
+/// the store once another process has taken the session over
+/// ([`StoreError::Fenced`](keel_store::StoreError::Fenced)) — a process that lost the session
+/// records nothing of how its run ended. The first failure stops the rest.
+pub async fn finish_turn_fenced(
+    store: &dyn Store,
+    claim: &WriterClaim,
+    turn_id: Option<&str>,
+    end: &TurnEnd,
+    saved: Option<&SavedConversation>,
+) -> Result<(), HostError> {
+    let (outcome, session_status, error) = end.record();
+    let conversation = saved
+        .map(|saved| saved.to_value(&claim.session_id))
+        .transpose()?;
+    store
+        .end_turn_fenced(
+            claim,
+            FencedTurnEnd {
+                conversation: conversation.as_ref(),
+                session_status,
+                turn_id,
+                outcome,
+                error,
+            },
+        )
+        .await?;
+    Ok(())
 }

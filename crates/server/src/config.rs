@@ -33,6 +33,9 @@ pub const DEFAULT_STREAM_TOKEN_TTL: u64 = 300;
 /// instance dies another instance fails its turns.
 pub const DEFAULT_TURN_LEASE_SECS: u64 = 30;
 
+/// The default of `--drain-secs`.
+pub const DEFAULT_DRAIN_SECS: u64 = 10;
+
 /// Why the settings are unusable.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -162,6 +165,11 @@ pub struct ServerArgs {
     /// the others fail its turns this long after its last renewal (default 30).
     #[arg(long, env = "KEEL_SERVER_TURN_LEASE_SECS", value_name = "SECS")]
     pub turn_lease_secs: Option<u64>,
+    /// Seconds a `SIGTERM` (or Ctrl-C) leaves the instance to drain: it stops taking turns,
+    /// hands its running turns over to the other instances (which continue them), and exits
+    /// within this time (default 10).
+    #[arg(long, env = "KEEL_SERVER_DRAIN_SECS", value_name = "SECS")]
+    pub drain_secs: Option<u64>,
     /// Log lines on stderr: text or json (default text); `RUST_LOG` sets the level.
     #[arg(
         long,
@@ -283,6 +291,7 @@ struct FileConfig {
     stream_token_ttl_secs: Option<u64>,
     instance_id: Option<String>,
     turn_lease_secs: Option<u64>,
+    drain_secs: Option<u64>,
     log_format: Option<LogFormat>,
     #[serde(default)]
     tokens: Vec<TokenConfig>,
@@ -364,6 +373,8 @@ pub struct ServerConfig {
     pub instance_id: Option<String>,
     /// How long the lease on a running turn holds without renewal (renewed every third of it).
     pub turn_lease: Duration,
+    /// How long a drain (on `SIGTERM`) may take before the instance exits.
+    pub drain: Duration,
     /// How log lines are written.
     pub log_format: LogFormat,
 }
@@ -391,6 +402,7 @@ impl ServerConfig {
             keep_alive: DEFAULT_KEEP_ALIVE,
             instance_id: None,
             turn_lease: Duration::from_secs(DEFAULT_TURN_LEASE_SECS),
+            drain: Duration::from_secs(DEFAULT_DRAIN_SECS),
             log_format: LogFormat::default(),
         }
     }
@@ -450,6 +462,11 @@ impl ServerConfig {
             keep_alive: DEFAULT_KEEP_ALIVE,
             instance_id: instance_id(args.instance_id.clone().or(file.instance_id))?,
             turn_lease: turn_lease(args.turn_lease_secs.or(file.turn_lease_secs))?,
+            drain: Duration::from_secs(
+                args.drain_secs
+                    .or(file.drain_secs)
+                    .unwrap_or(DEFAULT_DRAIN_SECS),
+            ),
             log_format: args.log_format.or(file.log_format).unwrap_or_default(),
         })
     }

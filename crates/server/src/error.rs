@@ -67,6 +67,8 @@ pub enum ErrorCode {
     UnsupportedMediaType,
     /// 500: the server failed.
     Internal,
+    /// 503: this instance is draining (shutting down) and takes no new work.
+    Unavailable,
 }
 
 impl ErrorCode {
@@ -85,6 +87,7 @@ impl ErrorCode {
             Self::PayloadTooLarge => "payload_too_large",
             Self::UnsupportedMediaType => "unsupported_media_type",
             Self::Internal => "internal",
+            Self::Unavailable => "unavailable",
         }
     }
 
@@ -101,6 +104,7 @@ impl ErrorCode {
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 }
@@ -203,7 +207,8 @@ impl From<StoreError> for ApiError {
             StoreError::RequestConflict { .. }
             | StoreError::TurnNotRunning { .. }
             | StoreError::DuplicateSession(_)
-            | StoreError::DuplicateTurn(_) => Self::conflict(error.to_string()),
+            | StoreError::DuplicateTurn(_)
+            | StoreError::WriterHeld { .. } => Self::conflict(error.to_string()),
             StoreError::InvalidInput { .. } => Self::unprocessable(error.to_string()),
             _ => Self::internal(format!("store: {error}")),
         }

@@ -199,6 +199,16 @@ impl Hub {
         *relayed = Some(cursor);
     }
 
+    /// After this instance's own work on `session_id` ended: relay what other instances
+    /// appended while it produced (their notices were skipped meanwhile), so no client here is
+    /// left behind the store.
+    pub async fn catch_up(&self, session_id: &str) {
+        match self.store.last_seq(session_id).await {
+            Ok(seq) => self.relay(session_id, seq).await,
+            Err(e) => tracing::warn!(session_id, "cannot catch the stream up: {e}"),
+        }
+    }
+
     /// Notices may have been lost: relay every listened-to session up to its stored end.
     pub async fn resync(&self) {
         let ids: Vec<String> = {

@@ -24,7 +24,8 @@
 //! stream_buffer = 1024               # event batches buffered per stream client
 //! stream_coalesce_ms = 20            # SSE: quiet time after a write; what arrives, goes together
 //! instance_id = "keel-1"             # unique per instance on one database; default HOST:PORT
-//! turn_lease_secs = 30               # a dead instance's turns are failed this long after it
+//! turn_lease_secs = 30               # a dead instance's turns move this long after it
+//! drain_secs = 10                    # SIGTERM: hand running turns over, exit within this
 //! log_format = "text"                # or "json": one JSON object per log line (stderr)
 //! checkpoint_max_mb = 512            # each root's checkpoints; past it the oldest are pruned
 //!

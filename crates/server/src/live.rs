@@ -1,6 +1,15 @@
 //! Sessions with work running in this process: one event producer per session (an [`Emitter`]
 //! whose bus stores every event through an [`EventWriter`] before broadcasting it), the
 //! [`AgentSession`] that runs its turns, its file runs and its parked approvals and questions.
+//!
+//! Work here writes a session only under its writer claim ([`keel_store::WriterClaim`]): taken
+//! when the work begins (refused, naming the holder, while another instance writes the
+//! session), quoted by every append and by the end of the turn, given up when the work ends.
+//! A writer whose claim the store refuses, or that cannot store an event, stops the work on the
+//! session at once; a turn ends failed, visibly, unless another instance took it over — then
+//! this instance writes nothing more.
+//!
+//! [`EventWriter`]: keel_store::EventWriter
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -9,11 +18,13 @@ use keel_context::InstructionSources;
 use keel_engine::{AgentSession, Mode};
 use keel_events::{Emitter, LogLevel, SystemError, SystemLog};
 use keel_host::{
-    AgentSettings, EventLog, HostError, SavedConversation, TurnEnd, finish_turn, open_session,
-    saved_conversation,
+    AgentSettings, Continuation, EventLog, HostError, SavedConversation, TurnEnd,
+    finish_turn_fenced, open_session, plan_continuation, saved_conversation,
 };
 use keel_mcp::McpManager;
-use keel_store::{NewTurn, SessionStatus, StoreResult, Turn, WriterOptions};
+use keel_store::{
+    NewTurn, SharedClaim, StoreError, StoreResult, Turn, TurnHandover, WriterClaim, WriterOptions,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{ApiError, ApiResult};
@@ -28,6 +39,40 @@ struct Producer {
     log: EventLog,
     /// Bumped each time the producer is rebuilt, so the agent session is rebuilt with it.
     generation: u64,
+    /// The writer claim its appends quote: held while work runs here, empty between.
+    claim: SharedClaim,
+    /// Cancelled when the writer could not store an event; the work on it stops.
+    stop: CancellationToken,
+    /// Why it stopped.
+    fault: Arc<Mutex<Option<WriteFault>>>,
+}
+
+/// Why a session's writer stopped storing events.
+#[derive(Debug, Clone)]
+pub struct WriteFault {
+    /// The store refused the claim: another instance took the session over, so nothing of
+    /// this work's end is recorded here.
+    pub fenced: bool,
+    /// The first failure.
+    pub message: String,
+}
+
+/// A producer handed to a piece of work.
+#[derive(Debug, Clone)]
+struct Produced {
+    emitter: Emitter,
+    generation: u64,
+    /// Cancelled when the writer stops storing events.
+    stop: CancellationToken,
+    fault: Arc<Mutex<Option<WriteFault>>>,
+    claim: SharedClaim,
+}
+
+impl Produced {
+    /// Why the writer stopped, if it did.
+    fn fault(&self) -> Option<WriteFault> {
+        self.fault.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
 }
 
 /// An agent session and the producer generation it was built on.
@@ -42,6 +87,9 @@ struct RunningTurn {
     cancel: CancellationToken,
     /// Set once the turn's row is stored.
     turn_id: Option<String>,
+    /// Set when the instance drains: the turn was given to another instance, so its end is
+    /// not recorded here.
+    handed_over: bool,
 }
 
 /// A session with (possible) work in this process.
@@ -75,6 +123,8 @@ impl std::fmt::Debug for LiveSession {
 pub enum StartError {
     /// Another turn is running.
     Running,
+    /// The instance is draining: it takes no new turns.
+    Draining,
     /// Anything else.
     Api(ApiError),
 }
@@ -93,6 +143,18 @@ pub enum RewindFailure {
 impl From<ApiError> for StartError {
     fn from(error: ApiError) -> Self {
         Self::Api(error)
+    }
+}
+
+impl Producer {
+    fn produced(&self) -> Produced {
+        Produced {
+            emitter: self.log.emitter().clone(),
+            generation: self.generation,
+            stop: self.stop.clone(),
+            fault: Arc::clone(&self.fault),
+            claim: self.claim.clone(),
+        }
     }
 }
 
@@ -150,8 +212,18 @@ impl LiveSession {
         *turn = Some(RunningTurn {
             cancel: cancel.clone(),
             turn_id: None,
+            handed_over: false,
         });
         Some(cancel)
+    }
+
+    /// Whether the running turn was handed over to another instance (drain).
+    fn handed_over(&self) -> bool {
+        self.turn
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .is_some_and(|turn| turn.handed_over)
     }
 
     /// The id of the turn running here, once its row is stored.
@@ -204,28 +276,70 @@ impl LiveSession {
         any
     }
 
-    /// The session's emitter, (re)built so it continues the stored event log: when nothing
-    /// else produces here, the writer is flushed and the sequencer compared with the store's
-    /// last seq (another instance may have appended since).
-    async fn emitter(&self, state: &AppState, others_running: bool) -> StoreResult<(Emitter, u64)> {
+    /// The session's producer for a piece of work, under this instance's writer claim: with
+    /// other work running here, theirs; otherwise the claim is taken now (refused with
+    /// [`StoreError::WriterHeld`] while another instance writes the session) and the producer
+    /// kept from earlier work when nobody else wrote since, else rebuilt on the stored seq.
+    async fn emitter(&self, state: &AppState, others_running: bool) -> StoreResult<Produced> {
         let mut producer = self.producer.lock().await;
-        if let Some(current) = producer.as_ref() {
-            if others_running {
-                return Ok((current.log.emitter().clone(), current.generation));
+        if let Some(current) = producer.as_ref()
+            && !current.stop.is_cancelled()
+        {
+            if others_running && current.claim.get().is_some() {
+                return Ok(current.produced());
             }
+            let claim = state.store.claim_writer(&self.id, &state.lease).await?;
             // Events still queued would make the store look behind.
             let _ = current.log.flush().await;
             let stored = state.store.last_seq(&self.id).await?;
             if stored == current.log.last_seq() {
-                return Ok((current.log.emitter().clone(), current.generation));
+                current.claim.set(claim);
+                return Ok(current.produced());
             }
+            return self.rebuild(state, &mut producer, claim).await;
         }
+        let claim = state.store.claim_writer(&self.id, &state.lease).await?;
+        self.rebuild(state, &mut producer, claim).await
+    }
+
+    /// A new producer continuing the stored seq under `claim` (the old one closed).
+    async fn rebuild(
+        &self,
+        state: &AppState,
+        producer: &mut Option<Producer>,
+        claim: WriterClaim,
+    ) -> StoreResult<Produced> {
         let generation = producer.as_ref().map_or(0, |p| p.generation + 1);
         if let Some(old) = producer.take() {
+            old.claim.take();
             let _ = old.log.close().await;
         }
         let session = state.store.get_session(&self.id).await?;
+        // Under the claim nobody else appends: the stored end is where this producer goes on.
         let last = state.store.last_seq(&self.id).await?;
+        let stop = CancellationToken::new();
+        let fault: Arc<Mutex<Option<WriteFault>>> = Arc::default();
+        let cell = SharedClaim::new(Some(claim));
+        let on_failure = {
+            let stop = stop.clone();
+            let fault = Arc::clone(&fault);
+            let session_id = self.id.clone();
+            Arc::new(move |error: &StoreError| {
+                let mut first = fault.lock().unwrap_or_else(|p| p.into_inner());
+                if first.is_none() {
+                    if error.is_fenced() {
+                        tracing::warn!(session_id, %error, "this instance may no longer write the session: its work there stops");
+                    } else {
+                        tracing::error!(session_id, %error, "an event could not be stored: the work on the session stops");
+                    }
+                    *first = Some(WriteFault {
+                        fenced: error.is_fenced(),
+                        message: error.to_string(),
+                    });
+                }
+                stop.cancel();
+            })
+        };
         let log = {
             // The writer runs on the producer runtime, with the work that feeds it.
             let _producers = state.producers.handle().enter();
@@ -238,26 +352,51 @@ impl LiveSession {
                     forward: Some(self.channel.sender()),
                     // Commit at once; what queues meanwhile makes the next batch (group commit).
                     max_delay: std::time::Duration::ZERO,
+                    claim: Some(cell.clone()),
+                    on_failure: Some(on_failure),
                     ..WriterOptions::default()
                 },
             )?
         };
-        let emitter = log.emitter().clone();
-        *producer = Some(Producer { log, generation });
-        Ok((emitter, generation))
+        let built = Producer {
+            log,
+            generation,
+            claim: cell,
+            stop,
+            fault,
+        };
+        let produced = built.produced();
+        *producer = Some(built);
+        Ok(produced)
     }
 
-    /// Emits `event` on the session's stored log outside any turn (e.g. a shadow apply's
-    /// conflict warning) and waits until it is stored.
-    pub async fn emit_outside_turn(
-        &self,
-        state: &AppState,
-        event: impl Into<keel_events::EventKind>,
-    ) -> StoreResult<()> {
-        let (emitter, _) = self.emitter(state, self.others_running()).await?;
-        emitter.emit(event);
-        self.flush().await;
-        Ok(())
+    /// After a piece of work here ended: when no other runs, the claim is given up (what the
+    /// work emitted stored first), and the session's stream clients are caught up with what
+    /// other instances appended meanwhile.
+    async fn work_done(&self, state: &AppState) {
+        {
+            let mut producer = self.producer.lock().await;
+            if self.others_running() {
+                return;
+            }
+            if let Some(current) = producer.as_ref() {
+                if current.log.flush().await.is_ok() {
+                    self.channel.mark_local(current.log.last_seq());
+                }
+                if let Some(claim) = current.claim.take()
+                    && let Err(error) = state.store.release_writer(&claim).await
+                {
+                    // It lapses by itself; until then other instances wait for it.
+                    tracing::warn!(session_id = self.id, %error, "cannot give up the session's writer claim");
+                }
+                if current.stop.is_cancelled()
+                    && let Some(old) = producer.take()
+                {
+                    let _ = old.log.close().await;
+                }
+            }
+        }
+        state.hub.catch_up(&self.id).await;
     }
 
     /// Waits until every event emitted so far is stored (and so broadcast).
@@ -266,6 +405,43 @@ impl LiveSession {
             && producer.log.flush().await.is_ok()
         {
             self.channel.mark_local(producer.log.last_seq());
+        }
+    }
+
+    /// The claim this session's producer holds now, for judging a renewal.
+    pub fn held_claim(&self) -> Option<WriterClaim> {
+        self.producer
+            .try_lock()
+            .ok()
+            .and_then(|p| p.as_ref().and_then(|p| p.claim.get()))
+    }
+
+    /// The renewal of this instance's writer claims no longer covers `claim`: another instance
+    /// took the session over (this one stalled past its claim). The work here stops and writes
+    /// nothing more.
+    pub fn claim_lost(&self, claim: &WriterClaim) {
+        let Ok(producer) = self.producer.try_lock() else {
+            // Busy: the writer itself finds out at its next append.
+            return;
+        };
+        if let Some(current) = producer.as_ref()
+            && current.claim.get().as_ref() == Some(claim)
+        {
+            tracing::warn!(
+                session_id = self.id,
+                epoch = claim.epoch,
+                "the session's writer claim was taken over: stopping the work here"
+            );
+            current.claim.take();
+            let mut fault = current.fault.lock().unwrap_or_else(|p| p.into_inner());
+            fault.get_or_insert(WriteFault {
+                fenced: true,
+                message: format!(
+                    "instance `{}` lost its writer claim on session `{}`",
+                    claim.owner, claim.session_id
+                ),
+            });
+            current.stop.cancel();
         }
     }
 
@@ -281,7 +457,13 @@ impl LiveSession {
         self.turn_running() || self.file_runs_active()
     }
 
-    /// Starts a turn: idempotent by `request_id`, refused while another turn runs.
+    /// Whether a turn or a file run works on the session here.
+    pub fn is_busy(&self) -> bool {
+        self.others_running()
+    }
+
+    /// Starts a turn: idempotent by `request_id`, refused while another turn runs (here or on
+    /// another instance) or while another instance writes the session.
     pub async fn start_turn(
         self: &Arc<Self>,
         state: &Arc<AppState>,
@@ -302,115 +484,221 @@ impl LiveSession {
                 turn.id
             ))));
         }
+        if state.is_draining() {
+            return Err(StartError::Draining);
+        }
         let Some(cancel) = self.claim() else {
             return Err(StartError::Running);
         };
-        let begun = async {
-            let turns = store.list_turns(&self.id).await?;
-            if turns
-                .iter()
-                .any(|t| t.status == keel_store::TurnStatus::Running)
-            {
-                return Ok(None);
-            }
-            let new = NewTurn::new(self.id.clone(), input.clone())
-                .with_request_id(request_id.clone())
-                .with_lease(state.lease.clone());
-            store.begin_turn(new).await.map(Some)
-        }
-        .await;
-        let start = match begun {
-            Ok(Some(start)) => start,
+        let begun = self.begin(state, request_id, input.clone()).await;
+        let (start, produced) = match begun {
+            Ok(Some((start, produced))) => (start, produced),
             Ok(None) => {
                 self.release();
+                self.work_done(state).await;
                 return Err(StartError::Running);
             }
             Err(e) => {
                 self.release();
-                return Err(StartError::Api(e.into()));
+                self.work_done(state).await;
+                return Err(StartError::Api(e));
             }
         };
         if !start.created {
             self.release();
+            self.work_done(state).await;
             return Ok((start.turn, false));
         }
         self.set_running_turn_id(&start.turn.id);
-        if let Err(e) = store
-            .set_session_status(&self.id, SessionStatus::Running)
-            .await
-        {
-            self.release();
-            return Err(StartError::Api(e.into()));
-        }
         let live = Arc::clone(self);
         let state = Arc::clone(state);
         let turn = start.turn.clone();
         state.producers.clone().spawn(async move {
             let guard = live.channel.producing();
-            live.run_turn(&state, turn, input, cancel).await;
+            live.run_turn(&state, turn, input, cancel, produced).await;
             live.release();
             drop(guard);
+            live.work_done(&state).await;
         });
         Ok((start.turn, true))
     }
 
+    /// Begins the turn row under this instance's lease and writer claim; `None` when a turn
+    /// already runs in the store.
+    async fn begin(
+        &self,
+        state: &AppState,
+        request_id: String,
+        input: String,
+    ) -> ApiResult<Option<(keel_store::TurnStart, Produced)>> {
+        let store = &state.store;
+        let turns = store.list_turns(&self.id).await?;
+        if turns
+            .iter()
+            .any(|t| t.status == keel_store::TurnStatus::Running)
+        {
+            return Ok(None);
+        }
+        let produced = self
+            .emitter(state, self.file_runs_active())
+            .await
+            .map_err(writer_error)?;
+        let new = NewTurn::new(self.id.clone(), input)
+            .with_request_id(request_id)
+            .with_lease(state.lease.clone());
+        let start = store.begin_turn(new).await?;
+        if start.created {
+            store
+                .set_session_status(&self.id, keel_store::SessionStatus::Running)
+                .await?;
+        }
+        Ok(Some((start, produced)))
+    }
+
+    /// Runs turn `turn` to its end and records the end under the writer claim — unless the
+    /// turn was handed over (drain) or the session taken over by another instance: then this
+    /// instance records nothing.
     async fn run_turn(
         &self,
         state: &AppState,
         turn: Turn,
         input: String,
         cancel: CancellationToken,
+        produced: Produced,
     ) {
-        let (end, saved) = match self.drive_turn(state, &turn.id, &input, &cancel).await {
+        let driven = self
+            .drive_with(state, &cancel, &produced, None, |agent| {
+                Box::pin(agent.run_turn_with_id(turn.id.clone(), input.clone()))
+            })
+            .await;
+        self.end_turn(state, &turn.id, driven, &produced, None)
+            .await;
+    }
+
+    /// Records how the turn driven here ended: a turn the engine could not run as a
+    /// `system.error` and an `agent.end{failed}` (`committed`, its work so far, then saved for
+    /// the next turn), then the conversation, the session's status and the turn row under the
+    /// writer claim.
+    async fn end_turn(
+        &self,
+        state: &AppState,
+        turn_id: &str,
+        driven: Result<(keel_engine::TurnOutcome, SavedConversation), String>,
+        produced: &Produced,
+        committed: Option<SavedConversation>,
+    ) {
+        if self.handed_over() {
+            tracing::info!(
+                session_id = self.id,
+                turn_id,
+                "turn handed over to another instance"
+            );
+            return;
+        }
+        let (mut end, mut saved) = match driven {
             Ok((outcome, saved)) => (TurnEnd::finished(&outcome), Some(saved)),
             Err(message) => {
-                if let Ok((emitter, _)) = self.emitter(state, self.file_runs_active()).await {
-                    emitter.emit(SystemError {
-                        error: message.clone(),
-                        error_type: "server".to_owned(),
-                        recoverable: true,
-                        stack: None,
-                        error_display: None,
-                    });
+                produced.emitter.set_turn(Some(turn_id.to_owned()));
+                produced.emitter.emit(SystemError {
+                    error: message.clone(),
+                    error_type: "server".to_owned(),
+                    recoverable: true,
+                    stack: None,
+                    error_display: None,
+                });
+                produced.emitter.emit(keel_events::AgentEnd {
+                    status: keel_events::AgentStatus::Failed,
+                    result: message.clone(),
+                    files_changed: Vec::new(),
+                    usage: keel_events::Usage::default(),
+                    warning: None,
+                });
+                produced.emitter.set_turn(None);
+                if committed.is_some() {
+                    // The next turn continues the conversation as saved here.
+                    *self.agent.lock().await = None;
                 }
-                (TurnEnd::Failed(message), None)
+                (TurnEnd::Failed(message), committed)
             }
         };
         self.flush().await;
-        if let Err(error) = finish_turn(
+        match produced.fault() {
+            Some(fault) if fault.fenced => {
+                tracing::warn!(
+                    session_id = self.id,
+                    turn_id,
+                    reason = fault.message,
+                    "the session was taken over by another instance: this instance records nothing more of the turn"
+                );
+                return;
+            }
+            Some(fault) => {
+                // Events were lost: the turn fails, saying so; its conversation is not saved
+                // (what the store holds is the truth).
+                let message = format!("events of the turn could not be stored: {}", fault.message);
+                tracing::error!(session_id = self.id, turn_id, "{message}");
+                end = TurnEnd::Failed(message);
+                saved = None;
+            }
+            None => {}
+        }
+        let Some(claim) = produced.claim.get() else {
+            tracing::warn!(
+                session_id = self.id,
+                turn_id,
+                "the turn's end is not recorded: this instance gave the session's writer claim up"
+            );
+            return;
+        };
+        if let Err(error) = finish_turn_fenced(
             state.store.as_ref(),
-            &self.id,
-            Some(&turn.id),
+            &claim,
+            Some(turn_id),
             &end,
             saved.as_ref(),
         )
         .await
         {
-            tracing::warn!(session_id = self.id, turn_id = turn.id, %error, "cannot store the end of the turn");
+            match &error {
+                HostError::Store(e) if e.is_fenced() => {
+                    tracing::warn!(session_id = self.id, turn_id, %error, "the session was taken over: the turn's end is not recorded here");
+                }
+                _ => {
+                    tracing::error!(session_id = self.id, turn_id, %error, "cannot store the end of the turn");
+                }
+            }
         }
     }
 
-    /// Runs the agent for one turn; an error is a message for the failed turn.
-    async fn drive_turn(
+    /// Runs the agent for one turn with `run`, built on `conversation` when given (a continued
+    /// turn); an error is a message for the failed turn. The turn stops when it is cancelled
+    /// or its writer stops storing events.
+    async fn drive_with(
         &self,
         state: &AppState,
-        turn_id: &str,
-        input: &str,
         cancel: &CancellationToken,
+        produced: &Produced,
+        conversation: Option<SavedConversation>,
+        run: impl FnOnce(
+            &mut AgentSession,
+        ) -> std::pin::Pin<
+            Box<dyn std::future::Future<Output = keel_engine::TurnOutcome> + Send + '_>,
+        >,
     ) -> Result<(keel_engine::TurnOutcome, SavedConversation), String> {
-        let (emitter, generation) = self
-            .emitter(state, self.file_runs_active())
-            .await
-            .map_err(|e| format!("cannot open the event log: {e}"))?;
         let mut agent = self.agent.lock().await;
-        if agent.as_ref().is_none_or(|a| a.generation != generation) {
+        let rebuild = conversation.is_some()
+            || agent
+                .as_ref()
+                .is_none_or(|a| a.generation != produced.generation);
+        if rebuild {
+            *agent = None;
             let session = self
-                .build_agent(state, emitter)
+                .build_agent(state, produced.emitter.clone(), conversation)
                 .await
                 .map_err(|e| e.message)?;
             *agent = Some(Agent {
                 session,
-                generation,
+                generation: produced.generation,
             });
         }
         let Some(agent) = agent.as_mut() else {
@@ -418,31 +706,200 @@ impl LiveSession {
         };
         let engine_cancel = agent.session.cancel_handle();
         let relay_cancel = cancel.clone();
+        let stop = produced.stop.clone();
         let relay = tokio::spawn(async move {
-            relay_cancel.cancelled().await;
+            tokio::select! {
+                () = relay_cancel.cancelled() => {}
+                () = stop.cancelled() => {}
+            }
             engine_cancel.cancel();
         });
-        let outcome = agent
-            .session
-            .run_turn_with_id(turn_id.to_owned(), input.to_owned())
-            .await;
+        let outcome = run(&mut agent.session).await;
         // A server session has no end: each turn that changed files is distilled into project
         // memory after its agent.end, while the turn still holds the session (its events carry
         // no turn id; a failure is a warning). Nothing to do when no file changed.
-        agent.session.distill_memory().await;
+        if !produced.stop.is_cancelled() && !self.handed_over() {
+            agent.session.distill_memory().await;
+        }
         relay.abort();
         Ok((outcome, saved_conversation(&agent.session)))
     }
 
+    /// Continues turn `handover.turn`, handed to this instance after the instance running it
+    /// stopped (see [`keel_host::plan_continuation`]); false when the session is busy here or
+    /// its writer is held elsewhere (the next sweep tries again).
+    pub async fn continue_turn(
+        self: &Arc<Self>,
+        state: &Arc<AppState>,
+        handover: TurnHandover,
+    ) -> bool {
+        let Some(cancel) = self.claim() else {
+            return false;
+        };
+        let produced = match self.emitter(state, self.file_runs_active()).await {
+            Ok(produced) => produced,
+            Err(error) => {
+                tracing::info!(session_id = self.id, turn_id = handover.turn.id, %error, "cannot continue the turn yet");
+                self.release();
+                self.work_done(state).await;
+                return false;
+            }
+        };
+        self.set_running_turn_id(&handover.turn.id);
+        let live = Arc::clone(self);
+        let state = Arc::clone(state);
+        state.producers.clone().spawn(async move {
+            let guard = live.channel.producing();
+            live.carry_on(&state, handover, cancel, produced).await;
+            live.release();
+            drop(guard);
+            live.work_done(&state).await;
+        });
+        true
+    }
+
+    /// The continuation of a handed-over turn, under the writer claim in `produced`.
+    async fn carry_on(
+        &self,
+        state: &AppState,
+        handover: TurnHandover,
+        cancel: CancellationToken,
+        produced: Produced,
+    ) {
+        let turn_id = handover.turn.id.clone();
+        let me = state.lease.owner.clone();
+        let plan = plan_continuation(state.store.as_ref(), &handover, &me).await;
+        let claim_now = || produced.claim.get();
+        match plan {
+            Ok(Continuation::Ended {
+                status,
+                result,
+                saved,
+            }) => {
+                let end = TurnEnd::Finished { status, result };
+                if let Some(claim) = claim_now()
+                    && let Err(error) = finish_turn_fenced(
+                        state.store.as_ref(),
+                        &claim,
+                        Some(&turn_id),
+                        &end,
+                        Some(&saved),
+                    )
+                    .await
+                {
+                    tracing::warn!(session_id = self.id, turn_id, %error, "cannot record the end of a handed-over turn");
+                }
+            }
+            Ok(Continuation::Fail { saved, error, end }) => {
+                let message = end.result.clone();
+                produced.emitter.set_turn(Some(turn_id.clone()));
+                produced.emitter.emit(error);
+                produced.emitter.emit(end);
+                produced.emitter.set_turn(None);
+                self.flush().await;
+                // The next turn continues the conversation as saved here: the agent kept in
+                // memory has not seen it.
+                *self.agent.lock().await = None;
+                if let Some(claim) = claim_now()
+                    && let Err(error) = finish_turn_fenced(
+                        state.store.as_ref(),
+                        &claim,
+                        Some(&turn_id),
+                        &TurnEnd::Failed(message),
+                        Some(&saved),
+                    )
+                    .await
+                {
+                    tracing::warn!(session_id = self.id, turn_id, %error, "cannot record the end of an interrupted turn");
+                }
+            }
+            Ok(Continuation::Resume {
+                saved,
+                resume,
+                notice,
+            }) => {
+                tracing::info!(session_id = self.id, turn_id, from = ?handover.previous_owner, "continuing a handed-over turn");
+                produced.emitter.set_turn(Some(turn_id.clone()));
+                produced.emitter.emit(notice);
+                produced.emitter.set_turn(None);
+                let mut closed = saved.clone();
+                closed.conversation.close_pending();
+                let driven = self
+                    .drive_with(state, &cancel, &produced, Some(saved), |agent| {
+                        Box::pin(agent.resume_turn_with_id(resume))
+                    })
+                    .await;
+                self.end_turn(state, &turn_id, driven, &produced, Some(closed))
+                    .await;
+            }
+            Err(error) => {
+                let message = format!("the handed-over turn cannot be read back: {error}");
+                tracing::error!(session_id = self.id, turn_id, "{message}");
+                self.end_turn(state, &turn_id, Err(message), &produced, None)
+                    .await;
+            }
+        }
+    }
+
+    /// Drain: gives the turn running here to the other instances. Its events so far are
+    /// stored, the writer claim given up (so nothing of its cancellation is written), its
+    /// lease let go (the next sweep elsewhere continues it), then its run here is cancelled.
+    pub async fn hand_over(&self, state: &AppState) -> Option<String> {
+        let turn_id = {
+            let mut turn = self.turn.lock().unwrap_or_else(|p| p.into_inner());
+            let running = turn.as_mut()?;
+            running.handed_over = true;
+            running.turn_id.clone()
+        };
+        {
+            let producer = self.producer.lock().await;
+            if let Some(current) = producer.as_ref() {
+                let _ = current.log.flush().await;
+                if let Some(claim) = current.claim.take() {
+                    let _ = state.store.release_writer(&claim).await;
+                }
+            }
+        }
+        if let Some(turn_id) = &turn_id
+            && let Err(error) = state
+                .store
+                .release_turn_lease(turn_id, &state.lease.owner)
+                .await
+        {
+            tracing::warn!(session_id = self.id, turn_id, %error, "cannot let the turn's lease go: it moves once it lapses");
+        }
+        if let Some(turn) = &*self.turn.lock().unwrap_or_else(|p| p.into_inner()) {
+            turn.cancel.cancel();
+        }
+        for cancel in self
+            .file_runs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+        {
+            cancel.cancel();
+        }
+        turn_id
+    }
+
     /// The session's agent, built by the session host from the server's settings and the
-    /// session row, continuing its saved conversation.
-    async fn build_agent(&self, state: &AppState, emitter: Emitter) -> ApiResult<AgentSession> {
-        let opened = open_session(state.store.as_ref(), &self.id)
-            .await
-            .map_err(|e| match e {
-                HostError::Store(e) => ApiError::from(e),
-                other => ApiError::unprocessable(other.to_string()),
-            })?;
+    /// session row, continuing its saved conversation (or `conversation`, when given).
+    async fn build_agent(
+        &self,
+        state: &AppState,
+        emitter: Emitter,
+        conversation: Option<SavedConversation>,
+    ) -> ApiResult<AgentSession> {
+        let mut opened =
+            open_session(state.store.as_ref(), &self.id)
+                .await
+                .map_err(|e| match e {
+                    HostError::Store(e) => ApiError::from(e),
+                    other => ApiError::unprocessable(other.to_string()),
+                })?;
+        if conversation.is_some() {
+            opened.saved = conversation;
+        }
         let session = &opened.session;
         let settings = &state.config.provider;
         let (provider, default_models) =
@@ -556,20 +1013,30 @@ impl LiveSession {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(run_id.clone(), cancel.clone());
-        let guard: ProducingGuard = self.channel.producing();
-        let (emitter, _) = match self.emitter(state, others).await {
-            Ok(e) => e,
+        let produced = match self.emitter(state, others).await {
+            Ok(produced) => produced,
             Err(e) => {
                 self.file_runs
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .remove(&run_id);
-                return Err(e.into());
+                self.work_done(state).await;
+                return Err(writer_error(e));
             }
         };
+        let guard: ProducingGuard = self.channel.producing();
+        let emitter = produced.emitter.clone();
         let live = Arc::clone(self);
+        let state = Arc::clone(state);
         let id = run_id.clone();
-        state.producers.spawn(async move {
+        state.producers.clone().spawn(async move {
+            // The run stops when its writer stops storing events.
+            let stop = produced.stop.clone();
+            let stopper = cancel.clone();
+            let watch = tokio::spawn(async move {
+                stop.cancelled().await;
+                stopper.cancel();
+            });
             if let Some(warning) = warning {
                 emitter.emit(SystemLog {
                     level: LogLevel::Warn,
@@ -597,13 +1064,23 @@ impl LiveSession {
                     });
                 }
             }
+            watch.abort();
             live.flush().await;
+            if let Some(fault) = produced.fault() {
+                tracing::warn!(
+                    session_id = live.id,
+                    run_id = id,
+                    reason = fault.message,
+                    "the file run's events were not all stored"
+                );
+            }
             live.touch();
             live.file_runs
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .remove(&id);
             drop(guard);
+            live.work_done(&state).await;
         });
         Ok(run_id)
     }
@@ -623,6 +1100,11 @@ impl LiveSession {
             return Err(RewindFailure::Running);
         }
         let result = async {
+            // The writer first: nothing changes while another instance writes the session.
+            let produced = self
+                .emitter(state, self.file_runs_active())
+                .await
+                .map_err(|e| RewindFailure::Api(writer_error(e)))?;
             let report = keel_host::rewind(
                 state.store.as_ref(),
                 checkpoints,
@@ -633,31 +1115,60 @@ impl LiveSession {
             .await
             .map_err(RewindFailure::Rewind)?;
             *self.agent.lock().await = None;
-            let (emitter, _) = self
-                .emitter(state, true)
-                .await
-                .map_err(|e| RewindFailure::Api(e.into()))?;
-            emitter.set_turn(None);
-            emitter.emit(report.event.clone());
+            produced.emitter.set_turn(None);
+            produced.emitter.emit(report.event.clone());
             self.flush().await;
             Ok(report)
         }
         .await;
         self.release();
+        self.work_done(state).await;
         result
     }
 
-    /// Appends `error`, the record of an interrupted turn, through this session's producer (so
-    /// it continues the seq of whatever else runs here and reaches its stream clients).
-    pub async fn record_interrupted(
+    /// Runs `work` (an action on the session between turns, e.g. a shadow apply) holding the
+    /// session as a turn would (refused with `turn_running` while one runs here) and under its
+    /// writer claim (refused with 409 naming the instance that writes it); `work`'s events
+    /// are stored before this returns.
+    pub async fn between_turns<T>(
         &self,
         state: &AppState,
-        error: SystemError,
-    ) -> StoreResult<()> {
-        let (emitter, _) = self.emitter(state, self.others_running()).await?;
-        emitter.set_turn(None);
-        emitter.emit(error);
-        self.flush().await;
-        Ok(())
+        work: impl std::future::Future<Output = ApiResult<(T, Vec<keel_events::EventKind>)>>,
+    ) -> ApiResult<T> {
+        if self.claim().is_none() {
+            return Err(ApiError::new(
+                crate::error::ErrorCode::TurnRunning,
+                "a turn is running in this session; wait for it to end",
+            ));
+        }
+        let result = async {
+            let produced = self
+                .emitter(state, self.file_runs_active())
+                .await
+                .map_err(writer_error)?;
+            let (value, events) = work.await?;
+            produced.emitter.set_turn(None);
+            for event in events {
+                produced.emitter.emit(event);
+            }
+            self.flush().await;
+            Ok(value)
+        }
+        .await;
+        self.release();
+        self.work_done(state).await;
+        result
+    }
+}
+
+/// The API error of a producer that could not start: 409 naming the instance that writes the
+/// session, or the store's error.
+fn writer_error(error: StoreError) -> ApiError {
+    match &error {
+        StoreError::WriterHeld { holder, .. } => ApiError::conflict(format!(
+            "{error}: instance `{holder}` runs work on it; send this request there or wait for \
+             it to end"
+        )),
+        _ => error.into(),
     }
 }

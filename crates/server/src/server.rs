@@ -64,7 +64,7 @@ impl Server {
                 source,
             })?,
         );
-        let recovered = lease::recover(&state, true).await?;
+        let recovered = lease::recover(&state).await?;
         Ok(Self {
             state,
             listener,
@@ -78,7 +78,7 @@ impl Server {
         self.addr
     }
 
-    /// How many interrupted turns were failed at start.
+    /// How many interrupted turns this instance began continuing at start.
     pub fn recovered_turns(&self) -> usize {
         self.recovered
     }
@@ -88,7 +88,9 @@ impl Server {
         &self.state
     }
 
-    /// Serves until `shutdown` completes.
+    /// Serves until `shutdown` completes, then drains (see [`lease::drain`]): no new turns,
+    /// the running ones handed over to the other instances, and returns within the drain time
+    /// (`--drain-secs`) even while stream clients stay connected.
     pub async fn run(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
@@ -100,14 +102,36 @@ impl Server {
         let listener = self.listener.tap_io(|tcp| {
             let _ = tcp.set_nodelay(true);
         });
-        let result = axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown)
-            .await
-            .map_err(|source| ServerError::Io {
+        let budget = self.state.config.drain;
+        let (drained_tx, drained_rx) = tokio::sync::oneshot::channel::<tokio::time::Instant>();
+        let draining = Arc::clone(&self.state);
+        let signal = async move {
+            shutdown.await;
+            let deadline = tokio::time::Instant::now() + budget;
+            tracing::info!(secs = budget.as_secs_f64(), "draining");
+            lease::drain(&draining, budget).await;
+            let _ = drained_tx.send(deadline);
+        };
+        let serve = axum::serve(listener, app).with_graceful_shutdown(signal);
+        // Stream clients keep their connections open: once drained, they get what is left of
+        // the drain time (at least a second) to go, then serving stops anyway.
+        let cut_off = async move {
+            match drained_rx.await {
+                Ok(deadline) => {
+                    let floor = tokio::time::Instant::now() + std::time::Duration::from_secs(1);
+                    tokio::time::sleep_until(deadline.max(floor)).await;
+                }
+                Err(_) => std::future::pending().await,
+            }
+        };
+        let result = tokio::select! {
+            served = serve => served.map_err(|source| ServerError::Io {
                 what: "serving on",
                 addr: self.addr,
                 source,
-            });
+            }),
+            () = cut_off => Ok(()),
+        };
         watcher.abort();
         keeper.abort();
         result

@@ -33,6 +33,10 @@ pub struct AppState {
     /// The runtime turns, file runs, their writers and the encoders run on.
     pub producers: Arc<Producers>,
     live: Mutex<HashMap<String, Arc<LiveSession>>>,
+    /// Set when the instance drains: it takes no new turns and continues none.
+    draining: std::sync::atomic::AtomicBool,
+    /// Held by the lease keeper through each renewal and sweep.
+    pub keeper: tokio::sync::Mutex<()>,
 }
 
 impl AppState {
@@ -61,7 +65,30 @@ impl AppState {
             store,
             hub,
             live: Mutex::new(HashMap::new()),
+            draining: std::sync::atomic::AtomicBool::new(false),
+            keeper: tokio::sync::Mutex::new(()),
         })
+    }
+
+    /// Whether the instance drains (it takes no new turns).
+    pub fn is_draining(&self) -> bool {
+        self.draining.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Starts draining: no new turns from now on.
+    pub fn start_draining(&self) {
+        self.draining
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Every session with live state here.
+    pub fn live_sessions(&self) -> Vec<Arc<LiveSession>> {
+        self.live
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .cloned()
+            .collect()
     }
 
     /// The live state of a session, created on first use.

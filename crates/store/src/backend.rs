@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use keel_events::Event;
 use sqlx::query::Query;
 
+use crate::claim::WriterClaim;
 use crate::columns::ReadColumns;
 use crate::error::StoreResult;
 use crate::watch::{AppendWatch, ControlMessage};
@@ -123,6 +124,21 @@ pub struct Dialect {
     /// Marks failed, with error `$1` and end `$2`, the running turns whose lease has lapsed or
     /// whose owner is `$3`; returns their turn columns.
     pub fail_expired: &'static str,
+    /// The turn columns of the running turns whose lease has lapsed or whose owner is `$1`.
+    pub lapsed_turns: &'static str,
+    /// Gives running turn `$3` to owner `$1` with lease end `$2` if its lease has lapsed or its
+    /// owner is `$1` already; returns its turn columns.
+    pub take_over_turn: &'static str,
+    /// Claims session `$3` for writer `$1` with claim end `$2` when it has no writer, its
+    /// writer is `$1` or the writer's claim has lapsed; the epoch grows unless the writer was
+    /// `$1`. Returns `writer_epoch`.
+    pub claim_writer: &'static str,
+    /// Sets the claim end of writer `$2`'s sessions to `$1`; returns their `id` and
+    /// `writer_epoch`.
+    pub renew_writers: &'static str,
+    /// Sets session `$3`'s conversation to `$1` (JSON text) and `updated_at` to `$2` if writer
+    /// `$4` holds it with epoch `$5`; returns its id.
+    pub save_conversation_fenced: &'static str,
 }
 
 /// One store backend. The [`Store`](crate::Store) implementation of every backend is written
@@ -156,6 +172,15 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
 
     /// [`Store::append_batch`](crate::Store::append_batch).
     fn append(&self, events: &[&Event]) -> impl Future<Output = StoreResult<usize>> + Send;
+
+    /// [`Store::append_fenced`](crate::Store::append_fenced): `events` all belong to the
+    /// claim's session (checked by the caller). A refusal may be any
+    /// [`StoreError::Fenced`](crate::StoreError::Fenced): the caller names the holder.
+    fn append_claimed(
+        &self,
+        claim: &WriterClaim,
+        events: &[&Event],
+    ) -> impl Future<Output = StoreResult<usize>> + Send;
 
     /// [`Store::delete_session`](crate::Store::delete_session).
     fn remove_session(&self, id: &str) -> impl Future<Output = StoreResult<()>> + Send;

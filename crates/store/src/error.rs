@@ -130,6 +130,42 @@ pub enum StoreError {
         /// Its final status.
         status: TurnStatus,
     },
+    /// Another process holds the session's writer claim, and it has not lapsed.
+    #[error("session `{session_id}` is being written by `{holder}`")]
+    WriterHeld {
+        /// The session.
+        session_id: String,
+        /// Who holds the claim (its lease owner id).
+        holder: String,
+    },
+    /// A write quoting a writer claim that is no longer current: another process took the
+    /// session over (or the claim was released). Nothing was written.
+    #[error(
+        "the write to session `{session_id}` was refused: claim epoch {epoch} of `{owner}` is \
+         stale ({})",
+        match holder {
+            Some(holder) => format!("`{holder}` writes the session now"),
+            None => "nobody holds the session now".to_owned(),
+        }
+    )]
+    Fenced {
+        /// The session.
+        session_id: String,
+        /// Who quoted the stale claim.
+        owner: String,
+        /// The stale claim's epoch.
+        epoch: i64,
+        /// Who holds the session now, if anyone.
+        holder: Option<String>,
+    },
+    /// The writer quotes a claim cell that is empty: the process gave the session up.
+    #[error(
+        "nothing is written to session `{session_id}`: this process holds no writer claim on it"
+    )]
+    Unclaimed {
+        /// The session.
+        session_id: String,
+    },
     /// The event writer has shut down and accepts no more events.
     #[error("the event writer is closed")]
     WriterClosed,
@@ -188,6 +224,12 @@ impl StoreError {
     /// True for [`StoreError::NotFound`].
     pub fn is_not_found(&self) -> bool {
         matches!(self, Self::NotFound { .. })
+    }
+
+    /// True for [`StoreError::Fenced`] and [`StoreError::Unclaimed`]: the writer may not write
+    /// the session (another process does, or this one gave it up).
+    pub fn is_fenced(&self) -> bool {
+        matches!(self, Self::Fenced { .. } | Self::Unclaimed { .. })
     }
 }
 

@@ -13,6 +13,7 @@
 //! reads timestamps, and the operations whose steps are its own (appends, watching).
 
 mod backend;
+mod claim;
 mod columns;
 mod error;
 mod import;
@@ -30,6 +31,7 @@ mod turn;
 mod watch;
 mod writer;
 
+pub use claim::{FencedTurnEnd, SharedClaim, WriterClaim};
 pub use error::{StoreError, StoreResult};
 pub use import::{LogImportReport, LogImportRequest, import_log};
 pub use location::{DB_FILE, STATE_DIR, default_db_path, open, open_store};
@@ -45,7 +47,7 @@ pub use session::{
 pub use sqlite::{BUSY_TIMEOUT, SqliteStore, migrator};
 pub use store::Store;
 pub use turn::{
-    INTERRUPTED_ERROR, NewTurn, Turn, TurnLease, TurnOutcome, TurnStart, TurnStatus,
+    INTERRUPTED_ERROR, NewTurn, Turn, TurnHandover, TurnLease, TurnOutcome, TurnStart, TurnStatus,
     UnknownTurnStatus,
 };
 pub use watch::{

@@ -4,10 +4,11 @@ use async_trait::async_trait;
 use keel_events::Event;
 use serde_json::Value;
 
+use crate::claim::{FencedTurnEnd, WriterClaim};
 use crate::error::StoreResult;
 use crate::range::EventRange;
 use crate::session::{NewSession, Session, SessionFilter, SessionStatus, SessionUpdate};
-use crate::turn::{NewTurn, Turn, TurnLease, TurnOutcome, TurnStart};
+use crate::turn::{NewTurn, Turn, TurnHandover, TurnLease, TurnOutcome, TurnStart};
 use crate::watch::{AppendWatch, ControlMessage};
 
 /// Sessions, their turns and their event log.
@@ -142,6 +143,49 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// turns are left alone, and so are the turns of every process that keeps renewing.
     /// Each turn is failed by one caller only, however many sweep at once.
     async fn fail_expired_turns(&self, restarted_owner: Option<&str>) -> StoreResult<Vec<Turn>>;
+
+    /// Gives `lease.owner` the running turns whose lease has lapsed — and, with `include_own`,
+    /// the running turns it already owns — to continue them; returns each with its previous
+    /// owner, oldest first. Each lapsed turn goes to one caller only, however many sweep at
+    /// once; unleased turns are left alone.
+    async fn take_over_turns(
+        &self,
+        lease: &TurnLease,
+        include_own: bool,
+    ) -> StoreResult<Vec<TurnHandover>>;
+
+    /// Lets `owner`'s running turn `turn_id` go: its lease lapses now, so the next sweep of
+    /// any process takes it over ([`Store::take_over_turns`]). False when `owner` did not
+    /// hold it running.
+    async fn release_turn_lease(&self, turn_id: &str, owner: &str) -> StoreResult<bool>;
+
+    /// Claims the writing of session `session_id` for `lease.owner`, for `lease.ttl` unless
+    /// renewed: granted when nobody holds it, when the owner already does (same epoch) or when
+    /// the holder's claim has lapsed (a new epoch). Otherwise
+    /// [`StoreError::WriterHeld`](crate::StoreError::WriterHeld) names the holder.
+    async fn claim_writer(&self, session_id: &str, lease: &TurnLease) -> StoreResult<WriterClaim>;
+
+    /// Extends every claim `lease.owner` still holds to `lease.ttl` from now; returns them (a
+    /// session missing from them was taken over by another process, or released).
+    async fn renew_writers(&self, lease: &TurnLease) -> StoreResult<Vec<WriterClaim>>;
+
+    /// Gives up `claim`; false when it was no longer held.
+    async fn release_writer(&self, claim: &WriterClaim) -> StoreResult<bool>;
+
+    /// Who holds session `session_id`'s writer claim (lapsed or not), if anyone.
+    async fn writer_of(&self, session_id: &str) -> StoreResult<Option<String>>;
+
+    /// [`Store::append_batch`] under `claim`: the events (all of the claim's session) are
+    /// stored only while the claim is current — checked by the database in the same
+    /// transaction — and refused whole with [`StoreError::Fenced`](crate::StoreError::Fenced)
+    /// otherwise.
+    async fn append_fenced(&self, claim: &WriterClaim, events: &[&Event]) -> StoreResult<usize>;
+
+    /// Ends work under `claim`: saves the conversation, sets the session's status, ends the
+    /// turn — in that order, each refused with [`StoreError::Fenced`](crate::StoreError::Fenced)
+    /// (and the rest not attempted) once the claim is stale.
+    async fn end_turn_fenced(&self, claim: &WriterClaim, end: FencedTurnEnd<'_>)
+    -> StoreResult<()>;
 
     /// Closes the backend's connections; later calls fail.
     async fn close(&self);

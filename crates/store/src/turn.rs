@@ -160,6 +160,16 @@ pub struct TurnStart {
     pub created: bool,
 }
 
+/// A running turn given to a new owner by
+/// [`Store::take_over_turns`](crate::Store::take_over_turns), to continue it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnHandover {
+    /// The turn, now under the new owner's lease.
+    pub turn: Turn,
+    /// Who ran it before (`None` for a turn begun without a lease).
+    pub previous_owner: Option<String>,
+}
+
 /// The error recorded on turns that [`Store::fail_running_turns`](crate::Store::fail_running_turns)
 /// and [`Store::fail_expired_turns`](crate::Store::fail_expired_turns) mark failed.
 pub const INTERRUPTED_ERROR: &str = "interrupted: the process serving this turn stopped";

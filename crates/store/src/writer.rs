@@ -15,14 +15,18 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use crate::claim::SharedClaim;
 use crate::error::{StoreError, StoreResult};
 use crate::store::Store;
 
 /// How many failures a [`WriterReport`] keeps in full (the rest are only counted).
 const KEPT_ERRORS: usize = 100;
 
+/// Told of every event the writer could not store, as it happens.
+pub type FailureHook = Arc<dyn Fn(&StoreError) + Send + Sync>;
+
 /// How an [`EventWriter`] batches and where it forwards stored events.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct WriterOptions {
     /// Most events appended in one transaction.
     pub max_batch: usize,
@@ -31,6 +35,26 @@ pub struct WriterOptions {
     /// Where stored events go next, in order (display-only events, which are never stored, are
     /// forwarded too, in their place).
     pub forward: Option<broadcast::Sender<Arc<Event>>>,
+    /// The writer claim every append quotes ([`Store::append_fenced`]), as the cell holds it
+    /// when the batch is written (an empty cell stores nothing: [`StoreError::Unclaimed`]);
+    /// `None` appends without one. Once the store refuses a claim ([`StoreError::Fenced`])
+    /// nothing more is attempted under it: every later event fails with the same error.
+    pub claim: Option<SharedClaim>,
+    /// Called with each failure (a refused claim included) as it happens, so the producer can
+    /// stop its work and say so instead of losing events unseen.
+    pub on_failure: Option<FailureHook>,
+}
+
+impl std::fmt::Debug for WriterOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriterOptions")
+            .field("max_batch", &self.max_batch)
+            .field("max_delay", &self.max_delay)
+            .field("forward", &self.forward.is_some())
+            .field("claim", &self.claim)
+            .field("on_failure", &self.on_failure.is_some())
+            .finish()
+    }
 }
 
 impl Default for WriterOptions {
@@ -39,6 +63,8 @@ impl Default for WriterOptions {
             max_batch: 256,
             max_delay: Duration::from_millis(2),
             forward: None,
+            claim: None,
+            on_failure: None,
         }
     }
 }
@@ -56,6 +82,8 @@ pub struct WriterReport {
     pub batches: u64,
     /// The first failures, in order.
     pub errors: Vec<StoreError>,
+    /// Whether the store refused a claim of the writer (another process took the session over).
+    pub fenced: bool,
 }
 
 impl WriterReport {
@@ -259,6 +287,8 @@ struct Worker {
     report: WriterReport,
     failed_since_flush: u64,
     first_error_since_flush: Option<String>,
+    /// The epoch of the claim the store refused, if it did.
+    fenced_epoch: Option<i64>,
 }
 
 impl Worker {
@@ -275,6 +305,7 @@ impl Worker {
             report: WriterReport::default(),
             failed_since_flush: 0,
             first_error_since_flush: None,
+            fenced_epoch: None,
         }
     }
 
@@ -331,13 +362,36 @@ impl Worker {
         }
     }
 
+    /// Appends `events` as the options say: under the claim, if any.
+    async fn append(&self, events: &[&Event]) -> StoreResult<usize> {
+        let Some(cell) = &self.options.claim else {
+            return self.store.append_batch(events).await;
+        };
+        match cell.get() {
+            Some(claim) => self.store.append_fenced(&claim, events).await,
+            // Only display-only events may pass: nothing is stored.
+            None if events.iter().all(|e| e.kind.is_display_only()) => Ok(0),
+            None => Err(StoreError::Unclaimed {
+                session_id: events
+                    .first()
+                    .map(|e| e.session_id.clone())
+                    .unwrap_or_default(),
+            }),
+        }
+    }
+
     async fn write(&mut self, batch: &mut Vec<Arc<Event>>) {
         let refs: Vec<&Event> = batch.iter().map(|event| &**event).collect();
         let skipped = refs
             .iter()
             .filter(|event| event.kind.is_display_only())
             .count() as u64;
-        match self.store.append_batch(&refs).await {
+        if let Some(error) = self.fenced_error() {
+            self.fail(error, refs.len() as u64 - skipped);
+            batch.clear();
+            return;
+        }
+        match self.append(&refs).await {
             Ok(stored) => {
                 self.report.stored += stored as u64;
                 self.report.skipped += skipped;
@@ -348,11 +402,18 @@ impl Worker {
                     self.forward(event);
                 }
             }
-            Err(error) if batch.len() == 1 => self.fail(error, 1),
+            Err(error) if batch.len() == 1 || error.is_fenced() => {
+                self.note_fenced(&error);
+                self.fail(error, refs.len() as u64 - skipped);
+            }
             Err(_) => {
                 // Keep every event that can be stored; name each one that cannot.
                 for event in batch.iter() {
-                    match self.store.append_event(event).await {
+                    if let Some(error) = self.fenced_error() {
+                        self.fail(error, 1);
+                        continue;
+                    }
+                    match self.append(&[&**event]).await.map(|n| n == 1) {
                         Ok(stored) => {
                             if stored {
                                 self.report.stored += 1;
@@ -362,12 +423,34 @@ impl Worker {
                             }
                             self.forward(event);
                         }
-                        Err(error) => self.fail(error, 1),
+                        Err(error) => {
+                            self.note_fenced(&error);
+                            self.fail(error, 1);
+                        }
                     }
                 }
             }
         }
         batch.clear();
+    }
+
+    /// Once a claim was refused: the error every later event under it fails with.
+    fn fenced_error(&self) -> Option<StoreError> {
+        let claim = self.options.claim.as_ref()?.get()?;
+        (self.fenced_epoch == Some(claim.epoch)).then(|| StoreError::Fenced {
+            session_id: claim.session_id.clone(),
+            owner: claim.owner.clone(),
+            epoch: claim.epoch,
+            holder: None,
+        })
+    }
+
+    /// Notes a refused claim, so nothing more is attempted under it.
+    fn note_fenced(&mut self, error: &StoreError) {
+        if let StoreError::Fenced { epoch, .. } = error {
+            self.report.fenced = true;
+            self.fenced_epoch = Some(*epoch);
+        }
     }
 
     fn forward(&self, event: &Arc<Event>) {
@@ -378,6 +461,12 @@ impl Worker {
     }
 
     fn fail(&mut self, error: StoreError, events: u64) {
+        if events == 0 {
+            return;
+        }
+        if let Some(hook) = &self.options.on_failure {
+            hook(&error);
+        }
         self.report.failed += events;
         self.failed_since_flush += events;
         if self.first_error_since_flush.is_none() {

@@ -19,3 +19,4 @@ mod turns;
 mod usage;
 mod watch;
 mod writer;
+mod writers;

@@ -260,9 +260,19 @@ pub async fn drain(
     tasks: Vec<JoinHandle<Log>>,
     last: u64,
 ) -> Vec<Log> {
+    drain_within(phase, tasks, last, DRAIN_LIMIT).await
+}
+
+/// [`drain`], waiting at most `limit`.
+pub async fn drain_within(
+    phase: watch::Sender<Phase>,
+    tasks: Vec<JoinHandle<Log>>,
+    last: u64,
+    limit: Duration,
+) -> Vec<Log> {
     // Subscribers hold receivers until they end; a send error only means all have ended.
     let _ = phase.send(Phase::Until(last));
-    let deadline = tokio::time::Instant::now() + DRAIN_LIMIT;
+    let deadline = tokio::time::Instant::now() + limit;
     let mut logs = Vec::with_capacity(tasks.len());
     for mut task in tasks {
         let log = match tokio::time::timeout_at(deadline, &mut task).await {

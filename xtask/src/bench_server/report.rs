@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::server::Memory;
 use super::stats::Spread;
-use super::{fanout, idle, persist};
+use super::{fanout, idle, multi, persist};
 
 /// Delivery latency the fan-out figure aims for (p99), ms.
 const LATENCY_TARGET_MS: f64 = 50.0;
@@ -28,6 +28,10 @@ pub struct Report {
     pub persist: Vec<persist::Report>,
     /// Figure 3.
     pub idle: Option<idle::Report>,
+    /// Figure 4.
+    pub multi: Option<multi::Report>,
+    /// Figure 4's turn: deltas, and ms before each.
+    pub multi_script: (usize, u64),
     /// Skipped parts and other remarks.
     pub notes: Vec<String>,
 }
@@ -46,6 +50,8 @@ impl Report {
             fanout_delay_ms: None,
             persist: Vec::new(),
             idle: None,
+            multi: None,
+            multi_script: (0, 0),
             notes: Vec::new(),
         }
     }
@@ -89,6 +95,9 @@ impl Report {
         }
         if let Some(i) = &self.idle {
             write_idle(&mut out, i);
+        }
+        if let Some(m) = &self.multi {
+            write_multi(&mut out, m, self.multi_script);
         }
         for note in &self.notes {
             let _ = writeln!(out, "- {note}");
@@ -333,6 +342,47 @@ fn load_average() -> String {
         .ok()
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|| "?".to_owned())
+}
+
+fn write_multi(out: &mut String, m: &multi::Report, (deltas, delay_ms): (usize, u64)) {
+    let _ = writeln!(
+        out,
+        "\n## 4. Many instances: {} instances on one PostgreSQL database, {} SSE subscribers \
+         spread across them\n\n\
+         One turn of {deltas} deltas, {delay_ms} ms apart, run on instance 0 (which writes the \
+         session; the others relay through LISTEN/NOTIFY). Turn: {}{}. Events {} (JSON pages \
+         return {}), **stored {:.0} events/s** (first to last stored event {:.2} s). All \
+         subscribers connected in {:.1} s; turn start → last receipt {:.1} s. **Lost: {}**.\n\n\
+         | instance | subscribers (connected) | deliveries | lost | duplicates | latency p50 / p99 / max (ms) |\n\
+         |---|---:|---:|---:|---:|---|",
+        m.instances.len(),
+        m.subscribers(),
+        m.turn.0,
+        m.turn
+            .1
+            .as_ref()
+            .map_or(String::new(), |e| format!(" ({e})")),
+        m.events,
+        m.read_back,
+        m.stored_per_sec(),
+        m.store_secs,
+        m.connect_secs,
+        m.run_secs,
+        m.lost()
+    );
+    for (n, instance) in m.instances.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "| {n}{} | {} ({}) | {} | {} | {} | {} |",
+            if instance.writer { " (writer)" } else { "" },
+            instance.subscribers,
+            instance.connected,
+            instance.deliveries,
+            instance.check.missing,
+            instance.check.duplicates,
+            spread(instance.latency)
+        );
+    }
 }
 
 #[cfg(test)]

@@ -211,4 +211,4 @@ pub use config::{
 };
 pub use distill::Distillation;
 pub use question::{CANNOT_ANSWER, CannotAnswer, Question, QuestionAnswerer, QuestionKind};
-pub use session::{AgentError, AgentSession, TurnOutcome, new_turn_id};
+pub use session::{AgentError, AgentSession, ResumedTurn, TurnOutcome, new_turn_id};

@@ -29,6 +29,10 @@ use super::tool_loop::TurnRun;
 use super::turn_state::{Ending, TurnState};
 use crate::provider::Provider;
 
+mod resume;
+
+pub use resume::ResumedTurn;
+
 /// Why a session could not be created.
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {

@@ -234,7 +234,7 @@ impl TurnRun<'_> {
 
     /// Runs the calls of a response in order until one ends the loop; the calls not run get
     /// a "not run" result. Returns why the loop ends, if it does.
-    async fn run_calls(
+    pub(crate) async fn run_calls(
         &mut self,
         calls: &[AssembledToolCall],
         step: Option<u32>,

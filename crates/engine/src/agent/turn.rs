@@ -38,7 +38,7 @@ impl TurnRun<'_> {
     }
 
     /// The ending of a turn whose main loop stopped (no plan running).
-    fn direct_ending(&self, end: LoopEnd) -> Ending {
+    pub(crate) fn direct_ending(&self, end: LoopEnd) -> Ending {
         match end {
             LoopEnd::Answered(text) | LoopEnd::Completed(text) => {
                 let ending = Ending::new(AgentStatus::Completed, text);

@@ -71,7 +71,7 @@ pub async fn list(
         (status = 400, description = "Malformed JSON", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session or checkpoint", body = ErrorBody),
-        (status = 409, description = "`turn_running`: a turn runs in the session; nothing changed", body = ErrorBody),
+        (status = 409, description = "`turn_running`: a turn runs in the session, or `conflict`: another server instance writes it; nothing changed", body = ErrorBody),
         (status = 422, description = "Bad scope, a checkpoint of another session or without a conversation, or a damaged checkpoint; nothing changed", body = ErrorBody)))]
 pub async fn rewind(
     State(state): State<SharedState>,

@@ -19,6 +19,7 @@ use crate::state::{Caller, SharedState};
         (status = 400, description = "Malformed JSON", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session, or no such file in its root", body = ErrorBody),
+        (status = 409, description = "`conflict`: another server instance writes the session (it is named)", body = ErrorBody),
         (status = 422, description = "Not a runnable file inside the root, or an argument with a NUL character", body = ErrorBody)))]
 pub async fn create(
     State(state): State<SharedState>,

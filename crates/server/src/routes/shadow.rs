@@ -57,14 +57,6 @@ fn optional_body<T: DeserializeOwned + Default>(body: &Bytes) -> ApiResult<T> {
         .map(Option::unwrap_or_default)
 }
 
-/// Leaves `event` (what an apply or discard did) in the session's stored log.
-async fn record(state: &SharedState, session: &str, event: SystemLog) {
-    let live = state.live(session);
-    if let Err(e) = live.emit_outside_turn(state, event).await {
-        tracing::warn!(session = %session, "the shadow action could not be recorded: {e}");
-    }
-}
-
 /// 409 `turn_running` while a turn works in the shadow copy.
 fn not_while_running(state: &SharedState, id: &str) -> ApiResult<()> {
     match state.live_if_any(id) {
@@ -109,7 +101,7 @@ pub async fn get(
         (status = 400, description = "Malformed JSON", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session, or no pending shadow batch", body = ErrorBody),
-        (status = 409, description = "`turn_running`, or `conflict`: nothing staged, or the shadow workspace is damaged", body = ErrorBody),
+        (status = 409, description = "`turn_running`, or `conflict`: nothing staged, the shadow workspace is damaged, or another instance writes the session", body = ErrorBody),
         (status = 422, description = "A path is not in the batch (nothing applied), or unknown fields", body = ErrorBody),
         (status = 500, description = "A file could not be read or written", body = ErrorBody)))]
 pub async fn apply(
@@ -124,12 +116,19 @@ pub async fn apply(
     let paths = body.paths.unwrap_or_default();
     let root = session.root.clone();
     let session_id = session.id.clone();
-    let report = blocking(move || Shadow::open(&root, &session_id)?.apply(&paths)).await?;
-    let log = report.log();
-    if !report.conflicts.is_empty() {
-        tracing::warn!(session = %session.id, "{}", log.message);
-    }
-    record(&state, &session.id, log).await;
+    // Applied and recorded under the session's writer claim: refused while another instance
+    // writes the session.
+    let live = state.live(&id);
+    let report = live
+        .between_turns(&state, async move {
+            let report = blocking(move || Shadow::open(&root, &session_id)?.apply(&paths)).await?;
+            let log: SystemLog = report.log();
+            if !report.conflicts.is_empty() {
+                tracing::warn!(session = %session.id, "{}", log.message);
+            }
+            Ok((report, vec![log.into()]))
+        })
+        .await?;
     Ok(Json(report.into()))
 }
 
@@ -145,7 +144,7 @@ pub async fn apply(
         (status = 400, description = "Malformed JSON", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session, or no pending shadow batch", body = ErrorBody),
-        (status = 409, description = "`turn_running`: a turn works in the shadow workspace; or, with `paths`, the shadow workspace is damaged (discard it all)", body = ErrorBody),
+        (status = 409, description = "`turn_running`: a turn works in the shadow workspace; or, with `paths`, the shadow workspace is damaged (discard it all), or another instance writes the session", body = ErrorBody),
         (status = 422, description = "A path is not in the batch or is outside the root (nothing discarded), or unknown fields", body = ErrorBody),
         (status = 500, description = "The shadow folder could not be changed", body = ErrorBody)))]
 pub async fn discard(
@@ -161,9 +160,16 @@ pub async fn discard(
     let root = session.root.clone();
     match body.paths {
         Some(paths) if !paths.is_empty() => {
-            let report =
-                blocking(move || Shadow::open(&root, &session_id)?.discard_paths(&paths)).await?;
-            record(&state, &session.id, report.log()).await;
+            let live = state.live(&id);
+            let report = live
+                .between_turns(&state, async move {
+                    let report =
+                        blocking(move || Shadow::open(&root, &session_id)?.discard_paths(&paths))
+                            .await?;
+                    let log: SystemLog = report.log();
+                    Ok((report, vec![log.into()]))
+                })
+                .await?;
             Ok(Json(ShadowDiscarded {
                 session: report.session,
                 discarded: true,

@@ -20,8 +20,9 @@ use crate::state::{Caller, SharedState};
         (status = 400, description = "Malformed JSON", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session", body = ErrorBody),
-        (status = 409, description = "`turn_running`, or `conflict`: the request id was used for another input", body = ErrorBody),
-        (status = 422, description = "Invalid fields", body = ErrorBody)))]
+        (status = 409, description = "`turn_running`, or `conflict`: the request id was used for another input, or another instance writes the session", body = ErrorBody),
+        (status = 422, description = "Invalid fields", body = ErrorBody),
+        (status = 503, description = "`unavailable`: this instance is draining; start the turn on another", body = ErrorBody)))]
 pub async fn create(
     State(state): State<SharedState>,
     Caller(scope): Caller,
@@ -55,6 +56,10 @@ pub async fn create(
         Err(StartError::Running) => Err(ApiError::new(
             ErrorCode::TurnRunning,
             "a turn is already running in this session",
+        )),
+        Err(StartError::Draining) => Err(ApiError::new(
+            ErrorCode::Unavailable,
+            "this server instance is draining and takes no new turns; start the turn on another",
         )),
         Err(StartError::Api(e)) => Err(e),
     }

@@ -6,6 +6,7 @@ use sqlx::postgres::PgRow;
 
 use super::{PostgresStore, dialect, events};
 use crate::backend::{Backend, Dialect, Statement};
+use crate::claim::WriterClaim;
 use crate::error::StoreResult;
 use crate::watch::{AppendWatch, CONTROL_CHANNEL, ControlMessage};
 
@@ -23,6 +24,10 @@ impl Backend for PostgresStore {
 
     async fn append(&self, events: &[&Event]) -> StoreResult<usize> {
         events::append(&self.pool, events).await
+    }
+
+    async fn append_claimed(&self, claim: &WriterClaim, events: &[&Event]) -> StoreResult<usize> {
+        events::append_fenced(&self.pool, claim, events).await
     }
 
     async fn remove_session(&self, id: &str) -> StoreResult<()> {

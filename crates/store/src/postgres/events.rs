@@ -13,28 +13,38 @@ use uuid::{Builder, Uuid};
 
 use super::columns::storable_json;
 use super::uuids::{project_uuid, task_uuid};
+use crate::claim::WriterClaim;
 use crate::error::{StoreError, StoreResult};
 use crate::tables::events::{EventRow, event_rows};
 use crate::tables::usage::{UsageDelta, usage_deltas};
 
-/// Inserts the events and their timeline rows, adds the usage reports to their sessions'
-/// totals (one row of `$16…$23` per session), then notifies `keel_events` once per session
-/// touched with `{"session_id": …, "seq": <highest stored seq>}`. One statement, so one
-/// transaction: the notifications are delivered when (and only if) it commits. The highest seq
-/// takes the rows inserted by this statement (which its own sub-selects cannot see) and those
-/// stored before into account.
-const APPEND_SQL: &str = "\
-WITH ev AS (
+/// The statement that inserts the events and their timeline rows, adds the usage reports to
+/// their sessions' totals (one row of `$16…$23` per session), then notifies `keel_events` once
+/// per session touched with `{"session_id": …, "seq": <highest stored seq>}`. One statement, so
+/// one transaction: the notifications are delivered when (and only if) it commits. The highest
+/// seq takes the rows inserted by this statement (which its own sub-selects cannot see) and
+/// those stored before into account. `$fence` opens the `WITH` list, `$when` and `$and` guard
+/// every write with it.
+macro_rules! append_sql {
+    ($fence:literal, $when:literal, $and:literal) => {
+        concat!(
+            "WITH ",
+            $fence,
+            "ev AS (
     INSERT INTO events (session_id, seq, id, type, turn_id, project_id, ts, data)
     SELECT s, q, i, ty, tu, p, t, d::jsonb
     FROM unnest($1::text[], $2::bigint[], $3::uuid[], $4::text[], $5::text[], $6::text[],
-                $7::timestamptz[], $8::text[]) AS u(s, q, i, ty, tu, p, t, d)
+                $7::timestamptz[], $8::text[]) AS u(s, q, i, ty, tu, p, t, d)",
+            $when,
+            "
     RETURNING session_id, seq
 ), ae AS (
     INSERT INTO agent_events (id, task_id, project_id, type, payload, created_at, seq)
     SELECT i, ta, p, ty, pl::jsonb, c, q
     FROM unnest($9::uuid[], $10::uuid[], $11::uuid[], $12::text[], $13::text[],
-                $14::timestamptz[], $15::bigint[]) AS u(i, ta, p, ty, pl, c, q)
+                $14::timestamptz[], $15::bigint[]) AS u(i, ta, p, ty, pl, c, q)",
+            $when,
+            "
 ), us AS (
     UPDATE sessions s SET
         prompt_tokens = s.prompt_tokens + u.p,
@@ -47,7 +57,9 @@ WITH ev AS (
                             ELSE COALESCE(s.cost_nanousd, 0) + u.c END
     FROM unnest($16::text[], $17::bigint[], $18::bigint[], $19::bigint[], $20::bigint[],
                 $21::bigint[], $22::bigint[], $23::bigint[]) AS u(id, p, co, ca, t, n, un, c)
-    WHERE s.id = u.id
+    WHERE s.id = u.id",
+            $and,
+            "
 ), touched AS (
     SELECT session_id, max(seq) AS seq FROM ev GROUP BY session_id
 )
@@ -55,7 +67,24 @@ SELECT pg_notify('keel_events', json_build_object(
     'session_id', t.session_id,
     'seq', GREATEST(t.seq, (SELECT max(e.seq) FROM events e WHERE e.session_id = t.session_id))
 )::text)
-FROM touched t";
+FROM touched t"
+        )
+    };
+}
+
+/// Appends without a writer claim.
+const APPEND_SQL: &str = append_sql!("", "", "");
+
+/// Appends under a writer claim: session `$24` held by `$25` at epoch `$26`. The session row
+/// is locked for share, so a claim taken over concurrently either waits for this append to
+/// commit or, having committed first, makes it write nothing (and return no row).
+const FENCED_APPEND_SQL: &str = append_sql!(
+    "fence AS (
+    SELECT id FROM sessions WHERE id = $24 AND writer = $25 AND writer_epoch = $26 FOR SHARE
+), ",
+    " WHERE EXISTS (SELECT 1 FROM fence)",
+    " AND EXISTS (SELECT 1 FROM fence)"
+);
 
 /// The columns of one batch, as arrays.
 #[derive(Default)]
@@ -151,13 +180,36 @@ fn columns(rows: &[EventRow<'_>]) -> StoreResult<Columns> {
 }
 
 pub(super) async fn append(pool: &PgPool, events: &[&Event]) -> StoreResult<usize> {
+    run_append(pool, events, None).await
+}
+
+/// [`append`] under `claim`: refused with [`StoreError::Fenced`] (holder not yet named) when
+/// the claim is stale.
+pub(super) async fn append_fenced(
+    pool: &PgPool,
+    claim: &WriterClaim,
+    events: &[&Event],
+) -> StoreResult<usize> {
+    run_append(pool, events, Some(claim)).await
+}
+
+async fn run_append(
+    pool: &PgPool,
+    events: &[&Event],
+    claim: Option<&WriterClaim>,
+) -> StoreResult<usize> {
     let rows = event_rows(events)?;
     if rows.is_empty() {
         return Ok(0);
     }
     let c = columns(&rows)?;
     let usage = UsageColumns::of(&usage_deltas(&rows));
-    let done = sqlx::query(APPEND_SQL)
+    let sql = if claim.is_some() {
+        FENCED_APPEND_SQL
+    } else {
+        APPEND_SQL
+    };
+    let mut query = sqlx::query(sql)
         .bind(&c.session_id)
         .bind(&c.seq)
         .bind(&c.id)
@@ -180,10 +232,21 @@ pub(super) async fn append(pool: &PgPool, events: &[&Event]) -> StoreResult<usiz
         .bind(&usage.total_tokens)
         .bind(&usage.model_calls)
         .bind(&usage.unpriced_calls)
-        .bind(&usage.cost_nanousd)
-        .execute(pool)
-        .await;
-    match done {
+        .bind(&usage.cost_nanousd);
+    if let Some(claim) = claim {
+        query = query
+            .bind(&claim.session_id)
+            .bind(&claim.owner)
+            .bind(claim.epoch);
+    }
+    match query.fetch_all(pool).await {
+        // One notification row per session touched: none means the fence held nothing.
+        Ok(notified) if notified.is_empty() && claim.is_some() => Err(StoreError::Fenced {
+            session_id: claim.map(|c| c.session_id.clone()).unwrap_or_default(),
+            owner: claim.map(|c| c.owner.clone()).unwrap_or_default(),
+            epoch: claim.map_or(0, |c| c.epoch),
+            holder: None,
+        }),
         Ok(_) => Ok(rows.len()),
         Err(error) => Err(diagnose(pool, &rows, &c, error).await),
     }

@@ -24,6 +24,11 @@ pub(crate) const MIGRATIONS: &[Embedded] = &[
         "session_usage",
         include_str!("../../migrations/postgres/0003_session_usage.sql"),
     ),
+    (
+        4,
+        "session_writers",
+        include_str!("../../migrations/postgres/0004_session_writers.sql"),
+    ),
 ];
 
 /// The migrator that brings a PostgreSQL database up to the current schema.

@@ -6,8 +6,31 @@ use sqlx::sqlite::SqliteRow;
 
 use super::{SqliteStore, dialect, events};
 use crate::backend::{Access, Backend, Dialect, Statement};
+use crate::claim::WriterClaim;
 use crate::error::{StoreError, StoreResult};
 use crate::watch::{AppendWatch, ControlMessage, WatchNotice, notices};
+
+impl SqliteStore {
+    /// Appends (under `claim` when given) and announces the append to this store's watches.
+    async fn append_checked(
+        &self,
+        events: &[&Event],
+        claim: Option<&WriterClaim>,
+    ) -> StoreResult<usize> {
+        let stored = events::append(&self.writer, events, claim).await?;
+        if stored > 0 && self.notices.receiver_count() > 0 {
+            let appended = events
+                .iter()
+                .filter(|event| !event.kind.is_display_only())
+                .map(|event| (event.session_id.as_str(), event.seq));
+            for notice in notices(appended) {
+                // An error only means nobody watches right now.
+                let _ = self.notices.send(WatchNotice::Appended(notice));
+            }
+        }
+        Ok(stored)
+    }
+}
 
 impl Backend for SqliteStore {
     type Row = SqliteRow;
@@ -25,18 +48,11 @@ impl Backend for SqliteStore {
     }
 
     async fn append(&self, events: &[&Event]) -> StoreResult<usize> {
-        let stored = events::append(&self.writer, events).await?;
-        if stored > 0 && self.notices.receiver_count() > 0 {
-            let appended = events
-                .iter()
-                .filter(|event| !event.kind.is_display_only())
-                .map(|event| (event.session_id.as_str(), event.seq));
-            for notice in notices(appended) {
-                // An error only means nobody watches right now.
-                let _ = self.notices.send(WatchNotice::Appended(notice));
-            }
-        }
-        Ok(stored)
+        self.append_checked(events, None).await
+    }
+
+    async fn append_claimed(&self, claim: &WriterClaim, events: &[&Event]) -> StoreResult<usize> {
+        self.append_checked(events, Some(claim)).await
     }
 
     async fn remove_session(&self, id: &str) -> StoreResult<()> {

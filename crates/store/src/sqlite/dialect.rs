@@ -9,6 +9,13 @@ use sqlx::sqlite::SqliteArguments;
 use crate::backend::{Dialect, Param};
 use crate::tables::{session_columns, turn_columns};
 
+/// SQL for now, as timestamps are stored (RFC 3339 UTC text with milliseconds).
+macro_rules! now {
+    () => {
+        "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    };
+}
+
 pub(super) const DIALECT: Dialect = Dialect {
     insert_session: "INSERT INTO sessions \
          (id, project_id, root, title, status, model, mode, metadata, created_at, updated_at) \
@@ -52,6 +59,32 @@ pub(super) const DIALECT: Dialect = Dialect {
         " WHERE status = 'running' AND (lease_until < $2 OR owner = $3) RETURNING ",
         turn_columns!()
     ),
+    lapsed_turns: concat!(
+        "SELECT ",
+        turn_columns!(),
+        " FROM turns WHERE status = 'running' AND (lease_until < ",
+        now!(),
+        " OR owner = $1) ORDER BY started_at, rowid"
+    ),
+    take_over_turn: concat!(
+        "UPDATE turns SET owner = $1, lease_until = $2",
+        " WHERE id = $3 AND status = 'running' AND (lease_until < ",
+        now!(),
+        " OR owner = $1) RETURNING ",
+        turn_columns!()
+    ),
+    claim_writer: concat!(
+        "UPDATE sessions SET",
+        " writer_epoch = CASE WHEN writer = $1 THEN writer_epoch ELSE writer_epoch + 1 END,",
+        " writer = $1, writer_until = $2",
+        " WHERE id = $3 AND (writer IS NULL OR writer = $1 OR writer_until < ",
+        now!(),
+        ") RETURNING writer_epoch"
+    ),
+    renew_writers: "UPDATE sessions SET writer_until = $1 WHERE writer = $2 \
+                    RETURNING id, writer_epoch",
+    save_conversation_fenced: "UPDATE sessions SET conversation = $1, updated_at = $2 \
+                               WHERE id = $3 AND writer = $4 AND writer_epoch = $5 RETURNING id",
 };
 
 /// A query of this backend, with its parameters bound so far.

@@ -9,6 +9,7 @@ use sqlx::error::ErrorKind;
 use sqlx::sqlite::SqliteConnection;
 use sqlx::{AssertSqlSafe, SqlitePool};
 
+use crate::claim::WriterClaim;
 use crate::error::{StoreError, StoreResult};
 use crate::tables::events::{EventRow, event_rows};
 use crate::tables::usage::{UsageDelta, usage_deltas};
@@ -115,14 +116,33 @@ async fn add_usage(conn: &mut SqliteConnection, delta: &UsageDelta) -> Result<()
         .map(|_| ())
 }
 
-pub(super) async fn append(pool: &SqlitePool, events: &[&Event]) -> StoreResult<usize> {
+/// Whether `claim` is current (inside the append's transaction, which holds the write lock).
+async fn claim_holds(conn: &mut SqliteConnection, claim: &WriterClaim) -> StoreResult<bool> {
+    let held: Option<i64> = sqlx::query_scalar(
+        "SELECT 1 FROM sessions WHERE id = ?1 AND writer = ?2 AND writer_epoch = ?3",
+    )
+    .bind(&claim.session_id)
+    .bind(&claim.owner)
+    .bind(claim.epoch)
+    .fetch_optional(conn)
+    .await?;
+    Ok(held.is_some())
+}
+
+/// Appends `events`; under `claim`, only while it is current (else [`StoreError::Fenced`],
+/// holder not yet named).
+pub(super) async fn append(
+    pool: &SqlitePool,
+    events: &[&Event],
+    claim: Option<&WriterClaim>,
+) -> StoreResult<usize> {
     // Serialise before taking the write lock.
     let rows = event_rows(events)?;
     let usage = usage_deltas(&rows);
     match rows.as_slice() {
         [] => return Ok(0),
         // One statement commits on its own (a usage report also updates its session: two).
-        [row] if usage.is_empty() => {
+        [row] if usage.is_empty() && claim.is_none() => {
             let mut conn = pool.acquire().await?;
             insert(&mut conn, &rows)
                 .await
@@ -132,8 +152,19 @@ pub(super) async fn append(pool: &SqlitePool, events: &[&Event]) -> StoreResult<
         _ => {}
     }
     // IMMEDIATE takes the write lock up front, so another process cannot make this transaction
-    // fail half-way; on error the transaction is dropped, which rolls it back.
+    // fail half-way, nor take the claim over between its check and the inserts; on error the
+    // transaction is dropped, which rolls it back.
     let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+    if let Some(claim) = claim
+        && !claim_holds(&mut tx, claim).await?
+    {
+        return Err(StoreError::Fenced {
+            session_id: claim.session_id.clone(),
+            owner: claim.owner.clone(),
+            epoch: claim.epoch,
+            holder: None,
+        });
+    }
     for chunk in rows.chunks(ROWS_PER_INSERT) {
         if let Err(error) = insert(&mut tx, chunk).await {
             return Err(match chunk {

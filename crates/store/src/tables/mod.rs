@@ -6,17 +6,19 @@ pub(crate) mod events;
 mod sessions;
 mod turns;
 pub(crate) mod usage;
+mod writers;
 
 use async_trait::async_trait;
 use keel_events::Event;
 use serde_json::Value;
 
 use crate::backend::{Backend, Statement};
+use crate::claim::{FencedTurnEnd, WriterClaim};
 use crate::error::{StoreError, StoreResult};
 use crate::range::EventRange;
 use crate::session::{NewSession, Session, SessionFilter, SessionUpdate};
 use crate::store::Store;
-use crate::turn::{NewTurn, Turn, TurnLease, TurnOutcome, TurnStart};
+use crate::turn::{NewTurn, Turn, TurnHandover, TurnLease, TurnOutcome, TurnStart};
 use crate::watch::{AppendWatch, ControlMessage};
 
 pub(crate) use sessions::session_columns;
@@ -138,6 +140,58 @@ impl<B: Backend> Store for B {
 
     async fn fail_expired_turns(&self, restarted_owner: Option<&str>) -> StoreResult<Vec<Turn>> {
         turns::fail_expired(self, restarted_owner).await
+    }
+
+    async fn take_over_turns(
+        &self,
+        lease: &TurnLease,
+        include_own: bool,
+    ) -> StoreResult<Vec<TurnHandover>> {
+        turns::take_over(self, lease, include_own).await
+    }
+
+    async fn release_turn_lease(&self, turn_id: &str, owner: &str) -> StoreResult<bool> {
+        turns::release_lease(self, turn_id, owner).await
+    }
+
+    async fn claim_writer(&self, session_id: &str, lease: &TurnLease) -> StoreResult<WriterClaim> {
+        writers::claim(self, session_id, lease).await
+    }
+
+    async fn renew_writers(&self, lease: &TurnLease) -> StoreResult<Vec<WriterClaim>> {
+        writers::renew(self, lease).await
+    }
+
+    async fn release_writer(&self, claim: &WriterClaim) -> StoreResult<bool> {
+        writers::release(self, claim).await
+    }
+
+    async fn writer_of(&self, session_id: &str) -> StoreResult<Option<String>> {
+        writers::holder(self, session_id).await
+    }
+
+    async fn append_fenced(&self, claim: &WriterClaim, events: &[&Event]) -> StoreResult<usize> {
+        if let Some(other) = events.iter().find(|e| e.session_id != claim.session_id) {
+            return Err(StoreError::InvalidInput {
+                field: "fenced append",
+                reason: format!(
+                    "an event of session `{}` under the claim on session `{}`",
+                    other.session_id, claim.session_id
+                ),
+            });
+        }
+        match self.append_claimed(claim, events).await {
+            Err(StoreError::Fenced { .. }) => Err(writers::fenced(self, claim).await),
+            other => other,
+        }
+    }
+
+    async fn end_turn_fenced(
+        &self,
+        claim: &WriterClaim,
+        end: FencedTurnEnd<'_>,
+    ) -> StoreResult<()> {
+        writers::end_turn(self, claim, end).await
     }
 
     async fn close(&self) {

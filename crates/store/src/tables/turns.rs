@@ -10,7 +10,7 @@ use crate::backend::{Backend, Param, Statement};
 use crate::columns::{ReadColumns, StoredRow, row_id};
 use crate::error::{StoreError, StoreResult};
 use crate::turn::{
-    INTERRUPTED_ERROR, NewTurn, Turn, TurnLease, TurnOutcome, TurnStart, TurnStatus,
+    INTERRUPTED_ERROR, NewTurn, Turn, TurnHandover, TurnLease, TurnOutcome, TurnStart, TurnStatus,
 };
 
 /// The columns of [`Turn`], in the order [`from_row`] reads them.
@@ -35,6 +35,17 @@ const FINISH: &str = concat!(
     " WHERE id = $4 AND status = 'running' RETURNING ",
     turn_columns!()
 );
+
+const FINISH_FENCED: &str = concat!(
+    "UPDATE turns SET status = $1, error = $2, ended_at = $3",
+    " WHERE id = $4 AND status = 'running' AND (owner IS NULL OR owner = $5)",
+    " AND EXISTS (SELECT 1 FROM sessions s",
+    " WHERE s.id = turns.session_id AND s.writer = $5 AND s.writer_epoch = $6) RETURNING ",
+    turn_columns!()
+);
+
+const RELEASE_LEASE: &str = "UPDATE turns SET lease_until = $3 \
+                             WHERE id = $1 AND owner = $2 AND status = 'running' RETURNING id";
 
 const FAIL_RUNNING: &str = concat!(
     "UPDATE turns SET status = 'failed', error = $1, ended_at = $2",
@@ -197,4 +208,86 @@ pub(crate) async fn fail_expired<B: Backend>(
             .rows(Statement::write(B::DIALECT.fail_expired, params))
             .await?,
     )
+}
+
+/// Ends turn `turn_id` if `owner` holds its session's writer claim at `epoch`; `None` when the
+/// claim is stale (the caller tells that from a turn that already ended).
+pub(crate) async fn finish_fenced<B: Backend>(
+    backend: &B,
+    turn_id: &str,
+    outcome: TurnOutcome,
+    error: Option<String>,
+    owner: &str,
+    epoch: i64,
+) -> StoreResult<Option<Turn>> {
+    let params = vec![
+        Param::text(TurnStatus::from(outcome).as_str()),
+        Param::Text(error.as_deref()),
+        Param::Time(now_millis()),
+        Param::text(turn_id),
+        Param::text(owner),
+        Param::Int(Some(epoch)),
+    ];
+    backend
+        .row(Statement::write(FINISH_FENCED, params))
+        .await?
+        .as_ref()
+        .map(from_row)
+        .transpose()
+}
+
+pub(crate) async fn take_over<B: Backend>(
+    backend: &B,
+    lease: &TurnLease,
+    include_own: bool,
+) -> StoreResult<Vec<TurnHandover>> {
+    let own = include_own.then_some(lease.owner.as_str());
+    let candidates = backend
+        .rows(Statement::read(
+            B::DIALECT.lapsed_turns,
+            vec![Param::Text(own)],
+        ))
+        .await?;
+    let candidates = candidates
+        .iter()
+        .map(from_row)
+        .collect::<StoreResult<Vec<_>>>()?;
+    let mut taken = Vec::new();
+    for candidate in candidates {
+        if candidate.owner.as_deref() == Some(lease.owner.as_str()) && !include_own {
+            continue;
+        }
+        let params = vec![
+            Param::text(&lease.owner),
+            Param::LeaseEnd(Some(lease.ttl)),
+            Param::text(&candidate.id),
+        ];
+        // Another sweeper may have taken it first: its new lease makes this match nothing.
+        if let Some(row) = backend
+            .row(Statement::write(B::DIALECT.take_over_turn, params))
+            .await?
+        {
+            taken.push(TurnHandover {
+                turn: from_row(&row)?,
+                previous_owner: candidate.owner,
+            });
+        }
+    }
+    Ok(taken)
+}
+
+pub(crate) async fn release_lease<B: Backend>(
+    backend: &B,
+    turn_id: &str,
+    owner: &str,
+) -> StoreResult<bool> {
+    let params = vec![
+        Param::text(turn_id),
+        Param::text(owner),
+        Param::Time(chrono::DateTime::UNIX_EPOCH),
+    ];
+    Ok(backend
+        .row(Statement::write(RELEASE_LEASE, params))
+        .await?
+        .is_some())
 }
