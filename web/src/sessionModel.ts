@@ -125,6 +125,9 @@ export class SessionModel {
   fileRuns = new Map<string, FileRunState>();
   /** The latest `run.usage.report` (its `cumulative` is the session's total so far). */
   usage: PayloadOf<"run.usage.report"> | undefined;
+  /** Tokens and cost of the session's own calls, made between turns (the memory
+   * distillation: `purpose: "memory_distill"`), summed; shown apart from the turns' calls. */
+  sessionCalls: { calls: number; prompt: number; completion: number; cost: number | undefined } | undefined;
   /** The latest context window fill. */
   contextWindow: PayloadOf<"run.context.window"> | undefined;
   /** The latest repo map build. */
@@ -192,11 +195,13 @@ export class SessionModel {
     this.notice = notice;
     this.proposedPlan = undefined;
     this.thinking = [];
+    this.attemptThinking.clear();
     this.outputs.clear();
     this.toolArgs.clear();
     this.changes = [];
     this.fileRuns.clear();
     this.usage = undefined;
+    this.sessionCalls = undefined;
     this.contextWindow = undefined;
     this.repomap = undefined;
     this.changed();
@@ -360,9 +365,20 @@ export class SessionModel {
         if (run) this.fileRuns.set(run.runId, { ...run, exit: event.payload });
         break;
       }
-      case "run.usage.report":
+      case "run.usage.report": {
         this.usage = event.payload;
+        if (event.payload.purpose === "memory_distill") {
+          const before = this.sessionCalls ?? { calls: 0, prompt: 0, completion: 0, cost: undefined };
+          const cost = event.payload.cost_usd;
+          this.sessionCalls = {
+            calls: before.calls + 1,
+            prompt: before.prompt + event.payload.prompt_tokens,
+            completion: before.completion + event.payload.completion_tokens,
+            cost: cost === undefined ? before.cost : (before.cost ?? 0) + cost,
+          };
+        }
         break;
+      }
       case "run.context.window":
         this.contextWindow = event.payload;
         break;

@@ -189,6 +189,7 @@ fn direct_turn() -> Turn {
         cumulative: usage(1_800, 60),
         model: Some("local-model".into()),
         cost_usd: None,
+        purpose: None,
     })
     .tool(
         "call-1",
@@ -265,6 +266,7 @@ fn direct_turn() -> Turn {
         cumulative: usage(6_000, 165),
         model: Some("gpt-4o".into()),
         cost_usd: Some(0.004524),
+        purpose: None,
     })
     .push(RunResponseEnd {
         mode: ResponseMode::Direct,

@@ -9,9 +9,9 @@
 use std::io::Write;
 
 use keel_events::{
-    FinishReason, ResponseMode, RunContextCompress, RunContextWindow, RunLlmDelta, RunLlmEnd,
-    RunLlmRetry, RunLlmStart, RunResponseEnd, RunResponseStart, RunThinkingDelta, RunThinkingEnd,
-    RunThinkingFail, RunThinkingStart, RunUsageReport, SummarizerKind,
+    CallPurpose, FinishReason, ResponseMode, RunContextCompress, RunContextWindow, RunLlmDelta,
+    RunLlmEnd, RunLlmRetry, RunLlmStart, RunResponseEnd, RunResponseStart, RunThinkingDelta,
+    RunThinkingEnd, RunThinkingFail, RunThinkingStart, RunUsageReport, SummarizerKind,
 };
 
 use super::format::{count, duration, one_line, usd};
@@ -190,7 +190,8 @@ impl<W: Write> ConsoleRenderer<W> {
     }
 
     /// `run.usage.report`: one dim line with this call's tokens (and cost, when the model's
-    /// price is known) and the session total.
+    /// price is known) and the session total; a session-level call (the memory distillation,
+    /// after the turn ended) is named as such.
     pub(super) fn print_run_usage_report(&mut self, p: &RunUsageReport) {
         let cached = p
             .cached_tokens
@@ -201,8 +202,13 @@ impl<W: Write> ConsoleRenderer<W> {
             .cost_usd
             .map(|c| format!(" · {}", usd(c)))
             .unwrap_or_default();
+        let id = if p.purpose.is_some_and(CallPurpose::is_session_level) {
+            "usage-session-call"
+        } else {
+            "usage-call"
+        };
         let text = self.t(
-            "usage-call",
+            id,
             &[
                 ("prompt", Arg::from(count(p.prompt_tokens))),
                 ("completion", Arg::from(count(p.completion_tokens))),

@@ -324,6 +324,7 @@ fn one_of_each() -> Vec<EventKind> {
             cumulative: usage(5000, 700),
             model: Some("gpt-4o".into()),
             cost_usd: Some(0.00153),
+            purpose: None,
         }
         .into(),
         RunMemoryUpdate {
@@ -513,6 +514,35 @@ fn an_answer_that_was_not_streamed_is_printed_at_the_end_of_the_call() {
         .into(),
     ];
     assert_eq!(render_all(&kinds, PLAIN), "Whole answer\n");
+}
+
+#[test]
+fn a_session_level_call_is_named_as_such() {
+    // Issue 28 §4: the memory distillation's usage, after the turn ended, is not shown as if
+    // it were one of the turn's calls.
+    let report = |purpose| -> EventKind {
+        RunUsageReport {
+            prompt_tokens: 900,
+            completion_tokens: 40,
+            total_tokens: 940,
+            cached_tokens: None,
+            cumulative: usage(5000, 400),
+            model: Some("m".into()),
+            cost_usd: None,
+            purpose,
+        }
+        .into()
+    };
+    let session = render_all(&[report(Some(CallPurpose::MemoryDistill))], PLAIN);
+    assert!(
+        session.starts_with("memory distillation (the session's, not a turn's)"),
+        "{session}"
+    );
+    assert!(session.contains("900 in, 40 out"), "{session}");
+    for purpose in [None, Some(CallPurpose::Turn), Some(CallPurpose::Summary)] {
+        let turn = render_all(&[report(purpose)], PLAIN);
+        assert!(turn.starts_with("tokens: 900 in"), "{purpose:?}: {turn}");
+    }
 }
 
 fn tool_start(call_id: &str, name: &str, path: &str) -> EventKind {
