@@ -117,6 +117,9 @@ export class SessionModel {
   proposedPlan: Plan | undefined;
   /** The model's reasoning, one block per model call that reasoned. */
   thinking: ThinkingBlock[] = [];
+  /** Keys of the thinking blocks the current model attempt started: a retried attempt's
+   * reasoning is void, like its text. */
+  private attemptThinking = new Set<string>();
   /** Streamed tool output, by call id, in call order. */
   outputs = new Map<string, CommandOutput>();
   /** File changes in order. */
@@ -274,7 +277,20 @@ export class SessionModel {
   /** Thinking, command output, file changes, file runs, usage, context and repo map. */
   private trackDetails(event: Event): void {
     switch (event.type) {
+      case "run.llm.start":
+      case "run.llm.end":
+        // A new attempt starts, or the attempt finished: its reasoning stays.
+        this.attemptThinking.clear();
+        break;
+      case "run.llm.retry":
+        // The attempt broke and is discarded whole: its reasoning goes with its text.
+        if (this.attemptThinking.size > 0) {
+          this.thinking = this.thinking.filter((block) => !this.attemptThinking.has(block.key));
+          this.attemptThinking.clear();
+        }
+        break;
       case "run.thinking.start":
+        this.attemptThinking.add(`${event.seq}`);
         this.thinking = keepLast([
           ...this.thinking,
           { key: `${event.seq}`, agent: event.payload.agent_name, text: "", done: false },
@@ -291,6 +307,7 @@ export class SessionModel {
           text: "",
           done: false,
         };
+        if (!open) this.attemptThinking.add(block.key);
         const next: ThinkingBlock =
           event.type === "run.thinking.delta"
             ? { ...block, text: capText(block.text + event.payload.text) }
