@@ -430,6 +430,9 @@ export interface paths {
         /**
          * The session's events over a WebSocket: one text frame per event, control frames for
          *     `reload` and `lagged`.
+         * @description The request must be a WebSocket handshake (RFC 6455 §4.1): the `Upgrade`, `Connection`,
+         *     `Sec-WebSocket-Version` and `Sec-WebSocket-Key` headers are required, and a plain `GET`
+         *     without them is answered `400`.
          */
         get: operations["sessionWebSocket"];
         put?: never;
@@ -1472,7 +1475,7 @@ export interface operations {
     sessionEvents: {
         parameters: {
             query?: {
-                /** @description Only events with a greater seq. */
+                /** @description Only events with a greater seq (seqs are signed 64-bit in every store). */
                 after?: number;
                 /** @description Page size (default 100, max 1000). */
                 limit?: number;
@@ -2356,13 +2359,22 @@ export interface operations {
     sessionWebSocket: {
         parameters: {
             query?: {
-                /** @description Only events with a greater seq. */
+                /** @description Only events with a greater seq (seqs are signed 64-bit in every store). */
                 after?: number;
                 /** @description Stream token. */
                 token?: string;
                 format?: "keel" | "v1" | "paths";
             };
-            header?: never;
+            header: {
+                /** @description `websocket` (a WebSocket handshake); without it the answer is 400 */
+                Upgrade: string;
+                /** @description A list holding the `Upgrade` token */
+                Connection: string;
+                /** @description `13` */
+                "Sec-WebSocket-Version": string;
+                /** @description 16 random bytes in base64 */
+                "Sec-WebSocket-Key": string;
+            };
             path: {
                 /** @description Session id */
                 id: string;
@@ -2378,7 +2390,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not a WebSocket request, or a bad query (an unknown `format`) */
+            /** @description Not a WebSocket handshake (no `Upgrade: websocket`, `Connection: Upgrade`, `Sec-WebSocket-Version: 13` or `Sec-WebSocket-Key`), or a bad query (an unknown `format`) */
             400: {
                 headers: {
                     [name: string]: unknown;
