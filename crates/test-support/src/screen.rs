@@ -118,7 +118,8 @@ mod tests {
             ["abcd", "x"],
             "a full line wraps only once"
         );
-        assert_eq!(screen("one\ntwo\nthree\r\x1b[2A\x1b[J2", 10), ["one", "2"]);
+        assert_eq!(screen("one\ntwo\nthree\r\x1b[1A\x1b[J2", 10), ["one", "2"]);
+        assert_eq!(screen("one\ntwo\nthree\r\x1b[2A\x1b[J2", 10), ["2"]);
         assert_eq!(screen("\x1b[33mwarn\x1b[0m\n", 10), ["warn"]);
         assert_eq!(screen("abc\rX\x1b[K", 10), ["X"]);
     }
