@@ -91,7 +91,7 @@ fn verdict_json_shape() {
     let json = serde_json::to_value(classify("ls")).unwrap();
     assert_eq!(json["dangerous"], false);
     assert!(json["category"].is_null());
-    assert_eq!(json["uncertain"], false);
+    assert!(json.get("uncertain").is_none(), "{json}");
     let json = serde_json::to_value(classify("python3 -c 'exec(input())'")).unwrap();
     assert_eq!(json["dangerous"], false);
     assert_eq!(json["uncertain"], true);

@@ -13,7 +13,8 @@ pub enum SafetyCommand {
     ///
     /// Exit status: 0 whatever the verdict, 2 for usage errors.
     Check {
-        /// Print `{"dangerous": bool, "category": string|null, "reason": string, "uncertain": bool}`.
+        /// Print `{"dangerous": bool, "category": string|null, "reason": string}`, with
+        /// `"uncertain": true` added when part of the line could not be judged.
         #[arg(long)]
         json: bool,
         /// The command line; quote it as one argument (several words are joined by spaces).

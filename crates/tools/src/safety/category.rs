@@ -159,8 +159,9 @@ pub struct Classification {
     /// be judged).
     pub reason: String,
     /// Not found dangerous, but part of the line could not be judged (never set together
-    /// with `dangerous`).
-    #[serde(default)]
+    /// with `dangerous`). Written only when true, so the verdicts that existed before it keep
+    /// their three fields.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub uncertain: bool,
 }
 
