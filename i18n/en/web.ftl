@@ -90,6 +90,10 @@ file-run-timed-out = timed out after { $ms } ms
 usage-heading = Usage
 usage-tokens = Tokens: { $total } ({ $prompt } in, { $completion } out)
 usage-cost = cost ${ $cost }
+usage-session-calls = Outside the turns (memory distillation, { $calls ->
+    [one] one call
+   *[other] { $calls } calls
+}): { $prompt } in, { $completion } out
 context-window = Context window: { $used } of { $limit } tokens
 repomap-built = Repo map built: { $files } files, { $symbols } symbols, { $tokens } tokens in { $ms } ms
 repomap-cached = Repo map (cached): { $files } files, { $symbols } symbols, { $tokens } tokens

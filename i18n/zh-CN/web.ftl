@@ -90,6 +90,7 @@ file-run-timed-out = { $ms } 毫秒后超时
 usage-heading = 用量
 usage-tokens = 令牌：{ $total }（输入 { $prompt }，输出 { $completion }）
 usage-cost = 费用 ${ $cost }
+usage-session-calls = 轮次之外（记忆提炼，{ $calls } 次调用）：输入 { $prompt }，输出 { $completion }
 context-window = 上下文窗口：{ $used } / { $limit } 令牌
 repomap-built = 已构建仓库地图：{ $files } 个文件，{ $symbols } 个符号，{ $tokens } 个令牌，用时 { $ms } 毫秒
 repomap-cached = 仓库地图（缓存）：{ $files } 个文件，{ $symbols } 个符号，{ $tokens } 个令牌

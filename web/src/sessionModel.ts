@@ -117,6 +117,9 @@ export class SessionModel {
   proposedPlan: Plan | undefined;
   /** The model's reasoning, one block per model call that reasoned. */
   thinking: ThinkingBlock[] = [];
+  /** Keys of the thinking blocks the current model attempt started: a retried attempt's
+   * reasoning is void, like its text. */
+  private attemptThinking = new Set<string>();
   /** Streamed tool output, by call id, in call order. */
   outputs = new Map<string, CommandOutput>();
   /** File changes in order. */
@@ -125,6 +128,9 @@ export class SessionModel {
   fileRuns = new Map<string, FileRunState>();
   /** The latest `run.usage.report` (its `cumulative` is the session's total so far). */
   usage: PayloadOf<"run.usage.report"> | undefined;
+  /** Tokens and cost of the session's own calls, made between turns (the memory
+   * distillation: `purpose: "memory_distill"`), summed; shown apart from the turns' calls. */
+  sessionCalls: { calls: number; prompt: number; completion: number; cost: number | undefined } | undefined;
   /** The latest context window fill. */
   contextWindow: PayloadOf<"run.context.window"> | undefined;
   /** The latest repo map build. */
@@ -192,11 +198,13 @@ export class SessionModel {
     this.notice = notice;
     this.proposedPlan = undefined;
     this.thinking = [];
+    this.attemptThinking.clear();
     this.outputs.clear();
     this.toolArgs.clear();
     this.changes = [];
     this.fileRuns.clear();
     this.usage = undefined;
+    this.sessionCalls = undefined;
     this.contextWindow = undefined;
     this.repomap = undefined;
     this.changed();
@@ -269,7 +277,20 @@ export class SessionModel {
   /** Thinking, command output, file changes, file runs, usage, context and repo map. */
   private trackDetails(event: Event): void {
     switch (event.type) {
+      case "run.llm.start":
+      case "run.llm.end":
+        // A new attempt starts, or the attempt finished: its reasoning stays.
+        this.attemptThinking.clear();
+        break;
+      case "run.llm.retry":
+        // The attempt broke and is discarded whole: its reasoning goes with its text.
+        if (this.attemptThinking.size > 0) {
+          this.thinking = this.thinking.filter((block) => !this.attemptThinking.has(block.key));
+          this.attemptThinking.clear();
+        }
+        break;
       case "run.thinking.start":
+        this.attemptThinking.add(`${event.seq}`);
         this.thinking = keepLast([
           ...this.thinking,
           { key: `${event.seq}`, agent: event.payload.agent_name, text: "", done: false },
@@ -286,6 +307,7 @@ export class SessionModel {
           text: "",
           done: false,
         };
+        if (!open) this.attemptThinking.add(block.key);
         const next: ThinkingBlock =
           event.type === "run.thinking.delta"
             ? { ...block, text: capText(block.text + event.payload.text) }
@@ -360,9 +382,20 @@ export class SessionModel {
         if (run) this.fileRuns.set(run.runId, { ...run, exit: event.payload });
         break;
       }
-      case "run.usage.report":
+      case "run.usage.report": {
         this.usage = event.payload;
+        if (event.payload.purpose === "memory_distill") {
+          const before = this.sessionCalls ?? { calls: 0, prompt: 0, completion: 0, cost: undefined };
+          const cost = event.payload.cost_usd;
+          this.sessionCalls = {
+            calls: before.calls + 1,
+            prompt: before.prompt + event.payload.prompt_tokens,
+            completion: before.completion + event.payload.completion_tokens,
+            cost: cost === undefined ? before.cost : (before.cost ?? 0) + cost,
+          };
+        }
         break;
+      }
       case "run.context.window":
         this.contextWindow = event.payload;
         break;

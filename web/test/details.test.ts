@@ -58,6 +58,24 @@ describe("details folded from the golden run", () => {
     for (const row of withCall) expect(starts.has(row.call?.name ?? "")).toBe(true);
   });
 
+  it("sums the session's own calls apart from the turns' (issue 28 §4)", () => {
+    const fresh = new SessionModel();
+    const report = of("run.usage.report")[0];
+    if (!report) throw new Error("the golden run has a usage report");
+    fresh.applyAll([
+      report,
+      { ...report, seq: report.seq + 1000, turn_id: undefined, payload: { ...report.payload, purpose: "memory_distill", cost_usd: 0.5 } },
+      { ...report, seq: report.seq + 1001, turn_id: undefined, payload: { ...report.payload, purpose: "memory_distill", cost_usd: undefined } },
+    ] as Event[]);
+    expect(fresh.sessionCalls).toEqual({
+      calls: 2,
+      prompt: 2 * report.payload.prompt_tokens,
+      completion: 2 * report.payload.completion_tokens,
+      cost: 0.5,
+    });
+    expect(model.sessionCalls).toBeUndefined();
+  });
+
   it("keeps the latest usage, context window and repo map", () => {
     expect(model.usage).toEqual(of("run.usage.report").at(-1)?.payload);
     expect(model.contextWindow).toEqual(of("run.context.window").at(-1)?.payload);

@@ -110,4 +110,38 @@ describe("session model over the golden run", () => {
     ] as Event[]);
     expect(model.liveText).toBe("Hello");
   });
+
+  it("drops the reasoning a broken attempt streamed, and keeps the one before it", () => {
+    const base = (seq: number) => ({
+      id: `01a202b2-c589-7000-8000-${String(seq).padStart(12, "0")}`,
+      seq,
+      ts: "2026-11-22T10:00:00.000Z",
+      session_id: "s",
+      turn_id: "t",
+      project_id: "p",
+    });
+    const model = new SessionModel();
+    model.applyAll([
+      { ...base(1), type: "agent.start", payload: { agent_name: "keel", task_input: "hi" } },
+      { ...base(2), type: "run.llm.start", payload: { model: "m", iteration: 1, message_count: 2 } },
+      { ...base(3), type: "run.thinking.start", payload: { agent_name: "keel" } },
+      { ...base(4), type: "run.thinking.end", payload: { agent_name: "keel", result: "first call" } },
+      { ...base(5), type: "run.llm.end", payload: { llm_output: "", tool_calls: [], finish_reason: "tool_calls" } },
+      { ...base(6), type: "run.llm.start", payload: { model: "m", iteration: 2, message_count: 4 } },
+      { ...base(7), type: "run.thinking.start", payload: { agent_name: "keel" } },
+      { ...base(8), type: "run.thinking.delta", payload: { agent_name: "keel", text: "half a tho" } },
+      { ...base(9), type: "run.thinking.fail", payload: { agent_name: "keel", error: "stream broke" } },
+      { ...base(10), type: "run.llm.delta", payload: { text: "Partial" } },
+      {
+        ...base(11),
+        type: "run.llm.retry",
+        payload: { attempt: 1, max_attempts: 4, delay_ms: 500, error: "the response ended before the model finished" },
+      },
+      { ...base(12), type: "run.thinking.start", payload: { agent_name: "keel" } },
+      { ...base(13), type: "run.thinking.end", payload: { agent_name: "keel", result: "second try" } },
+      { ...base(14), type: "run.llm.delta", payload: { text: "Whole" } },
+    ] as Event[]);
+    expect(model.thinking.map((b) => b.text)).toEqual(["first call", "second try"]);
+    expect(model.liveText).toBe("Whole");
+  });
 });

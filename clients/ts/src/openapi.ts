@@ -430,6 +430,9 @@ export interface paths {
         /**
          * The session's events over a WebSocket: one text frame per event, control frames for
          *     `reload` and `lagged`.
+         * @description The request must be a WebSocket handshake (RFC 6455 §4.1): the `Upgrade`, `Connection`,
+         *     `Sec-WebSocket-Version` and `Sec-WebSocket-Key` headers are required, and a plain `GET`
+         *     without them is answered `400`.
          */
         get: operations["sessionWebSocket"];
         put?: never;
@@ -2380,7 +2383,16 @@ export interface operations {
                 token?: string;
                 format?: "keel" | "v1" | "paths";
             };
-            header?: never;
+            header: {
+                /** @description `websocket` (a WebSocket handshake); without it the answer is 400 */
+                Upgrade: string;
+                /** @description A list holding the `Upgrade` token */
+                Connection: string;
+                /** @description `13` */
+                "Sec-WebSocket-Version": string;
+                /** @description 16 random bytes in base64 */
+                "Sec-WebSocket-Key": string;
+            };
             path: {
                 /** @description Session id */
                 id: string;
@@ -2396,7 +2408,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not a WebSocket request, or a bad query (an unknown `format`) */
+            /** @description Not a WebSocket handshake (no `Upgrade: websocket`, `Connection: Upgrade`, `Sec-WebSocket-Version: 13` or `Sec-WebSocket-Key`), or a bad query (an unknown `format`) */
             400: {
                 headers: {
                     [name: string]: unknown;

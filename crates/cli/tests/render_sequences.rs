@@ -189,6 +189,7 @@ fn direct_turn() -> Turn {
         cumulative: usage(1_800, 60),
         model: Some("local-model".into()),
         cost_usd: None,
+        purpose: None,
     })
     .tool(
         "call-1",
@@ -265,6 +266,7 @@ fn direct_turn() -> Turn {
         cumulative: usage(6_000, 165),
         model: Some("gpt-4o".into()),
         cost_usd: Some(0.004524),
+        purpose: None,
     })
     .push(RunResponseEnd {
         mode: ResponseMode::Direct,
@@ -695,6 +697,50 @@ fn failing_turn_verbose_coloured() {
 #[test]
 fn broken_attempt_turn_plain() {
     insta::assert_snapshot!(replay(&broken_attempt_turn(), &["--color", "never"]));
+}
+
+#[test]
+fn a_retried_attempt_is_erased_on_a_terminal() {
+    // Issue 28 §4: on a terminal, `keel replay` erases what a discarded attempt streamed when
+    // `run.llm.retry` arrives. Run in a pseudo-terminal (util-linux `script`) 40 columns wide.
+    let Some(script) = keel_test_support::processes::external_program(
+        "script",
+        "KEEL_TEST_SCRIPT",
+        "util-linux's `script` runs a command in a pseudo-terminal",
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("events.jsonl");
+    broken_attempt_turn().write(&path);
+    let command = format!(
+        "stty rows 50 cols 40; '{}' replay --no-delay --color always '{}'",
+        env!("CARGO_BIN_EXE_keel"),
+        path.display()
+    );
+    let out = Command::new(script)
+        .args(["--quiet", "--return", "--command", &command, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        written.contains("\u{1b}[J"),
+        "no erase was written: {written:?}"
+    );
+    let shown = keel_test_support::screen::screen(&written, 40).join("\n");
+    assert!(!shown.contains("LLMock divi"), "{shown}\n---\n{written:?}");
+    assert!(shown.contains("How is the mean computed?"), "{shown}");
+    assert!(shown.contains("model call failed (attempt 1/4)"), "{shown}");
+    assert!(shown.contains("The mean divides by"), "{shown}");
+    // In a pipe nothing can be erased: the text stays, with the warning that it was discarded.
+    let piped = replay(&broken_attempt_turn(), &["--color", "never"]);
+    assert!(piped.contains("LLMock divi"), "{piped}");
 }
 
 #[test]

@@ -204,3 +204,36 @@ fn safety_check_flags_the_issue_examples() {
     }
     insta::assert_snapshot!("safety_issue_examples", transcript);
 }
+
+#[test]
+fn safety_check_reads_inline_code_and_secure_deletes() {
+    // Issue 28 §3: destructive calls inside an interpreter's inline code, secure-delete tools
+    // aimed at credentials, and inline code the check cannot judge.
+    let config = tempfile::tempdir().unwrap();
+    let mut transcript = String::new();
+    for command in [
+        "python3 -c 'import shutil; shutil.rmtree(\"/\")'",
+        "node -e 'require(\"child_process\").execSync(\"rm -rf ~\")'",
+        "perl -e 'unlink \"$ENV{HOME}/.ssh/id_rsa\"'",
+        "ruby -rfileutils -e 'FileUtils.rm_rf(Dir.home)'",
+        "shred -u ~/.ssh/id_ed25519",
+        "python3 -c 'import os, sys; os.system(sys.argv[1])' x",
+        "python3 -c 'import json; print(json.dumps({}))'",
+    ] {
+        let out = keel(config.path())
+            .args(["safety", "check", command])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        transcript.push_str(&format!("$ keel safety check '{command}'\n"));
+        transcript.push_str(&String::from_utf8(out.stdout).unwrap());
+    }
+    insta::assert_snapshot!("safety_inline_code", transcript);
+    let out = keel(config.path())
+        .args(["safety", "check", "--json", "perl -e 'eval $ARGV[0]'"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["dangerous"], false);
+    assert_eq!(json["uncertain"], true);
+}

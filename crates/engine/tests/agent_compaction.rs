@@ -222,7 +222,9 @@ async fn a_forty_turn_session_stays_in_its_window_with_the_models_summary() {
         .events()
         .into_iter()
         .filter(|e| {
-            matches!(&e.kind, EventKind::RunUsageReport(u) if u.prompt_tokens == SUMMARY_USAGE.0)
+            matches!(&e.kind, EventKind::RunUsageReport(u)
+                if u.prompt_tokens == SUMMARY_USAGE.0
+                    && u.purpose == Some(keel_events::CallPurpose::Summary))
         })
         .count();
     assert_eq!(reports, 2, "each summary call's usage is reported");

@@ -11,7 +11,9 @@ use agent_common::*;
 use keel_context::{MemoryKind, MemoryStore, NewEntry};
 use keel_engine::agent::{Distillation, Mode};
 use keel_engine::{OpenAiConfig, OpenAiProvider, ToolFormat};
-use keel_events::{AgentStatus, EventKind, LogLevel, MemorySource, RunMemoryUpdate, ToolStatus};
+use keel_events::{
+    AgentStatus, CallPurpose, EventKind, LogLevel, MemorySource, RunMemoryUpdate, ToolStatus,
+};
 use keel_test_support::{ScriptBuilder, sample_project};
 use serde_json::{Value, json};
 use support::*;
@@ -276,7 +278,7 @@ async fn distillation_records_the_sessions_decisions_with_one_tool_less_call() {
     assert_eq!(memory.entries()[0].session_id.as_deref(), Some("s"));
 
     // The call's tokens and cost are reported (gpt-4o-mini: $0.15 input, $0.075 cached,
-    // $0.60 output per million), outside any turn.
+    // $0.60 output per million), outside any turn, as the session's own call (issue 28 §4).
     let events = collector.events();
     let types = types(&events);
     assert_eq!(types, ["run.usage.report", "run.memory.update"]);
@@ -284,6 +286,10 @@ async fn distillation_records_the_sessions_decisions_with_one_tool_less_call() {
     let EventKind::RunUsageReport(report) = &events[0].kind else {
         unreachable!()
     };
+    assert_eq!(report.purpose, Some(CallPurpose::MemoryDistill));
+    assert!(report.purpose.is_some_and(CallPurpose::is_session_level));
+    let wire = serde_json::to_value(report).unwrap();
+    assert_eq!(wire["purpose"], "memory_distill");
     assert_eq!(report.model.as_deref(), Some("gpt-4o-mini"));
     assert_eq!(report.cached_tokens, Some(400));
     let expected = (600.0 * 0.15 + 400.0 * 0.075 + 100.0 * 0.60) / 1e6;

@@ -94,6 +94,73 @@ async fn the_page_is_served_without_a_token() {
     assert_eq!(response.status(), 404);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn websocket_route_without_a_handshake_is_the_documented_400() {
+    // Issue 28 §4: a plain GET (no `Upgrade`) is answered 400, and the document says that a
+    // handshake's headers are required and what their absence gets.
+    let s = TestServer::start(Options::new("simple.json")).await;
+    let id = s.create_session("p1", ALL).await;
+    let (status, body) = s.get(&format!("/v1/sessions/{id}/ws"), ALL).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["error"]["code"], "bad_request", "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("upgrade"),
+        "{body}"
+    );
+
+    // A handshake whose key is not 16 bytes in base64 is refused the same way.
+    let response = keel_test_support::http_client()
+        .get(s.url(&format!("/v1/sessions/{id}/ws")))
+        .bearer_auth(ALL)
+        .header("Upgrade", "websocket")
+        .header("Connection", "Upgrade")
+        .header("Sec-WebSocket-Version", "13")
+        .header("Sec-WebSocket-Key", "too-short")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Sec-WebSocket-Key"),
+        "{body}"
+    );
+
+    let doc: serde_json::Value = serde_json::from_str(&keel_server::openapi_json()).unwrap();
+    let operation = &doc["paths"]["/v1/sessions/{id}/ws"]["get"];
+    let bad_request = &operation["responses"]["400"];
+    assert!(
+        bad_request["content"]["application/json"]["schema"]["$ref"]
+            .as_str()
+            .is_some_and(|r| r.ends_with("/ErrorBody")),
+        "{bad_request}"
+    );
+    let headers: Vec<(&str, bool)> = operation["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["in"] == "header")
+        .map(|p| (p["name"].as_str().unwrap(), p["required"] == true))
+        .collect();
+    for name in [
+        "Upgrade",
+        "Connection",
+        "Sec-WebSocket-Version",
+        "Sec-WebSocket-Key",
+    ] {
+        assert!(
+            headers.contains(&(name, true)),
+            "{name} not required: {headers:?}"
+        );
+    }
+}
+
 #[test]
 fn openapi_json_is_committed_and_current() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi.json");

@@ -22,6 +22,7 @@ fn report(prompt: u64, completion: u64, cached: Option<u64>, cost: Option<f64>) 
         cumulative: Usage::default(),
         model: Some("gpt-4o".to_owned()),
         cost_usd: cost,
+        purpose: None,
     }
 }
 

@@ -7,8 +7,9 @@
 //! model list and context-window routes of vLLM, llama.cpp and Ollama, image generations) with
 //! real PNGs ([`png`]) and fault injection for its streams ([`stream_faults`]), an HTTP client
 //! for talking to Keel's server ([`http`]), and `/proc` checks that a test left no process
-//! behind plus the rule for programs installed from outside ([`processes`]), and
-//! third-party test peers such as the MCP Python SDK ([`peers`]).
+//! behind plus the rule for programs installed from outside ([`processes`]),
+//! third-party test peers such as the MCP Python SDK ([`peers`]), and what a terminal shows
+//! after output that rewrites itself ([`screen`]).
 //!
 //! A dev-dependency only. It depends on no `keel-*` crate, so any of them can use it without a
 //! dependency cycle: scripts are built as JSON for the test to load with `keel_engine::Script`.
@@ -22,6 +23,7 @@ pub mod peers;
 pub mod png;
 pub mod postgres;
 pub mod processes;
+pub mod screen;
 pub mod script;
 pub mod stream_faults;
 

@@ -256,6 +256,41 @@ async fn deny_dangerous_refuses_without_asking() {
     assert!(approver.asked().is_empty());
 }
 
+/// Inline code whose command is built at run time: the check cannot judge it (issue 28 §3).
+const UNJUDGED: &str = "python3 -c 'import os, sys; os.system(sys.argv[1])' 'echo ran'";
+
+#[tokio::test]
+async fn inline_code_the_check_cannot_judge_is_asked_not_allowed() {
+    for policy in [ApprovalPolicy::OnDangerous, ApprovalPolicy::DenyDangerous] {
+        let approver = Scripted::new(vec![ApprovalReply::reject("show me first")]);
+        let f = fixture(policy, approver.clone());
+        let result = call(&f, json!({"command": UNJUDGED, "requires_approval": false})).await;
+        assert!(!result.success, "{policy}: {result:?}");
+        assert!(result.content.is_none(), "{policy}: it did not run");
+        let asked = approver.asked();
+        assert_eq!(asked.len(), 1, "{policy}");
+        assert!(
+            asked[0].reason.contains("cannot judge") && asked[0].reason.contains("python3"),
+            "{policy}: {}",
+            asked[0].reason
+        );
+    }
+    // A front end that cannot ask refuses it.
+    let f = fixture(ApprovalPolicy::OnDangerous, Arc::new(CannotAsk));
+    let result = call(&f, json!({"command": UNJUDGED, "requires_approval": false})).await;
+    assert!(!result.success, "{result:?}");
+    // Inline code the check can judge and finds ordinary runs without asking.
+    let approver = Scripted::new(vec![]);
+    let f = fixture(ApprovalPolicy::DenyDangerous, approver.clone());
+    let result = call(
+        &f,
+        json!({"command": "python3 -c 'print(1 + 1)' 2>/dev/null; echo ran", "requires_approval": false}),
+    )
+    .await;
+    assert!(result.success, "{result:?}");
+    assert!(approver.asked().is_empty());
+}
+
 #[tokio::test]
 async fn modify_runs_the_modified_command() {
     let approver = Scripted::new(vec![modify(json!("echo modified"))]);

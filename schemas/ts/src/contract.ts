@@ -86,6 +86,11 @@ export type ApprovalDecision = "approve" | "reject" | "modify";
 export type ApprovalKind = "plan" | "command" | "tool";
 
 /**
+ * What a model call was for (`run.usage.report`'s `purpose`).
+ */
+export type CallPurpose = "turn" | "summary" | "memory_distill";
+
+/**
  * Estimated complexity of a plan.
  */
 export type Complexity = "low" | "medium" | "high";
@@ -1292,7 +1297,13 @@ model?: string,
  * What the call cost in US dollars, from the model's price per million tokens (input,
  * cached input, output); absent when the model's price is unknown (never a made-up 0).
  */
-cost_usd?: number, };
+cost_usd?: number, 
+/**
+ * What the call was for, when it was not one of a turn's own model calls: a summary of
+ * older history a turn asked for, or a session-level call (`memory_distill`) made
+ * between turns. Absent: a turn's call (as in every stream recorded before the field).
+ */
+purpose?: CallPurpose, };
 
 /**
  * `self_repair` payload.

@@ -4,7 +4,7 @@ import type { SessionModel } from "../sessionModel";
 /** Token use and cost, the context window's fill as a bar, and the repo map build. */
 export function UsageBar(props: { model: SessionModel }) {
   const { t, number } = useI18n();
-  const { usage, contextWindow, repomap } = props.model;
+  const { usage, sessionCalls, contextWindow, repomap } = props.model;
   if (!usage && !contextWindow && !repomap) return null;
   const percent = contextWindow && contextWindow.limit > 0 ? Math.min(100, (contextWindow.tokens_used / contextWindow.limit) * 100) : 0;
   return (
@@ -18,6 +18,18 @@ export function UsageBar(props: { model: SessionModel }) {
           })}
           {usage.cost_usd !== undefined && (
             <span data-testid="usage-cost"> · {t("usage-cost", { cost: usage.cost_usd.toFixed(4) })}</span>
+          )}
+        </p>
+      )}
+      {sessionCalls && (
+        <p data-testid="usage-session-calls">
+          {t("usage-session-calls", {
+            calls: sessionCalls.calls,
+            prompt: number(sessionCalls.prompt),
+            completion: number(sessionCalls.completion),
+          })}
+          {sessionCalls.cost !== undefined && (
+            <span> · {t("usage-cost", { cost: sessionCalls.cost.toFixed(4) })}</span>
           )}
         </p>
       )}

@@ -83,7 +83,11 @@ pub fn run(args: ReplayArgs) -> ExitCode {
     } else {
         Box::new(NoSpinner)
     };
+    let rewrite = stdout.is_terminal() && options.color;
     let mut renderer = ConsoleRenderer::new(stdout, options).with_spinner(spinner);
+    if rewrite {
+        renderer = renderer.with_rewrite(crate::render::stdout_width());
+    }
 
     let mut bad_lines = 0usize;
     let mut previous_ts: Option<i64> = None;

@@ -8,11 +8,13 @@ use keel_tools::safety::classify;
 /// `keel safety` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum SafetyCommand {
-    /// Say whether a command line is dangerous, and why.
+    /// Say whether a command line is dangerous, and why (or that part of it, such as an
+    /// interpreter's inline code built at run time, cannot be judged: approval policies ask).
     ///
-    /// Exit status: 0 whether or not it is dangerous, 2 for usage errors.
+    /// Exit status: 0 whatever the verdict, 2 for usage errors.
     Check {
-        /// Print `{"dangerous": bool, "category": string|null, "reason": string}`.
+        /// Print `{"dangerous": bool, "category": string|null, "reason": string}`, with
+        /// `"uncertain": true` added when part of the line could not be judged.
         #[arg(long)]
         json: bool,
         /// The command line; quote it as one argument (several words are joined by spaces).
@@ -37,6 +39,9 @@ pub fn run(command: SafetyCommand) -> ExitCode {
             } else {
                 match verdict.category {
                     Some(category) => println!("dangerous ({category}): {}", verdict.reason),
+                    None if verdict.uncertain => {
+                        println!("cannot judge (approval is asked): {}", verdict.reason);
+                    }
                     None => println!("not dangerous: {}", verdict.reason),
                 }
             }

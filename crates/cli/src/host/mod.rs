@@ -244,9 +244,13 @@ impl Host {
                 verbose: settings.verbose,
                 lang: settings.lang,
             };
-            let shared = SharedRenderer(Arc::new(Mutex::new(
-                ConsoleRenderer::new(stdout, options).with_spinner(spinner),
-            )));
+            let rewrite = stdout.is_terminal() && options.color;
+            let mut renderer = ConsoleRenderer::new(stdout, options).with_spinner(spinner);
+            if rewrite {
+                // A retried model attempt's text is erased from the terminal.
+                renderer = renderer.with_rewrite(crate::render::stdout_width());
+            }
+            let shared = SharedRenderer(Arc::new(Mutex::new(renderer)));
             emitter.bus().add_handler(shared.clone());
             (Some(shared), None)
         };

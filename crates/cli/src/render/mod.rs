@@ -31,6 +31,6 @@ mod tools;
 mod tests;
 
 pub(crate) use format::{brief_arguments, count, one_line, usd};
-pub use renderer::{ConsoleRenderer, RenderOptions};
+pub use renderer::{ConsoleRenderer, RenderOptions, stdout_width};
 pub use spinner::{NoSpinner, Spinner, TerminalSpinner};
 pub use style::ColorWhen;

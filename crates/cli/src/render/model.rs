@@ -9,9 +9,9 @@
 use std::io::Write;
 
 use keel_events::{
-    FinishReason, ResponseMode, RunContextCompress, RunContextWindow, RunLlmDelta, RunLlmEnd,
-    RunLlmRetry, RunLlmStart, RunResponseEnd, RunResponseStart, RunThinkingDelta, RunThinkingEnd,
-    RunThinkingFail, RunThinkingStart, RunUsageReport, SummarizerKind,
+    CallPurpose, FinishReason, ResponseMode, RunContextCompress, RunContextWindow, RunLlmDelta,
+    RunLlmEnd, RunLlmRetry, RunLlmStart, RunResponseEnd, RunResponseStart, RunThinkingDelta,
+    RunThinkingEnd, RunThinkingFail, RunThinkingStart, RunUsageReport, SummarizerKind,
 };
 
 use super::format::{count, duration, one_line, usd};
@@ -61,6 +61,8 @@ impl<W: Write> ConsoleRenderer<W> {
                 self.print_system_prompt(prompt);
             }
         }
+        // Recorded from here: what the attempt itself writes.
+        self.begin_attempt();
     }
 
     /// The system prompt under a `system prompt` header, or a note that it is unchanged.
@@ -97,6 +99,7 @@ impl<W: Write> ConsoleRenderer<W> {
     /// warns when it was cut short; verbose adds the finish reason and tool calls.
     pub(super) fn print_run_llm_end(&mut self, p: &RunLlmEnd) {
         self.waiting_for_model = false;
+        self.attempt_output = None;
         if !self.answer_streamed && !p.llm_output.is_empty() {
             self.stream(StreamKind::Answer, "", Tone::Plain, &p.llm_output);
         }
@@ -131,8 +134,16 @@ impl<W: Write> ConsoleRenderer<W> {
         }
     }
 
-    /// `run.llm.retry`: a yellow line with the error and the wait.
+    /// `run.llm.retry`: the discarded attempt's text and reasoning are erased from the
+    /// terminal (in a pipe or a log they stay, after the warning that says they were
+    /// discarded), then a yellow line with the error and the wait. The next attempt starts
+    /// afresh: an answer it does not stream is printed whole at its end.
     pub(super) fn print_run_llm_retry(&mut self, p: &RunLlmRetry) {
+        self.erase_attempt();
+        self.answer_streamed = false;
+        self.thought_streamed = false;
+        self.thinking = false;
+        self.close_line();
         self.waiting_for_model = true;
         let text = self.t(
             "llm-retry",
@@ -144,6 +155,7 @@ impl<W: Write> ConsoleRenderer<W> {
             ],
         );
         self.line(&[(Tone::Warning, &text)]);
+        self.begin_attempt();
     }
 
     /// `run.thinking.start`: a dim `✻ thinking…` marker (verbose: a header for the text).
@@ -190,7 +202,8 @@ impl<W: Write> ConsoleRenderer<W> {
     }
 
     /// `run.usage.report`: one dim line with this call's tokens (and cost, when the model's
-    /// price is known) and the session total.
+    /// price is known) and the session total; a session-level call (the memory distillation,
+    /// after the turn ended) is named as such.
     pub(super) fn print_run_usage_report(&mut self, p: &RunUsageReport) {
         let cached = p
             .cached_tokens
@@ -201,8 +214,13 @@ impl<W: Write> ConsoleRenderer<W> {
             .cost_usd
             .map(|c| format!(" · {}", usd(c)))
             .unwrap_or_default();
+        let id = if p.purpose.is_some_and(CallPurpose::is_session_level) {
+            "usage-session-call"
+        } else {
+            "usage-call"
+        };
         let text = self.t(
-            "usage-call",
+            id,
             &[
                 ("prompt", Arg::from(count(p.prompt_tokens))),
                 ("completion", Arg::from(count(p.completion_tokens))),

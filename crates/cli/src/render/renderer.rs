@@ -80,6 +80,24 @@ pub struct ConsoleRenderer<W: Write> {
     pub(super) tool_headers: HashSet<String>,
     /// The renderer's words in the chosen language.
     messages: Messages,
+    /// The terminal's width now, when the output is a terminal the renderer may rewrite
+    /// (move the cursor up and erase); `None` for pipes, files and tests of plain output.
+    terminal_width: Option<TerminalWidth>,
+    /// What the current model attempt has written so far (while the output can be rewritten):
+    /// erased when the attempt is discarded and retried (`run.llm.retry`).
+    pub(super) attempt_output: Option<String>,
+}
+
+/// The current width of the terminal, in columns.
+pub type TerminalWidth = Box<dyn Fn() -> Option<usize> + Send>;
+
+/// The width of the terminal standard output is, asked each time (it can be resized).
+pub fn stdout_width() -> TerminalWidth {
+    Box::new(|| {
+        console::Term::stdout()
+            .size_checked()
+            .map(|(_, columns)| usize::from(columns))
+    })
 }
 
 impl<W: Write> std::fmt::Debug for ConsoleRenderer<W> {
@@ -114,7 +132,44 @@ impl<W: Write> ConsoleRenderer<W> {
             answer_shown: false,
             last_system_prompt: None,
             messages: Messages::new(options.lang),
+            terminal_width: None,
+            attempt_output: None,
         }
+    }
+
+    /// Lets the renderer rewrite what it wrote (it writes to a terminal whose width `width`
+    /// tells): a model attempt that is discarded and retried is erased from the screen.
+    pub fn with_rewrite(mut self, width: TerminalWidth) -> Self {
+        self.terminal_width = Some(width);
+        self
+    }
+
+    /// Starts recording what a model attempt writes, when the output can be rewritten.
+    pub(super) fn begin_attempt(&mut self) {
+        self.attempt_output = self.terminal_width.as_ref().map(|_| String::new());
+    }
+
+    /// Erases from the screen everything the current attempt wrote (a no-op when the output
+    /// cannot be rewritten or the attempt wrote nothing); true when something was erased.
+    pub(super) fn erase_attempt(&mut self) -> bool {
+        let Some(written) = self.attempt_output.take() else {
+            return false;
+        };
+        let Some(width) = self.terminal_width.as_ref().and_then(|w| w()) else {
+            return false;
+        };
+        if written.is_empty() {
+            return false;
+        }
+        let up = rows_above(&written, width);
+        let mut erase = String::from("\r");
+        if up > 0 {
+            erase.push_str(&format!("\x1b[{up}A"));
+        }
+        erase.push_str("\x1b[J");
+        self.open = None;
+        self.write_raw(&erase);
+        true
     }
 
     /// Uses `spinner` to show that the model or a tool is being waited for.
@@ -227,6 +282,9 @@ impl<W: Write> ConsoleRenderer<W> {
     fn write_raw(&mut self, text: &str) {
         if self.error.is_some() || text.is_empty() {
             return;
+        }
+        if let Some(written) = self.attempt_output.as_mut() {
+            written.push_str(text);
         }
         if let Err(e) = self.out.write_all(text.as_bytes()) {
             self.error = Some(e);
@@ -366,6 +424,30 @@ impl<W: Write> ConsoleRenderer<W> {
             self.spinner.show(&message);
         }
     }
+}
+
+/// How many rows above the cursor the text `written` (from the start of a line) reaches on a
+/// terminal `width` columns wide: every line it ended, each as many rows as it wrapped onto,
+/// and the wrapped rows of the line it left open. ANSI escapes take no room; tabs go to the
+/// next multiple of eight; wide characters take two columns.
+pub(super) fn rows_above(written: &str, width: usize) -> usize {
+    let width = width.max(1);
+    let plain = console::strip_ansi_codes(written);
+    let rows = |columns: usize| columns.div_ceil(width).max(1);
+    let mut up = 0;
+    let mut column = 0usize;
+    for c in plain.chars() {
+        match c {
+            '\n' => {
+                up += rows(column);
+                column = 0;
+            }
+            '\r' => column = 0,
+            '\t' => column = (column / 8 + 1) * 8,
+            c => column += console::measure_text_width(c.encode_utf8(&mut [0; 4])),
+        }
+    }
+    up + rows(column) - 1
 }
 
 impl<W: Write + Send> EventHandler for ConsoleRenderer<W> {

@@ -324,6 +324,7 @@ fn one_of_each() -> Vec<EventKind> {
             cumulative: usage(5000, 700),
             model: Some("gpt-4o".into()),
             cost_usd: Some(0.00153),
+            purpose: None,
         }
         .into(),
         RunMemoryUpdate {
@@ -513,6 +514,155 @@ fn an_answer_that_was_not_streamed_is_printed_at_the_end_of_the_call() {
         .into(),
     ];
     assert_eq!(render_all(&kinds, PLAIN), "Whole answer\n");
+}
+
+/// A turn whose first attempt streams reasoning and two lines of text (one wider than the
+/// terminal), breaks, and is retried.
+fn broken_attempt() -> Vec<EventKind> {
+    vec![
+        AgentStart {
+            agent_name: "keel".into(),
+            task_input: "How is the mean computed?".into(),
+            mode_hint: None,
+        }
+        .into(),
+        llm_start(),
+        RunThinkingStart {
+            agent_name: "keel".into(),
+        }
+        .into(),
+        RunThinkingFail {
+            agent_name: "keel".into(),
+            error: "stream broke".into(),
+        }
+        .into(),
+        RunLlmDelta {
+            text: "LLMock answers with a line wider than the terminal\nand a second li".into(),
+        }
+        .into(),
+        SystemLog {
+            level: LogLevel::Warn,
+            message: "attempt 1 broke off after streaming part of a response; everything it streamed was discarded".into(),
+            metadata: None,
+        }
+        .into(),
+        RunLlmRetry {
+            attempt: 1,
+            max_attempts: 4,
+            delay_ms: 500,
+            error: "the stream closed early".into(),
+        }
+        .into(),
+        RunLlmDelta {
+            text: "The mean divides by len(values).".into(),
+        }
+        .into(),
+        RunLlmEnd {
+            llm_output: "The mean divides by len(values).".into(),
+            tool_calls: vec![],
+            finish_reason: FinishReason::Stop,
+            usage: None,
+        }
+        .into(),
+    ]
+}
+
+#[test]
+fn a_retried_attempt_is_erased_from_a_terminal() {
+    // Issue 28 §4: the text a discarded attempt streamed does not stay on the screen.
+    for width in [20, 33, 80] {
+        let mut out = Vec::new();
+        {
+            let mut renderer =
+                ConsoleRenderer::new(&mut out, PLAIN).with_rewrite(Box::new(move || Some(width)));
+            for kind in broken_attempt() {
+                renderer.render(&kind);
+            }
+            renderer.finish().unwrap();
+        }
+        let shown = keel_test_support::screen::screen(&String::from_utf8(out).unwrap(), width);
+        // Rows joined as the terminal wrapped them (spaces aside: a row's last one is trimmed).
+        let text: String = shown
+            .concat()
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        assert!(
+            !text.contains("LLMock") && !text.contains("secondli"),
+            "{width}: {shown:?}"
+        );
+        assert!(!text.contains("thinking"), "{width}: {shown:?}");
+        assert!(
+            text.contains("Howisthemean"),
+            "{width}: the task stays: {shown:?}"
+        );
+        assert!(text.contains("retryingin500ms"), "{width}: {shown:?}");
+        assert!(
+            text.ends_with("Themeandividesbylen(values)."),
+            "{width}: {shown:?}"
+        );
+    }
+    // Without a terminal to rewrite, the text stays, followed by the warning and retry line.
+    let plain = render_all(&broken_attempt(), PLAIN);
+    assert!(plain.contains("LLMock"), "{plain}");
+    assert!(!plain.contains('\u{1b}'), "{plain}");
+}
+
+#[test]
+fn an_answer_a_retried_attempt_did_not_stream_is_printed_whole() {
+    let mut kinds = broken_attempt();
+    // The successful attempt sends its answer whole, without deltas.
+    kinds.remove(7);
+    let text = render_all(&kinds, PLAIN);
+    assert!(
+        text.ends_with("The mean divides by len(values).\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_session_level_call_is_named_as_such() {
+    // Issue 28 §4: the memory distillation's usage, after the turn ended, is not shown as if
+    // it were one of the turn's calls.
+    let report = |purpose| -> EventKind {
+        RunUsageReport {
+            prompt_tokens: 900,
+            completion_tokens: 40,
+            total_tokens: 940,
+            cached_tokens: None,
+            cumulative: usage(5000, 400),
+            model: Some("m".into()),
+            cost_usd: None,
+            purpose,
+        }
+        .into()
+    };
+    let session = render_all(&[report(Some(CallPurpose::MemoryDistill))], PLAIN);
+    assert!(
+        session.starts_with("memory distillation (the session's, not a turn's)"),
+        "{session}"
+    );
+    assert!(session.contains("900 in, 40 out"), "{session}");
+    for purpose in [None, Some(CallPurpose::Turn), Some(CallPurpose::Summary)] {
+        let turn = render_all(&[report(purpose)], PLAIN);
+        assert!(turn.starts_with("tokens: 900 in"), "{purpose:?}: {turn}");
+    }
+}
+
+#[test]
+fn rows_are_counted_as_the_terminal_wraps() {
+    use super::renderer::rows_above;
+    assert_eq!(rows_above("abc", 10), 0);
+    assert_eq!(rows_above("abc\n", 10), 1);
+    assert_eq!(rows_above("0123456789\n", 10), 1, "a full row wraps once");
+    assert_eq!(rows_above("0123456789a", 10), 1);
+    assert_eq!(rows_above("\x1b[33mwarn\x1b[0m\n\tx\n", 10), 2);
+    assert_eq!(
+        rows_above("语言模型\n", 4),
+        2,
+        "wide characters take two columns"
+    );
+    assert_eq!(rows_above("", 0), 0);
 }
 
 fn tool_start(call_id: &str, name: &str, path: &str) -> EventKind {

@@ -5,6 +5,9 @@
 //! (deduplicated and capped, see [`keel_context::memory`]) and reported as
 //! `run.memory.update{source: distill}`.
 //!
+//! Its usage is reported as `run.usage.report{purpose: memory_distill}`: a session-level call,
+//! made between turns, so its events carry no `turn_id` and no turn's `agent.end` counts it.
+//!
 //! Only turns that changed files are distilled; without one there is no call. A failure (the
 //! call, an answer that is not the JSON asked for, the memory file) is a `system.log` warning
 //! and never fails anything. The front ends decide when: `keel run` after its turn, `keel
@@ -12,7 +15,9 @@
 //! files.
 
 use keel_context::{ChatMessage, Memory, MemoryKind, MemoryStore, NewEntry};
-use keel_events::{AgentStatus, Emitter, LogLevel, MemorySource, RunMemoryUpdate, SystemLog};
+use keel_events::{
+    AgentStatus, CallPurpose, Emitter, LogLevel, MemorySource, RunMemoryUpdate, SystemLog,
+};
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
@@ -128,8 +133,14 @@ impl Distiller<'_> {
             .await
             .map_err(|e| format!("the model call failed: {e}"))?;
         if let Some(usage) = response.usage {
-            self.model
-                .report_usage(self.emitter, &config.pricing, &model, &usage);
+            // A session-level call: it belongs to no turn, and says so.
+            self.model.report_usage(
+                self.emitter,
+                &config.pricing,
+                &model,
+                &usage,
+                Some(CallPurpose::MemoryDistill),
+            );
         }
         let entries = new_entries(
             parse_reply(&response.text)?,

@@ -10,8 +10,8 @@ use keel_context::{
     PromptSources, SummarizeError, TokenCounter,
 };
 use keel_events::{
-    Emitter, FinishReason, LogLevel, RunLlmEnd, RunLlmStart, RunUsageReport, StatusKind, SystemLog,
-    SystemStatus, Usage,
+    CallPurpose, Emitter, FinishReason, LogLevel, RunLlmEnd, RunLlmStart, RunUsageReport,
+    StatusKind, SystemLog, SystemStatus, Usage,
 };
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -125,13 +125,15 @@ impl ModelCaller {
     }
 
     /// Adds a call's `usage` on `model` to the session's and reports it as `run.usage.report`,
-    /// with the model and, when `pricing` knows the model, the cost.
+    /// with the model, what the call was for (`None`: a turn's own call) and, when `pricing`
+    /// knows the model, the cost.
     pub(crate) fn report_usage(
         &mut self,
         emitter: &Emitter,
         pricing: &Pricing,
         model: &str,
         usage: &Usage,
+        purpose: Option<CallPurpose>,
     ) {
         self.usage.accumulate(usage);
         emitter.emit(RunUsageReport {
@@ -142,6 +144,7 @@ impl ModelCaller {
             cumulative: self.usage,
             model: Some(model.to_owned()),
             cost_usd: pricing.cost(model, usage),
+            purpose,
         });
     }
 
@@ -162,7 +165,13 @@ impl ModelCaller {
                 build_prompt(&model, &mut call, self.provider.as_ref()).await;
             if let Some(usage) = summary_usage {
                 call.turn_usage.accumulate(&usage);
-                self.report_usage(call.emitter, call.pricing, &model, &usage);
+                self.report_usage(
+                    call.emitter,
+                    call.pricing,
+                    &model,
+                    &usage,
+                    Some(CallPurpose::Summary),
+                );
             }
             // Cancelled while the summary was written: the request is not sent.
             if call.cancel.is_cancelled() {
@@ -316,7 +325,7 @@ impl ModelCaller {
                 });
                 if let Some(usage) = response.usage {
                     call.turn_usage.accumulate(&usage);
-                    self.report_usage(call.emitter, call.pricing, &model, &usage);
+                    self.report_usage(call.emitter, call.pricing, &model, &usage, None);
                 }
                 Ok(response)
             }

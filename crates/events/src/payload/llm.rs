@@ -149,4 +149,41 @@ pub struct RunUsageReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub cost_usd: Option<f64>,
+    /// What the call was for, when it was not one of a turn's own model calls: a summary of
+    /// older history a turn asked for, or a session-level call (`memory_distill`) made
+    /// between turns. Absent: a turn's call (as in every stream recorded before the field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub purpose: Option<CallPurpose>,
+}
+
+/// What a model call was for (`run.usage.report`'s `purpose`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum CallPurpose {
+    /// One of a turn's own model calls (what a report without `purpose` is).
+    Turn,
+    /// The summary of older history a turn asked for when its prompt did not fit (part of
+    /// that turn).
+    Summary,
+    /// The end-of-session memory distillation: a session-level call made between turns,
+    /// after the last `agent.end`. Its events carry no `turn_id`, no turn's `agent.end`
+    /// usage counts it, and the session's running total (`cumulative`) does.
+    MemoryDistill,
+}
+
+impl CallPurpose {
+    /// Whether the call belongs to the session rather than to a turn.
+    pub fn is_session_level(self) -> bool {
+        matches!(self, CallPurpose::MemoryDistill)
+    }
+
+    /// The purpose's name (`turn`, `summary`, `memory_distill`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallPurpose::Turn => "turn",
+            CallPurpose::Summary => "summary",
+            CallPurpose::MemoryDistill => "memory_distill",
+        }
+    }
 }

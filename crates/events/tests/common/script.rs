@@ -191,6 +191,7 @@ pub fn scripted_run() -> Vec<Event> {
         cumulative: usage(3120, 210, Some(1024)),
         model: Some("gpt-5-mini".into()),
         cost_usd: Some(0.0009696),
+        purpose: None,
     })
     .push(RunPlanCreate { plan: plan() })
     .push(RunApprovalRequest {

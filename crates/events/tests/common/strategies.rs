@@ -743,6 +743,11 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
                     opt_text(),
                     // Up to 15 significant digits: JSON text that parses back to the same f64.
                     option::of((0u64..1_000_000_000_000).prop_map(|n| n as f64 / 1e6)),
+                    option::of(prop_oneof![
+                        Just(CallPurpose::Turn),
+                        Just(CallPurpose::Summary),
+                        Just(CallPurpose::MemoryDistill)
+                    ]),
                 )
                     .prop_map(
                         |(
@@ -753,6 +758,7 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
                             cumulative,
                             model,
                             cost_usd,
+                            purpose,
                         )| {
                             RunUsageReport {
                                 prompt_tokens,
@@ -762,6 +768,7 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
                                 cumulative,
                                 model,
                                 cost_usd,
+                                purpose,
                             }
                         },
                     ),

@@ -125,12 +125,20 @@ fn sse_response(
 
 /// The session's events over a WebSocket: one text frame per event, control frames for
 /// `reload` and `lagged`.
+///
+/// The request must be a WebSocket handshake (RFC 6455 §4.1): the `Upgrade`, `Connection`,
+/// `Sec-WebSocket-Version` and `Sec-WebSocket-Key` headers are required, and a plain `GET`
+/// without them is answered `400`.
 #[utoipa::path(get, path = "/v1/sessions/{id}/ws", operation_id = "sessionWebSocket", tag = "events",
-    params(("id" = String, Path, description = "Session id"), WsQuery),
+    params(("id" = String, Path, description = "Session id"), WsQuery,
+        ("Upgrade" = String, Header, description = "`websocket` (a WebSocket handshake); without it the answer is 400", pattern = "^[Ww][Ee][Bb][Ss][Oo][Cc][Kk][Ee][Tt]$"),
+        ("Connection" = String, Header, description = "A list holding the `Upgrade` token", pattern = "^(?:[^,]*,)*[ \\t]*[Uu][Pp][Gg][Rr][Aa][Dd][Ee][ \\t]*(?:,[^,]*)*$"),
+        ("Sec-WebSocket-Version" = String, Header, description = "`13`", pattern = "^13$"),
+        ("Sec-WebSocket-Key" = String, Header, description = "16 random bytes in base64", pattern = "^[A-Za-z0-9+/]{21}[AQgw]==$")),
     security(("bearer" = []), ("stream_token" = [])),
     responses(
         (status = 101, description = "Switching to WebSocket"),
-        (status = 400, description = "Not a WebSocket request, or a bad query (an unknown `format`)", body = ErrorBody),
+        (status = 400, description = "Not a WebSocket handshake (no `Upgrade: websocket`, `Connection: Upgrade`, `Sec-WebSocket-Version: 13` or `Sec-WebSocket-Key`), or a bad query (an unknown `format`)", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session", body = ErrorBody)))]
 pub async fn ws(
@@ -138,12 +146,14 @@ pub async fn ws(
     caller: StreamCaller,
     ApiPath(id): ApiPath<String>,
     ApiQuery(query): ApiQuery<WsQuery>,
+    headers: HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> ApiResult<Response> {
     let scope = caller.session_scope(&state, &id)?;
     state.visible_session(&scope, &id).await?;
     let after = seq_after(query.after)?;
     let upgrade = upgrade.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    check_websocket_key(&headers)?;
     let rx = state.hub.subscribe(&id).await;
     let store = std::sync::Arc::clone(&state.store);
     let keep_alive = state.config.keep_alive;
@@ -155,6 +165,23 @@ pub async fn ws(
             keep_alive,
         )
     }))
+}
+
+/// RFC 6455 §4.1: `Sec-WebSocket-Key` is 16 bytes in base64 (the extractor only checks that
+/// it is there), as the API document says.
+fn check_websocket_key(headers: &HeaderMap) -> ApiResult<()> {
+    use base64::Engine as _;
+    let key = headers
+        .get("sec-websocket-key")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let decoded = base64::engine::general_purpose::STANDARD.decode(key.trim());
+    match decoded {
+        Ok(bytes) if bytes.len() == 16 => Ok(()),
+        _ => Err(ApiError::bad_request(
+            "`Sec-WebSocket-Key` must be 16 bytes in base64 (RFC 6455 §4.1)",
+        )),
+    }
 }
 
 async fn serve_ws(

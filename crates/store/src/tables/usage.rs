@@ -126,6 +126,7 @@ mod tests {
             cumulative: Usage::default(),
             model: Some("m".to_owned()),
             cost_usd: cost,
+            purpose: None,
         }
     }
 

@@ -89,16 +89,22 @@ fn gate(
         Some(category) => format!("dangerous command ({category}): {}", verdict.reason),
         None => verdict.reason.clone(),
     };
+    // Code the safety check cannot judge is asked about under every policy that asks or
+    // refuses: never allowed unseen, never refused for what it might do.
+    let unsure = || format!("the safety check cannot judge it: {}", verdict.reason);
     match policy {
         ApprovalPolicy::Never => Gate::Run,
         ApprovalPolicy::DenyDangerous if verdict.dangerous => Gate::Refuse,
+        ApprovalPolicy::DenyDangerous if verdict.uncertain => Gate::Ask(unsure()),
         ApprovalPolicy::DenyDangerous => Gate::Run,
         ApprovalPolicy::OnDangerous if verdict.dangerous => Gate::Ask(danger()),
+        ApprovalPolicy::OnDangerous if verdict.uncertain => Gate::Ask(unsure()),
         ApprovalPolicy::OnDangerous if requires_approval => {
             Gate::Ask("the model marked this command as needing approval".to_owned())
         }
         ApprovalPolicy::OnDangerous => Gate::Run,
         ApprovalPolicy::Always if verdict.dangerous => Gate::Ask(danger()),
+        ApprovalPolicy::Always if verdict.uncertain => Gate::Ask(unsure()),
         ApprovalPolicy::Always => {
             Gate::Ask("the approval policy asks before every command".to_owned())
         }
@@ -197,9 +203,14 @@ impl TypedTool for ExecuteCommand {
                     ));
                 }
                 Gate::Ask(_) if rounds >= MAX_APPROVAL_ROUNDS => {
+                    let state = if verdict.dangerous {
+                        "still dangerous"
+                    } else {
+                        "still not approved"
+                    };
                     return ToolResult::error(format!(
-                        "Refused to run `{command}`: it is still dangerous after {rounds} rounds \
-                         of approval ({}).",
+                        "Refused to run `{command}`: it is {state} after {rounds} rounds of \
+                         approval ({}).",
                         verdict.reason
                     ));
                 }
@@ -395,6 +406,15 @@ mod tests {
         ));
         assert_eq!(gate(OnDangerous, &benign, false, None), Gate::Run);
         assert!(matches!(gate(Always, &benign, false, None), Gate::Ask(_)));
+        // Inline code the check cannot judge: asked, not allowed and not refused.
+        let unsure = Classification::uncertain("`python3` runs code built at run time");
+        assert_eq!(gate(Never, &unsure, false, None), Gate::Run);
+        for policy in [OnDangerous, DenyDangerous, Always] {
+            assert!(
+                matches!(gate(policy, &unsure, false, None), Gate::Ask(r) if r.contains("cannot judge") && r.contains("python3")),
+                "{policy}"
+            );
+        }
     }
 
     #[test]

@@ -13,8 +13,9 @@ use serde::Deserialize;
 use super::workspace;
 use crate::packages::locate;
 use crate::packages::{
-    Ecosystem, LockedPackage, Manifest, PackageError, find_locked, inherit_workspace,
-    nearest_manifest, opening, parse_manifest, readme_in,
+    Ecosystem, LockedPackage, MANIFEST_FILES, Manifest, PackageError, complete_python,
+    ecosystem_of_manifest, find_locked, find_package, inherit_workspace, opening, parse_manifest,
+    readme_in,
 };
 use crate::tool::{ToolContext, ToolResult, TypedTool};
 use crate::workspace::{PathError, Workspace};
@@ -48,7 +49,7 @@ impl TypedTool for ListPackageInfo {
     }
 
     fn description(&self) -> &'static str {
-        "Show the package a project path belongs to (from the nearest Cargo.toml, package.json, pyproject.toml/setup.cfg or go.mod): name, version, description, dependencies with their locked versions, the README's opening and the last commits that touched it. Given a dependency name instead of a path, show the version the project's lock file pins and where its source is on this machine."
+        "Show the package a project path belongs to (for a source file, the nearest manifest of its own language: Cargo.toml, package.json, pyproject.toml/setup.cfg/setup.py/PKG-INFO or go.mod): name, version, description, dependencies with their locked versions, the README's opening and the last commits that touched it. Given a dependency name instead of a path, show the version the project's lock file pins and where its source is on this machine."
     }
 
     async fn run(&self, ctx: &ToolContext, args: ListPackageInfoArgs) -> ToolResult {
@@ -80,22 +81,44 @@ impl TypedTool for ListPackageInfo {
 /// The report on the package holding `path`.
 fn describe_path(ws: &Workspace, path: &Path) -> Result<(String, String), String> {
     let rel = ws.relative(path);
-    let Some(manifest_path) = nearest_manifest(ws.root(), path) else {
+    let Some(lookup) = find_package(ws.root(), path) else {
+        let names: Vec<&str> = MANIFEST_FILES.iter().map(|(name, _)| *name).collect();
         return Err(format!(
-            "`{rel}` is not inside a package: no Cargo.toml, package.json, pyproject.toml, setup.cfg or go.mod at or above it in the workspace."
+            "`{rel}` is not inside a package: no {} at or above it in the workspace.",
+            names.join(", ")
         ));
     };
+    let manifest_path = lookup.manifest.clone();
     let mut manifest = parse_manifest(&manifest_path).map_err(|e| shown(ws, &e))?;
     inherit_workspace(&mut manifest, ws.root());
+    complete_python(&mut manifest);
     let package_dir = manifest_path.parent().unwrap_or(ws.root()).to_owned();
     let locked =
         locked_versions(ws.root(), &package_dir, manifest.ecosystem).map_err(|e| shown(ws, &e))?;
     let mut out = String::new();
+    if let (Some(language), true) = (lookup.language, lookup.other_language) {
+        let files: Vec<&str> = MANIFEST_FILES
+            .iter()
+            .filter(|(_, eco)| *eco == language)
+            .map(|(name, _)| *name)
+            .collect();
+        let _ = writeln!(
+            out,
+            "No {} package metadata ({}) at or above `{rel}`; the nearest manifest is {}'s.\n",
+            language.name(),
+            files.join(", "),
+            manifest.ecosystem.name()
+        );
+    }
     let name = manifest.name.as_deref().unwrap_or("(workspace)");
+    let version = match (&manifest.version, &manifest.version_source) {
+        (Some(version), Some(source)) => format!("{version} (version from {source})"),
+        (Some(version), None) => version.clone(),
+        (None, _) => "(no version)".to_owned(),
+    };
     let _ = writeln!(
         out,
-        "Package `{name}` {} ({}, {})",
-        manifest.version.as_deref().unwrap_or("(no version)"),
+        "Package `{name}` {version} ({}, {})",
         manifest.ecosystem.name(),
         ws.relative(&manifest_path)
     );
@@ -110,6 +133,21 @@ fn describe_path(ws: &Workspace, path: &Path) -> Result<(String, String), String
             out.push_str(&opening(&text, README_CHARS));
         }
         None => out.push_str("\nNo README in the package folder.\n"),
+    }
+    if !lookup.beside.is_empty() {
+        let others: Vec<String> = lookup
+            .beside
+            .iter()
+            .map(|b| {
+                let eco = ecosystem_of_manifest(b).map_or("", Ecosystem::name);
+                format!("`{}` ({eco})", ws.relative(b))
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "\nThe same folder also has {}: a file in that language belongs to that package.",
+            others.join(", ")
+        );
     }
     let package_rel = ws.relative(&package_dir);
     out.push('\n');

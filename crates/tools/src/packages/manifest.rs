@@ -1,5 +1,7 @@
-//! Package manifests: `Cargo.toml`, `package.json`, `pyproject.toml` / `setup.cfg`, `go.mod` —
-//! a package's name, version, description and declared dependencies.
+//! Package manifests: `Cargo.toml`, `package.json`, `pyproject.toml` / `setup.cfg` /
+//! `setup.py` / `PKG-INFO`, `go.mod` — a package's name, version, description and declared
+//! dependencies — and which one a project path belongs to: the nearest manifest of the path's
+//! own language ([`find_package`]).
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +13,8 @@ pub const MANIFEST_FILES: &[(&str, Ecosystem)] = &[
     ("package.json", Ecosystem::Npm),
     ("pyproject.toml", Ecosystem::Python),
     ("setup.cfg", Ecosystem::Python),
+    ("setup.py", Ecosystem::Python),
+    ("PKG-INFO", Ecosystem::Python),
     ("go.mod", Ecosystem::Go),
 ];
 
@@ -40,14 +44,102 @@ pub struct Manifest {
     pub name: Option<String>,
     /// The version (`None` when unset, as in `go.mod`).
     pub version: Option<String>,
+    /// Where the version came from when not from this file's own field: a dynamic version
+    /// found in `PKG-INFO`, a `__version__`, a `VERSION` file (see
+    /// [`complete_python`](super::complete_python)).
+    pub version_source: Option<String>,
     /// The one-line description.
     pub description: Option<String>,
     /// Declared dependencies, section by section.
     pub dependencies: Vec<Dependency>,
 }
 
-/// The nearest manifest at or above `path` (a file or folder), not climbing above `root`.
-pub fn nearest_manifest(root: &Path, path: &Path) -> Option<PathBuf> {
+/// The ecosystem a source file's language belongs to, by its extension (`None` for folders
+/// and for files no ecosystem claims, such as `README.md`).
+pub fn ecosystem_of(path: &Path) -> Option<Ecosystem> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    Some(match ext.as_str() {
+        "rs" => Ecosystem::Cargo,
+        "js" | "mjs" | "cjs" | "jsx" | "ts" | "tsx" | "mts" | "cts" | "vue" | "svelte" => {
+            Ecosystem::Npm
+        }
+        "py" | "pyi" | "pyx" | "pxd" => Ecosystem::Python,
+        "go" => Ecosystem::Go,
+        _ => return None,
+    })
+}
+
+/// Which manifest a project path belongs to, and why that one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageLookup {
+    /// The manifest.
+    pub manifest: PathBuf,
+    /// The path's language, when its extension names one.
+    pub language: Option<Ecosystem>,
+    /// The path's language has no manifest at or above it: the manifest is the nearest of
+    /// another ecosystem.
+    pub other_language: bool,
+    /// Manifests of other ecosystems in the same folder as the chosen one.
+    pub beside: Vec<PathBuf>,
+}
+
+/// The manifest `path` belongs to, not climbing above `root`: a manifest file is its own; a
+/// source file belongs to the nearest manifest of its language (a Python file under a folder
+/// holding both `package.json` and `pyproject.toml` belongs to the Python package), or, when
+/// its language has none, to the nearest manifest of any; a folder or another file to the
+/// nearest manifest of any kind.
+pub fn find_package(root: &Path, path: &Path) -> Option<PackageLookup> {
+    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let own = MANIFEST_FILES
+        .iter()
+        .find(|(name, _)| *name == file_name)
+        .map(|(_, eco)| *eco)
+        .filter(|_| path.is_file());
+    let language = own.or_else(|| path.is_file().then(|| ecosystem_of(path)).flatten());
+    let found = match language {
+        Some(eco) => nearest_of(root, path, Some(eco)).map(|m| (m, false)),
+        None => None,
+    };
+    let (manifest, other_language) = match found {
+        Some(found) => found,
+        None => (nearest_of(root, path, None)?, language.is_some()),
+    };
+    let chosen = MANIFEST_FILES
+        .iter()
+        .find(|(name, _)| manifest.file_name().and_then(|n| n.to_str()) == Some(name))
+        .map(|(_, eco)| *eco);
+    let mut beside: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = manifest.parent() {
+        for (name, eco) in MANIFEST_FILES {
+            let candidate = dir.join(name);
+            let new_ecosystem = Some(*eco) != chosen
+                && !beside
+                    .iter()
+                    .any(|b| ecosystem_of_manifest(b) == Some(*eco));
+            if new_ecosystem && candidate.is_file() {
+                beside.push(candidate);
+            }
+        }
+    }
+    Some(PackageLookup {
+        manifest,
+        language,
+        other_language,
+        beside,
+    })
+}
+
+/// The ecosystem of a manifest file, by its name.
+pub fn ecosystem_of_manifest(path: &Path) -> Option<Ecosystem> {
+    let name = path.file_name()?.to_str()?;
+    MANIFEST_FILES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, eco)| *eco)
+}
+
+/// The nearest manifest (of `ecosystem`, or of any) at or above `path`, inside `root`.
+fn nearest_of(root: &Path, path: &Path, ecosystem: Option<Ecosystem>) -> Option<PathBuf> {
     let mut dir = if path.is_dir() {
         Some(path)
     } else {
@@ -57,7 +149,10 @@ pub fn nearest_manifest(root: &Path, path: &Path) -> Option<PathBuf> {
         if !current.starts_with(root) {
             return None;
         }
-        for (name, _) in MANIFEST_FILES {
+        for (name, eco) in MANIFEST_FILES {
+            if ecosystem.is_some_and(|wanted| wanted != *eco) {
+                continue;
+            }
             let candidate = current.join(name);
             if candidate.is_file() {
                 return Some(candidate);
@@ -66,6 +161,12 @@ pub fn nearest_manifest(root: &Path, path: &Path) -> Option<PathBuf> {
         dir = current.parent();
     }
     None
+}
+
+/// The nearest manifest at or above `path` (a file or folder), not climbing above `root`,
+/// whatever its ecosystem (see [`find_package`] for the one a source file belongs to).
+pub fn nearest_manifest(root: &Path, path: &Path) -> Option<PathBuf> {
+    nearest_of(root, path, None)
 }
 
 /// Fills a Cargo package's fields inherited from its workspace (`version.workspace = true`)
@@ -111,17 +212,20 @@ pub fn parse_manifest(path: &Path) -> Result<Manifest, PackageError> {
         "package.json" => npm(path, &text),
         "pyproject.toml" => pyproject(path, &text),
         "setup.cfg" => Ok(setup_cfg(path, &text)),
+        "setup.py" => Ok(super::python::setup_py(path, &text)),
+        "PKG-INFO" => Ok(super::python::pkg_info(path, &text)),
         "go.mod" => Ok(go_mod(path, &text)),
         _ => Err(PackageError::parse(path, 1, "not a manifest Keel reads")),
     }
 }
 
-fn empty(ecosystem: Ecosystem, file: &Path) -> Manifest {
+pub(crate) fn empty(ecosystem: Ecosystem, file: &Path) -> Manifest {
     Manifest {
         ecosystem,
         file: file.to_owned(),
         name: None,
         version: None,
+        version_source: None,
         description: None,
         dependencies: Vec::new(),
     }
@@ -223,7 +327,7 @@ fn npm(path: &Path, text: &str) -> Result<Manifest, PackageError> {
 }
 
 /// A PEP 508 requirement split into its name and the rest (`requests>=2; python_version>'3'`).
-fn split_requirement(text: &str) -> Dependency {
+pub(crate) fn split_requirement(text: &str) -> Dependency {
     let text = text.trim();
     let end = text
         .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
@@ -332,7 +436,12 @@ fn setup_cfg(path: &Path, text: &str) -> Manifest {
         let (key, value) = (key.trim(), value.trim());
         match (section.as_str(), key) {
             ("metadata", "name") => manifest.name = Some(value.to_owned()),
-            ("metadata", "version") => manifest.version = Some(value.to_owned()),
+            // `attr: pkg.__version__` and `file: VERSION` are resolved by `complete_python`.
+            ("metadata", "version")
+                if !value.starts_with("attr:") && !value.starts_with("file:") =>
+            {
+                manifest.version = Some(value.to_owned());
+            }
             ("metadata", "description") => manifest.description = Some(value.to_owned()),
             ("options", "install_requires") => {
                 in_requires = true;

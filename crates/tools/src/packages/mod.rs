@@ -1,17 +1,21 @@
-//! Packages on this machine: the manifest a project path belongs to (`manifest`), the versions
-//! the project's lock files pin (`lock`), and where a locked dependency's source lives
-//! (`locate`: the cargo registry, `node_modules`, a Python environment, the Go module cache).
+//! Packages on this machine: the manifest a project path belongs to (`manifest`; Python's
+//! other metadata and dynamic versions in `python`), the versions the project's lock files
+//! pin (`lock`), and where a locked dependency's source lives (`locate`: the cargo registry,
+//! `node_modules`, a Python environment, the Go module cache).
 
 pub mod locate;
 pub mod lock;
 pub mod manifest;
+pub mod python;
 
 use std::path::{Path, PathBuf};
 
 pub use lock::{LOCK_FILES, LockedPackage, find_locked, parse_lock};
 pub use manifest::{
-    Dependency, MANIFEST_FILES, Manifest, inherit_workspace, nearest_manifest, parse_manifest,
+    Dependency, MANIFEST_FILES, Manifest, PackageLookup, ecosystem_of, ecosystem_of_manifest,
+    find_package, inherit_workspace, nearest_manifest, parse_manifest,
 };
+pub use python::{PYTHON_FILES, complete_python};
 
 /// The package ecosystems Keel knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -20,7 +24,8 @@ pub enum Ecosystem {
     Cargo,
     /// JavaScript: `package.json`, `package-lock.json`, `node_modules`.
     Npm,
-    /// Python: `pyproject.toml` / `setup.cfg`, `poetry.lock` / `uv.lock`, site-packages.
+    /// Python: `pyproject.toml` / `setup.cfg` / `setup.py` / `PKG-INFO`, `poetry.lock` /
+    /// `uv.lock`, site-packages.
     Python,
     /// Go: `go.mod`, `go.sum`, the module cache.
     Go,

@@ -73,11 +73,17 @@ pub enum Category {
     /// Writing, replacing or deleting a file of the operating system (`> /etc/hosts`,
     /// `tee /etc/…`, `cp x /usr/bin/`, `sed -i … /etc/…`, `rm /usr/lib/…`).
     SystemFileWrite,
+    /// Destroying keys and credentials: a secure-delete tool (`shred`, `srm`, `wipe`, `scrub`,
+    /// `sdelete`, `rm -P`) aimed at a secret (private keys, `~/.gnupg`, cloud and registry
+    /// credentials, `.netrc`, `.env` files, `*.pem`/`*.key` files), deleting or overwriting
+    /// key material in a home folder (`rm ~/.ssh/id_ed25519`, `> ~/.aws/credentials`),
+    /// `gpg --delete-secret-keys`, `security delete-keychain`.
+    CredentialDestruction,
 }
 
 impl Category {
     /// Every category, in declaration order.
-    pub const ALL: [Category; 21] = [
+    pub const ALL: [Category; 22] = [
         Category::RecursiveDelete,
         Category::RawDiskWrite,
         Category::FilesystemFormat,
@@ -99,6 +105,7 @@ impl Category {
         Category::AccountChange,
         Category::LogWipe,
         Category::SystemFileWrite,
+        Category::CredentialDestruction,
     ];
 
     /// The snake_case name used in JSON.
@@ -125,6 +132,7 @@ impl Category {
             Category::AccountChange => "account_change",
             Category::LogWipe => "log_wipe",
             Category::SystemFileWrite => "system_file_write",
+            Category::CredentialDestruction => "credential_destruction",
         }
     }
 }
@@ -136,14 +144,25 @@ impl std::fmt::Display for Category {
 }
 
 /// The safety check's verdict on one command line.
+///
+/// Three outcomes: dangerous (`dangerous`, with a `category`), benign, and uncertain — not
+/// found dangerous, but part of the line is code the check cannot judge (an interpreter's
+/// inline code that builds what it runs or deletes at run time, or a language it does not
+/// read), so approval policies ask rather than allow.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Classification {
     /// Whether the command matched a dangerous pattern.
     pub dangerous: bool,
     /// Which pattern (`null` when benign).
     pub category: Option<Category>,
-    /// Why, in one sentence (names the part of the command that matched).
+    /// Why, in one sentence (names the part of the command that matched, or that could not
+    /// be judged).
     pub reason: String,
+    /// Not found dangerous, but part of the line could not be judged (never set together
+    /// with `dangerous`). Written only when true, so the verdicts that existed before it keep
+    /// their three fields.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub uncertain: bool,
 }
 
 impl Classification {
@@ -153,6 +172,7 @@ impl Classification {
             dangerous: false,
             category: None,
             reason: "no dangerous pattern found".to_owned(),
+            uncertain: false,
         }
     }
 
@@ -162,6 +182,18 @@ impl Classification {
             dangerous: true,
             category: Some(category),
             reason: reason.into(),
+            uncertain: false,
+        }
+    }
+
+    /// An uncertain verdict: nothing dangerous found, but `reason` names what could not be
+    /// judged.
+    pub fn uncertain(reason: impl Into<String>) -> Self {
+        Self {
+            dangerous: false,
+            category: None,
+            reason: reason.into(),
+            uncertain: true,
         }
     }
 }

@@ -10,8 +10,15 @@
 //! Variables given a literal value earlier in the line are substituted (`x='rm -rf /'; $x`),
 //! and `cd /` (or to home) followed by `rm -r *` counts as deleting that folder.
 //!
-//! It is a guard against mistakes, not a sandbox: code that builds a command at run time
-//! (`python -c "shutil.rmtree('/')"`, a script file, values read from the network) is not seen.
+//! An interpreter's inline code (`python -c`, `node -e`, `perl -e`, `ruby -e`, `php -r`,
+//! `lua -e`, an awk program, a here-document fed to one) is read too ([`inline`]): the
+//! commands it runs are checked like any other, its file operations as the shell command that
+//! does the same (`shutil.rmtree(p)` as `rm -rf p`), and code that builds what it runs or
+//! deletes at run time, or is in a language not read here, makes the verdict *uncertain*:
+//! approval policies ask about it rather than allow it.
+//!
+//! It is a guard against mistakes, not a sandbox: a script file, or values read from the
+//! network, are not seen.
 //!
 //! What counts as dangerous is listed on [`Category`]; notable decisions:
 //! - `git push --force-with-lease` counts as a force push: it still overwrites remote history
@@ -35,9 +42,13 @@
 //!   exfiltration; sending a key file's content (`-d @`, `-F x=@`, `-T`, `scp key host:`,
 //!   piping it or the environment into `curl`/`nc`) is. Public keys (`.pub`) are not secrets.
 //! - Every `git push` that rewrites or deletes remote refs counts, whichever branch.
+//! - Secure-delete tools (`shred`, `srm`, `wipe`, `scrub`, `rm -P`) count when aimed at a
+//!   secret, a project's `.env` included; deleting, truncating or overwriting (`>`) key
+//!   material in a home folder counts with any tool; appending to a credentials file does not.
 
 mod category;
 mod host;
+mod inline;
 mod lexer;
 mod network;
 mod paths;
@@ -58,9 +69,10 @@ const MAX_DEPTH: usize = 8;
 pub fn classify(command: &str) -> Classification {
     let mut analyzer = Analyzer::default();
     analyzer.script(command, 0);
-    match analyzer.hit {
-        Some(hit) => Classification::dangerous(hit.category, hit.reason),
-        None => Classification::benign(),
+    match (analyzer.hit, analyzer.unsure) {
+        (Some(hit), _) => Classification::dangerous(hit.category, hit.reason),
+        (None, Some(reason)) => Classification::uncertain(reason),
+        (None, None) => Classification::benign(),
     }
 }
 
@@ -87,6 +99,8 @@ struct Analyzer {
     cwd_root_like: Option<&'static str>,
     /// Variables assigned a literal earlier in the line (`x='rm -rf /'; $x`).
     vars: std::collections::HashMap<String, String>,
+    /// The first part of the line that could not be judged (inline code built at run time).
+    unsure: Option<String>,
 }
 
 impl Analyzer {
@@ -105,6 +119,55 @@ impl Analyzer {
 
     fn done(&self) -> bool {
         self.hit.is_some() && self.collected.is_none()
+    }
+
+    /// Notes a part of the line that cannot be judged (the first one is reported).
+    fn unsure(&mut self, reason: String) {
+        if self.unsure.is_none() {
+            self.unsure = Some(reason);
+        }
+    }
+
+    /// Judges code an interpreter runs (`python -c CODE`, a here-document fed to `perl`):
+    /// the commands it runs are checked like any, the file operations as the shell command
+    /// doing the same, and what cannot be judged makes the verdict uncertain.
+    fn inline(&mut self, interpreter: &str, lang: inline::Lang, code: &str, depth: usize) {
+        if self.done() {
+            return;
+        }
+        if depth > MAX_DEPTH {
+            return self.unsure(format!(
+                "`{interpreter}` runs code nested deeper than the check follows"
+            ));
+        }
+        if is_expansion(code.trim()) {
+            return self.unsure(format!(
+                "`{interpreter}` runs code taken from a shell variable or command substitution"
+            ));
+        }
+        for effect in inline::analyze(lang, code) {
+            if self.done() {
+                return;
+            }
+            match effect {
+                inline::Effect::Shell(line) if is_expansion(line.trim()) => self.unsure(format!(
+                    "`{interpreter}` runs a command taken from the environment"
+                )),
+                inline::Effect::Shell(line) => self.script(&line, depth + 1),
+                inline::Effect::Exec(argv) => self.argv(&argv, depth + 1),
+                inline::Effect::Like(argv) => {
+                    if let Some(mut hit) = rules::check(&argv) {
+                        hit.reason =
+                            format!("`{interpreter}` code, as a shell command: {}", hit.reason);
+                        self.record(Some(hit));
+                    }
+                }
+                inline::Effect::Code(lang, code) => {
+                    self.inline(interpreter, lang, &code, depth + 1)
+                }
+                inline::Effect::Unknown(why) => self.unsure(format!("`{interpreter}` {why}")),
+            }
+        }
     }
 
     /// Checks a whole script (a command line, or the text of `sh -c`).
@@ -149,7 +212,7 @@ impl Analyzer {
                 self.pipeline(&argvs, depth);
                 for stage in &pipeline {
                     for target in &stage.writes {
-                        self.redirect_target(target);
+                        self.redirect_target(target, true);
                     }
                     self.argv(&stage.argv, depth);
                 }
@@ -189,6 +252,22 @@ impl Analyzer {
                 }
             }
             "find" => {
+                // `{}` stands for what the search matches: with one start and one `-name`
+                // pattern, that is `START/PATTERN` (`find ~/.ssh -name 'id_*' -exec shred {}`).
+                let starts: Vec<&String> = cmd[1..]
+                    .iter()
+                    .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
+                    .collect();
+                let names: Vec<&String> = cmd
+                    .windows(2)
+                    .filter(|w| matches!(w[0].as_str(), "-name" | "-iname"))
+                    .map(|w| &w[1])
+                    .collect();
+                let matched = match (starts.as_slice(), names.as_slice()) {
+                    ([start], [name]) => Some(inline::join_path(start, name)),
+                    ([], [name]) => Some(inline::join_path(".", name)),
+                    _ => None,
+                };
                 let mut rest = &cmd[1..];
                 while let Some(pos) = rest
                     .iter()
@@ -199,7 +278,14 @@ impl Analyzer {
                         .iter()
                         .position(|a| a == ";" || a == "+")
                         .unwrap_or(after.len());
-                    self.argv(&after[..end], depth + 1);
+                    let exec: Vec<String> = after[..end]
+                        .iter()
+                        .map(|a| match &matched {
+                            Some(path) if a == "{}" => path.clone(),
+                            _ => a.clone(),
+                        })
+                        .collect();
+                    self.argv(&exec, depth + 1);
                     rest = &after[end..];
                 }
             }
@@ -234,6 +320,9 @@ impl Analyzer {
             _ => {}
         }
         self.record(rules::check(cmd));
+        if let Some(code) = inline::find(cmd) {
+            self.inline(&code.interpreter, code.lang, &code.code, depth);
+        }
     }
 
     /// Checks a pipeline's stages: a download or decoder piped into an interpreter, a shell
@@ -324,18 +413,33 @@ impl Analyzer {
                 .copied()
                 .flatten()
                 .is_some_and(|s| rules::is_shell(&s[0]) && rules::executes_stdin(s));
-            if feeds_shell && matches!(base_name(&stage[0]), "echo" | "printf") {
+            let feeds_interpreter = unwrapped
+                .get(i + 1)
+                .copied()
+                .flatten()
+                .filter(|s| rules::executes_stdin(s))
+                .and_then(|s| {
+                    inline::stdin_lang(&s[0]).map(|lang| (base_name(&s[0]).to_owned(), lang))
+                });
+            if (feeds_shell || feeds_interpreter.is_some())
+                && matches!(base_name(&stage[0]), "echo" | "printf")
+            {
                 let text: Vec<&str> = stage[1..]
                     .iter()
                     .map(String::as_str)
                     .filter(|a| !a.starts_with('-'))
                     .collect();
-                self.script(&text.join(" ").replace("\\n", "\n"), depth + 1);
+                let text = text.join(" ").replace("\\n", "\n");
+                match feeds_interpreter {
+                    Some((name, lang)) => self.inline(&name, lang, &text, depth + 1),
+                    None => self.script(&text, depth + 1),
+                }
             }
         }
     }
 
-    fn redirect_target(&mut self, target: &str) {
+    /// A file written by a redirection (`truncates`: `>`, not `>>`).
+    fn redirect_target(&mut self, target: &str, truncates: bool) {
         if rules::is_disk_device(target) {
             self.flag(
                 Category::RawDiskWrite,
@@ -360,6 +464,11 @@ impl Analyzer {
             self.flag(
                 Category::SystemFileWrite,
                 format!("`> {target}` writes a file of the operating system"),
+            );
+        } else if truncates && paths::credential_path(target) {
+            self.flag(
+                Category::CredentialDestruction,
+                format!("`> {target}` overwrites a key or credentials"),
             );
         }
     }
@@ -425,11 +534,14 @@ impl Analyzer {
                 "function_definition" => self.fork_bomb(node, src),
                 "file_redirect" => {
                     let mut cursor = node.walk();
-                    let writes = node.children(&mut cursor).any(|c| {
+                    let operator = node.children(&mut cursor).find(|c| {
                         !c.is_named() && c.kind().contains('>') && !c.kind().contains(">&")
                     });
-                    if writes && let Some(dest) = node.child_by_field_name("destination") {
-                        self.redirect_target(&words::text(dest, src));
+                    if let Some(operator) = operator
+                        && let Some(dest) = node.child_by_field_name("destination")
+                    {
+                        let truncates = !operator.kind().contains(">>");
+                        self.redirect_target(&words::text(dest, src), truncates);
                     }
                 }
                 "variable_assignment" => {
@@ -459,18 +571,24 @@ impl Analyzer {
                             .collect();
                         self.socket_redirects(&command_words(body, src).0, &targets);
                     }
-                    let runs_stdin = node
+                    let reader = node
                         .child_by_field_name("body")
                         .filter(|b| b.kind() == "command")
-                        .is_some_and(|b| shell_reads_stdin(&command_words(b, src).0));
-                    if runs_stdin {
+                        .and_then(|b| stdin_reader(&command_words(b, src).0));
+                    if let Some(reader) = reader {
                         let mut cursor = node.walk();
                         for redirect in node.children_by_field_name("redirect", &mut cursor) {
                             if redirect.kind() == "heredoc_redirect" {
                                 let mut inner = redirect.walk();
                                 for part in redirect.named_children(&mut inner) {
                                     if part.kind() == "heredoc_body" {
-                                        self.script(&words::raw(part, src), depth + 1);
+                                        let body = words::raw(part, src);
+                                        match &reader {
+                                            StdinReader::Shell => self.script(&body, depth + 1),
+                                            StdinReader::Interpreter(name, lang) => {
+                                                self.inline(name, *lang, &body, depth + 1);
+                                            }
+                                        }
                                     }
                                 }
                             }
@@ -531,13 +649,15 @@ impl Analyzer {
                     );
                     return;
                 }
+                let mut inner = redirect.walk();
+                let text: String = redirect
+                    .named_children(&mut inner)
+                    .map(|c| words::text(c, src))
+                    .collect();
                 if rules::is_shell(name) {
-                    let mut inner = redirect.walk();
-                    let text: String = redirect
-                        .named_children(&mut inner)
-                        .map(|c| words::text(c, src))
-                        .collect();
                     self.script(&text, depth + 1);
+                } else if let Some(lang) = inline::stdin_lang(name) {
+                    self.inline(name, lang, &text, depth + 1);
                 }
             }
         }
@@ -655,13 +775,43 @@ fn command_words<'t>(node: Node<'t>, src: &str) -> (Vec<String>, Vec<Node<'t>>) 
     (argv, nodes)
 }
 
-/// Whether `argv` is a shell running commands from its standard input (so a here-document
-/// fed to it is shell code).
-fn shell_reads_stdin(argv: &[String]) -> bool {
-    match wrappers::unwrap(argv) {
-        Unwrapped::Command(cmd) => rules::is_shell(&cmd[0]) && rules::executes_stdin(cmd),
-        _ => false,
+/// What runs the code a command reads from its standard input.
+enum StdinReader {
+    /// A shell: a here-document fed to it is shell code.
+    Shell,
+    /// An interpreter whose language is read here (its name as written, the language).
+    Interpreter(String, inline::Lang),
+}
+
+/// Whether `argv` runs code from its standard input, and in what.
+fn stdin_reader(argv: &[String]) -> Option<StdinReader> {
+    let Unwrapped::Command(cmd) = wrappers::unwrap(argv) else {
+        return None;
+    };
+    if !rules::executes_stdin(cmd) {
+        return None;
     }
+    if rules::is_shell(&cmd[0]) {
+        return Some(StdinReader::Shell);
+    }
+    inline::stdin_lang(&cmd[0])
+        .map(|lang| StdinReader::Interpreter(base_name(&cmd[0]).to_owned(), lang))
+}
+
+/// Whether `code` is all one shell expansion (`$CODE`, `${CODE}`, `$(cat f)`), so what
+/// runs is not on the line.
+fn is_expansion(code: &str) -> bool {
+    let Some(rest) = code.strip_prefix('$') else {
+        return false;
+    };
+    let name = |s: &str| {
+        !s.is_empty()
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !s.starts_with(|c: char| c.is_ascii_digit())
+    };
+    name(rest)
+        || (rest.starts_with('{') && rest.ends_with('}') && !rest[1..].contains('}'))
+        || (rest.starts_with('(') && rest.ends_with(')'))
 }
 
 /// Whether a download (or else a decoder) appears anywhere inside `node` (e.g. in `$(…)` or

@@ -250,9 +250,114 @@ pub(crate) fn mentions_secret(text: &str) -> bool {
         })
 }
 
+/// Credential stores, as path endings: what deleting or overwriting destroys a credential.
+const CREDENTIAL_FILES: &[&[&str]] = &[
+    &[".aws", "credentials"],
+    &[".aws", "config"],
+    &[".netrc"],
+    &[".git-credentials"],
+    &[".docker", "config.json"],
+    &[".kube", "config"],
+    &[".pypirc"],
+    &[".npmrc"],
+    &["gh", "hosts.yml"],
+    &["gcloud", "credentials.db"],
+    &["gcloud", "application_default_credentials.json"],
+    &[".azure", "accessTokens.json"],
+    &[".password-store"],
+];
+
+/// Whether `path` is key material or a credential store of a person: a private SSH key
+/// (`~/.ssh/id_*` but not `.pub`, or a file named like one anywhere), anything under
+/// `.gnupg` or `.password-store`, cloud and registry credentials (`~/.aws/credentials`,
+/// `.netrc`, `.git-credentials`, `.docker/config.json`, `.kube/config`, …). A project's
+/// `.env` is not (see [`key_or_secret`] for what a secure-delete tool counts).
+pub(crate) fn credential_path(path: &str) -> bool {
+    let parsed = parse(path);
+    let parts = parsed.parts.as_slice();
+    let Some(last) = parts.last() else {
+        return false;
+    };
+    if last.ends_with(".pub") {
+        return false;
+    }
+    let ssh_key =
+        matches!(
+            *last,
+            "id_rsa" | "id_dsa" | "id_ecdsa" | "id_ed25519" | "id_ecdsa_sk" | "id_ed25519_sk"
+        ) || (parts.len() >= 2 && parts[parts.len() - 2] == ".ssh" && last.starts_with("id_"));
+    ssh_key
+        || parts
+            .iter()
+            .any(|p| matches!(*p, ".gnupg" | ".password-store"))
+        || CREDENTIAL_FILES.iter().any(|end| parts.ends_with(end))
+}
+
+/// File name endings of keys, certificates with keys, keystores and password databases.
+const KEY_EXTENSIONS: &[&str] = &[
+    ".pem",
+    ".key",
+    ".p12",
+    ".pfx",
+    ".jks",
+    ".keystore",
+    ".kdbx",
+    ".ppk",
+];
+
+/// What a secure-delete tool aimed at counts as destroying a secret: a credential
+/// ([`credential_path`]), anything [`mentions_secret`] names (`.env` files included), or a
+/// key file by its extension (`*.pem`, `*.key`, `*.p12`, `*.kdbx`, …).
+pub(crate) fn key_or_secret(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    credential_path(path)
+        || mentions_secret(path)
+        || KEY_EXTENSIONS.iter().any(|ext| lower.ends_with(ext))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn credentials() {
+        for p in [
+            "~/.ssh/id_rsa",
+            "/home/bob/.ssh/id_ed25519",
+            "$HOME/.ssh/id_work",
+            "~/.gnupg/private-keys-v1.d/AB.key",
+            "~/.aws/credentials",
+            "/root/.netrc",
+            "~/.docker/config.json",
+            "~/.kube/config",
+            "~/.password-store/bank.gpg",
+            "keys/id_ed25519",
+        ] {
+            assert!(credential_path(p), "{p}");
+        }
+        for p in [
+            "~/.ssh/id_rsa.pub",
+            "~/.ssh/known_hosts",
+            "~/.ssh/config",
+            ".env",
+            "src/config.json",
+            "target",
+        ] {
+            assert!(!credential_path(p), "{p}");
+        }
+        for p in [
+            ".env",
+            "deploy/server.key",
+            "cert.PEM",
+            "vault.kdbx",
+            "~/.ssh/id_rsa",
+        ] {
+            assert!(key_or_secret(p), "{p}");
+        }
+        for p in ["notes.txt", "src/key.rs", "build/", "~/.ssh/id_rsa.pub"] {
+            assert!(!key_or_secret(p), "{p}");
+        }
+    }
 
     #[test]
     fn system_paths() {

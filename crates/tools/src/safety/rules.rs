@@ -62,6 +62,63 @@ pub(crate) fn check(argv: &[String]) -> Option<Hit> {
         .or_else(|| check_builtin(argv))
         .or_else(|| network::check(name, args))
         .or_else(|| host::check(name, args))
+        .or_else(|| check_credentials(name, args))
+}
+
+/// Secure-delete tools: they overwrite before deleting, so nothing brings the file back.
+fn is_secure_delete(name: &str, args: &[String]) -> bool {
+    matches!(
+        name,
+        "shred" | "gshred" | "srm" | "wipe" | "scrub" | "sdelete" | "sdelete64" | "bcwipe"
+    ) || (name == "rm" && has_any(args, &[], "P"))
+}
+
+/// Destroying keys and credentials: a secure-delete tool aimed at a secret, deleting,
+/// truncating or overwriting key material, deleting secret GnuPG keys or a keychain.
+fn check_credentials(name: &str, args: &[String]) -> Option<Hit> {
+    let ops = operands(args);
+    if is_secure_delete(name, args)
+        && let Some(target) = ops.iter().find(|t| paths::key_or_secret(t))
+    {
+        return Hit::new(
+            Category::CredentialDestruction,
+            format!("`{name} {target}` destroys a key or credentials beyond recovery"),
+        );
+    }
+    match name {
+        "rm" | "unlink" | "truncate" | "srm" | "wipe" => ops
+            .iter()
+            .find(|t| paths::credential_path(t))
+            .and_then(|target| {
+                Hit::new(
+                    Category::CredentialDestruction,
+                    format!("`{name} {target}` deletes a key or credentials"),
+                )
+            }),
+        "gpg" | "gpg2" => args
+            .iter()
+            .find(|a| a.starts_with("--delete-secret"))
+            .and_then(|flag| {
+                Hit::new(
+                    Category::CredentialDestruction,
+                    format!("`gpg {flag}` deletes secret keys"),
+                )
+            }),
+        "security" => match ops.first() {
+            Some(
+                sub @ (&"delete-keychain"
+                | &"delete-generic-password"
+                | &"delete-internet-password"
+                | &"delete-identity"
+                | &"delete-certificate"),
+            ) => Hit::new(
+                Category::CredentialDestruction,
+                format!("`security {sub}` deletes stored credentials"),
+            ),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The rules for deletes, disks, permissions, git, shutdowns and kills.
@@ -73,7 +130,11 @@ fn check_builtin(argv: &[String]) -> Option<Hit> {
         "find" => check_find(args),
         "mv" => check_mv(args),
         "dd" => check_dd(args),
-        "shred" | "wipe" => check_device_args(name, args, Category::RawDiskWrite),
+        "shred" | "gshred" | "scrub" => check_device_args(name, args, Category::RawDiskWrite),
+        // Secure-delete tools that also delete folders (`srm -r ~`, `wipe -rf /`).
+        "srm" | "wipe" => {
+            check_device_args(name, args, Category::RawDiskWrite).or_else(|| check_rm(args))
+        }
         "tee" | "cp" | "cat" | "pv" => check_copy_to_device(name, args),
         "blkdiscard" => Hit::new(
             Category::RawDiskWrite,

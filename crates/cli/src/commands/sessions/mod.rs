@@ -288,8 +288,12 @@ async fn show(args: ShowArgs) -> ExitCode {
         verbose: args.verbose,
         lang: crate::i18n::Lang::from_env(args.lang),
     };
+    let rewrite = std::io::stdout().is_terminal() && options.color;
     let mut renderer =
         ConsoleRenderer::new(std::io::stdout(), options).with_spinner(Box::new(NoSpinner));
+    if rewrite {
+        renderer = renderer.with_rewrite(crate::render::stdout_width());
+    }
     for event in &events {
         renderer.handle(event);
         if renderer.error().is_some() {
