@@ -2,9 +2,11 @@
 //!
 //! [`Store`] is the backend trait front ends program against (`Arc<dyn Store>`); [`SqliteStore`]
 //! is the embedded default, one file at `<project>/.keel/keel.db`, and [`PostgresStore`] serves
-//! several server instances sharing one database (with seed 003's `agent_events` table and
-//! LISTEN/NOTIFY append notices, see [`Store::watch`]); [`open`] picks one from a path or URL. Events are kept whole (their JSON) plus the envelope columns they are
-//! queried by, append-only and unique by `(session_id, seq)`. [`EventWriter`] persists a live
+//! several server instances sharing one database (with LISTEN/NOTIFY append notices, see
+//! [`Store::watch`]); [`open`] picks one from a path or URL. Events are kept whole (their JSON)
+//! plus the envelope columns they are queried by, append-only and unique by `(session_id, seq)`;
+//! both backends also write each event's Activity Timeline rows to seed 003's `agent_events`
+//! table in the same transaction. [`EventWriter`] persists a live
 //! event stream in batches, so a producer never waits on one transaction per event and
 //! subscribers can be fed only what is already stored.
 //!
@@ -28,6 +30,7 @@ mod store;
 mod stored_event;
 mod tables;
 mod turn;
+mod uuids;
 mod watch;
 mod writer;
 
@@ -36,8 +39,7 @@ pub use error::{StoreError, StoreResult};
 pub use import::{LogImportReport, LogImportRequest, import_log};
 pub use location::{DB_FILE, STATE_DIR, default_db_path, open, open_store};
 pub use postgres::{
-    CONNECT_TIMEOUT, POOL_CONNECTIONS, PROJECT_ID_NAMESPACE, PostgresStore, REALTIME_PUBLICATION,
-    TASK_ID_NAMESPACE, postgres_migrator, project_uuid, task_uuid,
+    CONNECT_TIMEOUT, POOL_CONNECTIONS, PostgresStore, REALTIME_PUBLICATION, postgres_migrator,
 };
 pub use range::EventRange;
 pub use session::{
@@ -50,6 +52,7 @@ pub use turn::{
     INTERRUPTED_ERROR, NewTurn, Turn, TurnHandover, TurnLease, TurnOutcome, TurnStart, TurnStatus,
     UnknownTurnStatus,
 };
+pub use uuids::{PROJECT_ID_NAMESPACE, TASK_ID_NAMESPACE, project_uuid, task_uuid};
 pub use watch::{
     AppendNotice, AppendWatch, CONTROL_CHANNEL, ControlKind, ControlMessage, MAX_CONTROL_BYTES,
     NOTIFY_CHANNEL, WATCH_CAPACITY, WatchNotice,

@@ -15,6 +15,7 @@ mod postgres;
 mod range_props;
 mod retention;
 mod sessions;
+mod sqlite_timeline;
 mod turns;
 mod usage;
 mod watch;

@@ -5,53 +5,13 @@
 
 use crate::common;
 
-use common::{TestDb, session, status_event, status_events};
+use common::{TestDb, kind, session, status_event, status_events, turn_events};
 use keel_events::projection::{AgentEventRow, TimelineEvent, to_timeline_all};
 use keel_events::{Event, EventKind, Sequencer};
 use keel_store::{EventRange, PostgresStore, Store, StoreError, project_uuid, task_uuid};
 use pretty_assertions::assert_eq;
 use sqlx::postgres::PgListener;
 use uuid::Uuid;
-
-fn kind(ty: &str, payload: serde_json::Value) -> EventKind {
-    EventKind::from_parts(ty, &payload.to_string()).unwrap()
-}
-
-/// A turn's worth of events: some project to timeline rows, some (deltas) do not.
-fn turn_events(session: &str, turn: &str) -> Vec<Event> {
-    let seq = Sequencer::new(session, "my-project");
-    let turn = Some(turn);
-    vec![
-        seq.stamp(turn, kind("run.llm.delta", serde_json::json!({"text": "Moving"}))),
-        seq.stamp(
-            turn,
-            kind(
-                "run.tool.end",
-                serde_json::json!({"call_id": "c1", "tool_name": "move_file", "status": "success",
-                    "result": "moved", "duration_ms": 12, "args_summary": "src/old.ts → src/new.ts",
-                    "result_summary": "文件已移动", "from_path": "src/old.ts", "to_path": "src/new.ts"}),
-            ),
-        ),
-        seq.stamp(
-            turn,
-            kind(
-                "run.file.change",
-                serde_json::json!({"path": "src/new.ts", "op": "move", "from_path": "src/old.ts",
-                    "to_path": "src/new.ts", "summary": "移动文件 src/old.ts → src/new.ts",
-                    "lines_added": 0, "lines_removed": 0}),
-            ),
-        ),
-        seq.stamp(
-            turn,
-            kind(
-                "run.repair.attempt",
-                serde_json::json!({"attempt_number": 1, "max_attempts": 3, "trigger": "tests failed",
-                    "result": "pending"}),
-            ),
-        ),
-        seq.stamp(None, kind("system.status", serde_json::json!({"message": "idle"}))),
-    ]
-}
 
 async fn pg() -> Option<(TestDb, PostgresStore)> {
     let db = TestDb::postgres().await?;

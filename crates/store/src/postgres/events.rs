@@ -12,11 +12,11 @@ use sqlx::error::ErrorKind;
 use uuid::{Builder, Uuid};
 
 use super::columns::storable_json;
-use super::uuids::{project_uuid, task_uuid};
 use crate::claim::WriterClaim;
 use crate::error::{StoreError, StoreResult};
 use crate::tables::events::{EventRow, event_rows};
 use crate::tables::usage::{UsageDelta, usage_deltas};
+use crate::uuids::{project_uuid, task_uuid};
 
 /// The statement that inserts the events and their timeline rows, adds the usage reports to
 /// their sessions' totals (one row of `$16…$23` per session), then notifies `keel_events` once

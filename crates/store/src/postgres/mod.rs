@@ -2,7 +2,7 @@
 //!
 //! Same semantics as the SQLite backend, plus:
 //! - every appended event's Activity Timeline records (seed 003) are written to the
-//!   `agent_events` table in the same statement (see [`project_uuid`] / [`task_uuid`] for its
+//!   `agent_events` table in the same statement (see [`crate::project_uuid`] / [`crate::task_uuid`] for its
 //!   uuid columns); when a `supabase_realtime` publication exists, `agent_events` is added to it
 //!   with `REPLICA IDENTITY FULL`;
 //! - each committed append sends one `NOTIFY keel_events` per session touched, with
@@ -18,7 +18,6 @@ mod dialect;
 mod events;
 mod listener;
 pub(crate) mod migrations;
-mod uuids;
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -30,7 +29,6 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use crate::error::{StoreError, StoreResult};
 
 pub use migrations::{REALTIME_PUBLICATION, postgres_migrator};
-pub use uuids::{PROJECT_ID_NAMESPACE, TASK_ID_NAMESPACE, project_uuid, task_uuid};
 
 /// Connections in the pool [`PostgresStore::connect`] opens (one of them is held by the
 /// listener once something watches).

@@ -1,6 +1,6 @@
 //! Appending to and pruning SQLite's `events` table (the append-only event log): multi-row
-//! inserts under one write lock, with the usage reports added to their sessions' totals in the
-//! same transaction.
+//! inserts under one write lock, with the events' timeline rows and the usage reports added to
+//! their sessions' totals in the same transaction.
 
 use std::sync::LazyLock;
 
@@ -9,6 +9,7 @@ use sqlx::error::ErrorKind;
 use sqlx::sqlite::SqliteConnection;
 use sqlx::{AssertSqlSafe, SqlitePool};
 
+use super::timeline;
 use crate::claim::WriterClaim;
 use crate::error::{StoreError, StoreResult};
 use crate::tables::events::{EventRow, event_rows};
@@ -139,10 +140,15 @@ pub(super) async fn append(
     // Serialise before taking the write lock.
     let rows = event_rows(events)?;
     let usage = usage_deltas(&rows);
+    let timeline: Vec<_> = rows
+        .iter()
+        .flat_map(|row| timeline::rows_of(row.event, row.seq))
+        .collect();
     match rows.as_slice() {
         [] => return Ok(0),
-        // One statement commits on its own (a usage report also updates its session: two).
-        [row] if usage.is_empty() && claim.is_none() => {
+        // One statement commits on its own (a usage report also updates its session, a
+        // timeline record adds its rows: more than one).
+        [row] if usage.is_empty() && timeline.is_empty() && claim.is_none() => {
             let mut conn = pool.acquire().await?;
             insert(&mut conn, &rows)
                 .await
@@ -173,6 +179,7 @@ pub(super) async fn append(
             });
         }
     }
+    timeline::insert(&mut tx, &timeline).await?;
     for delta in &usage {
         add_usage(&mut tx, delta).await?;
     }
@@ -180,19 +187,25 @@ pub(super) async fn append(
     Ok(rows.len())
 }
 
-/// Deletes the session's events up to `keep_after`, but never its newest.
+/// Deletes the session's events up to `keep_after`, but never its newest, with their timeline
+/// rows.
 pub(super) async fn prune(
     pool: &SqlitePool,
     session_id: &str,
     keep_after: i64,
 ) -> StoreResult<u64> {
+    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
     let done = sqlx::query(
         "DELETE FROM events WHERE session_id = ?1 AND seq <= ?2 \
          AND seq < (SELECT MAX(seq) FROM events WHERE session_id = ?1)",
     )
     .bind(session_id)
     .bind(keep_after)
-    .execute(pool)
+    .execute(&mut *tx)
     .await?;
+    if done.rows_affected() > 0 {
+        timeline::prune(&mut tx, session_id).await?;
+    }
+    tx.commit().await?;
     Ok(done.rows_affected())
 }

@@ -26,6 +26,11 @@ pub(crate) const MIGRATIONS: &[Embedded] = &[
         "session_writers",
         include_str!("../../migrations/sqlite/0004_session_writers.sql"),
     ),
+    (
+        5,
+        "agent_events",
+        include_str!("../../migrations/sqlite/0005_agent_events.sql"),
+    ),
 ];
 
 /// The migrator that brings a SQLite database up to the current schema.

@@ -9,6 +9,7 @@ mod columns;
 mod dialect;
 mod events;
 pub(crate) mod migrations;
+mod timeline;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -121,7 +122,12 @@ impl SqliteStore {
             .await
             .map_err(open_error)?;
         tracing::debug!(path = ?path, "applying pending SQLite migrations");
+        let had_timeline = timeline::table_exists(&writer).await?;
         migrator().run(&writer).await?;
+        if !had_timeline {
+            let rows = timeline::backfill(&writer).await?;
+            tracing::debug!(rows, "wrote the timeline rows of the events stored before");
+        }
         let reader = if path.is_some() {
             SqlitePoolOptions::new()
                 .max_connections(READ_CONNECTIONS)

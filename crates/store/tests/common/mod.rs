@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use keel_events::{DisplayStyle, Event, Sequencer, SystemCliDisplay, SystemStatus};
+use keel_events::{DisplayStyle, Event, EventKind, Sequencer, SystemCliDisplay, SystemStatus};
 use keel_store::{NewSession, PostgresStore, SqliteStore, Store};
 use keel_test_support::TestDatabase;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -210,4 +210,46 @@ pub fn messages(events: &[Event]) -> Vec<String> {
             other => other.type_name().to_owned(),
         })
         .collect()
+}
+
+/// The event kind of type `ty` with `payload`.
+pub fn kind(ty: &str, payload: serde_json::Value) -> EventKind {
+    EventKind::from_parts(ty, &payload.to_string()).unwrap()
+}
+
+/// A turn's worth of events of project `my-project`: some project to Activity Timeline rows
+/// (five: tool_call, file_update, the debugger's phase, self_repair, log), some (deltas) do not.
+pub fn turn_events(session: &str, turn: &str) -> Vec<Event> {
+    let seq = Sequencer::new(session, "my-project");
+    let turn = Some(turn);
+    vec![
+        seq.stamp(turn, kind("run.llm.delta", serde_json::json!({"text": "Moving"}))),
+        seq.stamp(
+            turn,
+            kind(
+                "run.tool.end",
+                serde_json::json!({"call_id": "c1", "tool_name": "move_file", "status": "success",
+                    "result": "moved", "duration_ms": 12, "args_summary": "src/old.ts → src/new.ts",
+                    "result_summary": "文件已移动", "from_path": "src/old.ts", "to_path": "src/new.ts"}),
+            ),
+        ),
+        seq.stamp(
+            turn,
+            kind(
+                "run.file.change",
+                serde_json::json!({"path": "src/new.ts", "op": "move", "from_path": "src/old.ts",
+                    "to_path": "src/new.ts", "summary": "移动文件 src/old.ts → src/new.ts",
+                    "lines_added": 0, "lines_removed": 0}),
+            ),
+        ),
+        seq.stamp(
+            turn,
+            kind(
+                "run.repair.attempt",
+                serde_json::json!({"attempt_number": 1, "max_attempts": 3, "trigger": "tests failed",
+                    "result": "pending"}),
+            ),
+        ),
+        seq.stamp(None, kind("system.status", serde_json::json!({"message": "idle"}))),
+    ]
 }

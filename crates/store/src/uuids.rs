@@ -1,6 +1,7 @@
 //! Text ids as the UUIDs the `agent_events` table needs.
 //!
-//! `agent_events.project_id` and `task_id` are `uuid` columns, while Keel's project and turn ids
+//! `agent_events.project_id` and `task_id` are UUIDs (`uuid` columns on PostgreSQL, their text
+//! on SQLite), while Keel's project and turn ids
 //! are free text. An id that already is a UUID (any form [`Uuid::try_parse`] accepts) is used as
 //! is; any other id maps to the UUID v5 of its UTF-8 bytes in a fixed namespace, so the same id
 //! always maps to the same UUID, on every machine:
