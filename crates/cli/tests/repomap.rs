@@ -1,5 +1,5 @@
-//! `keel repomap`: the real binary maps a small project, as text and as JSON, uses its cache
-//! on a second run, and refuses a missing root.
+//! `keel repomap`: the real binary maps a small project, as text and as JSON (with each file's
+//! dependencies), uses its cache on a second run, and refuses a missing root.
 
 use std::process::Command;
 
@@ -81,6 +81,11 @@ fn json_lists_files_with_ranks_and_symbols_and_mentions_count() {
     assert_eq!(files[0]["symbols"][0]["start_line"], 1);
     assert!(value["tokens"].as_u64().unwrap() <= 30);
     assert!(value["map"].as_str().unwrap().contains("seldom_called"));
+    // Seed 002 §10: each file's dependencies (main.rs calls `origin`, defined in shapes.rs).
+    assert_eq!(
+        value["dependencies"],
+        serde_json::json!({"rare.py": [], "src/main.rs": ["src/shapes.rs"], "src/shapes.rs": []})
+    );
     assert!(!dir.path().join(".keel").exists());
 }
 

@@ -5,10 +5,12 @@
 //! tags in `.keel/cache/` (so an unchanged repository maps without parsing), and updates only
 //! changed paths — by hand with [`RepoMap::update_paths`] or from a [`RepoWatcher`]. Rendering
 //! groups definitions by file with their line ranges, marks left-out definitions with `⋮`,
-//! and never exceeds the token budget (o200k tokens).
+//! and never exceeds the token budget (o200k tokens). [`RepoMap::dependencies`] gives each
+//! file's dependencies on the others (seed 002 §10).
 
 mod allocator;
 mod cache;
+mod dependencies;
 mod error;
 mod extract;
 mod language;
@@ -24,6 +26,7 @@ mod tokens;
 mod watch;
 
 pub use allocator::allocate_trees_with_mimalloc;
+pub use dependencies::{MAX_DEFINERS, dependencies};
 pub use error::RepoMapError;
 pub use extract::extract;
 pub use language::Language;

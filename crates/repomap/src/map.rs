@@ -280,6 +280,12 @@ impl RepoMap {
         languages
     }
 
+    /// Every file's dependencies: the other files defining names it references (see
+    /// [`crate::dependencies()`]).
+    pub fn dependencies(&self) -> BTreeMap<String, Vec<String>> {
+        crate::dependencies::dependencies(self.files())
+    }
+
     /// Definitions in the map.
     pub fn symbol_count(&self) -> usize {
         self.entries.values().map(|e| e.tags.symbols.len()).sum()

@@ -1,5 +1,6 @@
 //! `keel repomap`: print the repository map of a directory.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -22,7 +23,8 @@ pub struct RepomapArgs {
     /// An identifier mentioned by the user (repeatable): its definitions rise.
     #[arg(long)]
     pub mention: Vec<String>,
-    /// Print JSON: every file with its rank and symbols, the map text and the build figures.
+    /// Print JSON: every file with its rank and symbols, the map text, the build figures and
+    /// each file's dependencies.
     #[arg(long)]
     pub json: bool,
     /// Neither read nor write the cache in `.keel/cache/`.
@@ -45,6 +47,8 @@ struct JsonOutput<'a> {
     map: &'a str,
     stats: &'a keel_context::repomap::BuildStats,
     files: Vec<JsonFile<'a>>,
+    /// Every mapped file → the files defining names it references.
+    dependencies: BTreeMap<String, Vec<String>>,
 }
 
 /// Runs `keel repomap`.
@@ -92,6 +96,7 @@ pub fn run(args: RepomapArgs) -> ExitCode {
             map: &rendered.text,
             stats: &stats,
             files,
+            dependencies: map.dependencies(),
         };
         match serde_json::to_string_pretty(&output) {
             Ok(text) => println!("{text}"),
