@@ -18,7 +18,7 @@ use keel_events::{RunContextCompress, RunContextWindow};
 use crate::budget::{Budget, FitStep};
 use crate::conversation::{Conversation, Message, NOT_RUN_RESULT, turn_ranges};
 use crate::dedup::{HISTORY_CAP_CHARS, cap};
-use crate::eviction::EvictionLimits;
+use crate::eviction::{EvictionLimits, eviction_point};
 use crate::focused_files::FocusedFiles;
 use crate::history::{current_turn_start, paths_of, render_one, whole_from};
 use crate::memory::Memory;
@@ -261,6 +261,83 @@ impl PromptBuilder {
         .map(|item| item.tokens)
         .collect();
         conversation.evict_with_costs(limits, &costs)
+    }
+
+    /// Seed 002 §3.2's history limit: when `conversation` holds more messages than `limits`
+    /// allow, the oldest are folded into its summary by `summarizer` (which also folds the
+    /// previous summary in) and dropped, whole turns at a time (the history left opens with a
+    /// request, and no tool result is separated from its call). Returns what happened, as `run.context.compress` reports it; `None` when
+    /// nothing was over. When the summariser fails the messages are dropped all the same,
+    /// the previous summary kept, and `fallback_reason` says why.
+    pub async fn fold_oldest(
+        &self,
+        conversation: &mut Conversation,
+        focused: &FocusedFiles,
+        limits: &EvictionLimits,
+        summarizer: &dyn Summarizer,
+    ) -> Option<RunContextCompress> {
+        let (cut, dropped, before, after) = {
+            let mut cache = PromptCache::new();
+            let settled = cache.update(self.counter, conversation, focused);
+            let items = history_items(
+                self.counter,
+                conversation.messages(),
+                focused,
+                &cache,
+                settled,
+            );
+            let costs: Vec<usize> = items
+                .iter()
+                .filter(|item| item.source.is_some())
+                .map(|item| item.tokens)
+                .collect();
+            // From the first turn that may stay, so history opens with a request.
+            let messages = conversation.messages();
+            let cut = eviction_point(messages, &costs, limits);
+            let cut = (cut..messages.len())
+                .find(|&index| index == 0 || messages[index].starts_turn())
+                .unwrap_or(messages.len());
+            if cut == 0 {
+                return None;
+            }
+            let dropped: Vec<ChatMessage> = items
+                .iter()
+                .filter(|item| item.source.is_some_and(|index| index < cut))
+                .map(|item| item.message.clone().into_owned())
+                .collect();
+            let before: usize = costs.iter().sum();
+            let after: usize = costs.iter().skip(cut).sum();
+            (cut, dropped, before, after)
+        };
+        let previous = conversation.summary().map(str::to_owned);
+        let request = SummaryRequest {
+            previous_summary: previous.clone(),
+            messages: dropped,
+            max_tokens: self.options.summary_max_tokens,
+        };
+        let (text, summarizer, fallback_reason) = match summarizer.summarize(&request).await {
+            Ok(summary) if !summary.text.trim().is_empty() => (
+                self.clip_tokens(summary.text.trim(), self.options.summary_max_tokens),
+                Some(summary.summarizer),
+                summary.fallback_reason,
+            ),
+            Ok(_) => (
+                previous.unwrap_or_default(),
+                None,
+                Some("the summarizer returned an empty summary".to_owned()),
+            ),
+            Err(error) => (previous.unwrap_or_default(), None, Some(error.to_string())),
+        };
+        // `cut` is a boundary (see `eviction_point`), so this cannot fail.
+        conversation.replace_prefix_with_summary(cut, text).ok()?;
+        Some(RunContextCompress {
+            original_tokens: before as u64,
+            compressed_tokens: after as u64,
+            summary: conversation.summary().unwrap_or("").to_owned(),
+            summarizer,
+            fallback_reason,
+            usage: None,
+        })
     }
 
     fn fit(

@@ -738,3 +738,82 @@ async fn old_turns_are_summarised_when_the_window_is_small() {
     );
     assert_conversation_consistent(session.conversation());
 }
+
+/// Seed 002 §3.2: history carries at most `max_history_messages` messages into a turn; older
+/// whole turns are folded into the summary by the session's summariser (no model call), and
+/// `run.context.compress` says so. A turn itself is never cut, and no limit means none.
+#[tokio::test]
+async fn history_keeps_at_most_the_configured_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let turns = json!({"turns": [
+        {"text": "One."}, {"text": "Two."}, {"text": "Three."}, {"text": "Four."}, {"text": "Five."}
+    ]});
+    let (mut session, collector) = scripted(dir.path(), turns.clone(), |c| {
+        c.max_history_messages = Some(6);
+    });
+    for task in [
+        "First task",
+        "Second task",
+        "Third task",
+        "Fourth task",
+        "Fifth task",
+    ] {
+        assert_eq!(session.run_turn(task).await.status, AgentStatus::Completed);
+        assert!(session.conversation().len() <= 6);
+    }
+    let folds: Vec<_> = collector
+        .events()
+        .into_iter()
+        .filter_map(|e| match e.kind {
+            EventKind::RunContextCompress(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    // Turn 4 opens over the limit (6 messages + its request): turn 1 is folded; turn 5 folds
+    // turn 2 into the same summary.
+    assert_eq!(folds.len(), 2, "{folds:?}");
+    assert_eq!(
+        folds[0].summarizer,
+        Some(keel_events::SummarizerKind::Extractive)
+    );
+    assert!(folds[0].compressed_tokens < folds[0].original_tokens);
+    assert!(
+        folds[1].summary.contains("User asked: First task"),
+        "{}",
+        folds[1].summary
+    );
+    assert!(
+        folds[1].summary.contains("User asked: Second task"),
+        "{}",
+        folds[1].summary
+    );
+    let conversation = session.conversation();
+    assert_eq!(conversation.summary(), Some(folds[1].summary.as_str()));
+    assert!(
+        conversation.messages()[0].starts_turn(),
+        "history opens with a request"
+    );
+    assert_eq!(conversation.messages()[0].content(), "Third task");
+    assert_conversation_consistent(conversation);
+
+    // Without a limit nothing is folded.
+    let (mut session, collector) = scripted(dir.path(), turns, |c| {
+        c.max_history_messages = None;
+    });
+    for task in [
+        "First task",
+        "Second task",
+        "Third task",
+        "Fourth task",
+        "Fifth task",
+    ] {
+        assert_eq!(session.run_turn(task).await.status, AgentStatus::Completed);
+    }
+    assert_eq!(session.conversation().len(), 10);
+    assert!(
+        !collector
+            .events()
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::RunContextCompress(_)))
+    );
+}

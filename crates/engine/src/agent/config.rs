@@ -202,6 +202,9 @@ impl RepoMapConfig {
     }
 }
 
+/// Most messages the history carries into a turn unless configured (seed 002 §3.2).
+pub const DEFAULT_MAX_HISTORY_MESSAGES: usize = 50;
+
 /// Settings of an [`AgentSession`](super::AgentSession).
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
@@ -286,6 +289,11 @@ pub struct AgentConfig {
     /// conversation and sampled more freely (`None`: 3 with the compact profile and a test
     /// command, else 1).
     pub attempts: Option<u32>,
+    /// Most messages the history carries into a turn (seed 002 §3.2; `[context] max_messages`,
+    /// default [`DEFAULT_MAX_HISTORY_MESSAGES`]): when a turn opens over it, the oldest are
+    /// folded into the summary of earlier turns by the session's summariser (no model call)
+    /// and reported by `run.context.compress`. `None`: no limit. A turn itself is never cut.
+    pub max_history_messages: Option<usize>,
     /// The shadow copy the running session's tools use, once made.
     pub(crate) shadow_env: Option<ShadowEnv>,
 }
@@ -332,6 +340,7 @@ impl AgentConfig {
             auto_test: true,
             test_rounds: 3,
             attempts: None,
+            max_history_messages: Some(DEFAULT_MAX_HISTORY_MESSAGES),
             shadow_env: None,
         }
     }

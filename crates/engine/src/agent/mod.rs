@@ -180,6 +180,7 @@ pub mod control_tools;
 mod definition_edit;
 mod distill;
 mod environment;
+mod history_limit;
 mod instructions;
 mod model_call;
 mod model_context;
@@ -206,8 +207,8 @@ mod xml_format;
 
 pub use anomaly::{Anomaly, AnomalyDetector, AnomalyLimits};
 pub use config::{
-    AgentConfig, COMPACT_WINDOW, Mode, RepoMapConfig, ToolFormat, ToolProfile, UnknownMode,
-    UnknownToolFormat, UnknownToolProfile,
+    AgentConfig, COMPACT_WINDOW, DEFAULT_MAX_HISTORY_MESSAGES, Mode, RepoMapConfig, ToolFormat,
+    ToolProfile, UnknownMode, UnknownToolFormat, UnknownToolProfile,
 };
 pub use distill::Distillation;
 pub use question::{CANNOT_ANSWER, CannotAnswer, Question, QuestionAnswerer, QuestionKind};

@@ -379,6 +379,13 @@ impl AgentSession {
         self.context.turn_focus = self.context.focused.clone();
         self.context.turn_notes.clear();
         self.note_task_excerpts(&input).await;
+        super::history_limit::fold_history(
+            &mut self.context,
+            self.config.max_history_messages,
+            keel_context::TokenCounter::for_model(self.config.models.current()),
+            &self.emitter,
+        )
+        .await;
         let turn_start = self.context.conversation.len();
         self.context.conversation.push_user(input);
 
