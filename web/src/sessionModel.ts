@@ -313,7 +313,7 @@ export class SessionModel {
             ? { ...block, text: capText(block.text + event.payload.text) }
             : event.type === "run.thinking.end"
               ? { ...block, text: capText(event.payload.result || block.text), done: true }
-              : { ...block, text: capText(`${block.text}\n${event.payload.error}`), done: true };
+              : { ...block, text: capText(`${block.text}\n${event.payload.error_message}`), done: true };
         this.thinking = keepLast(open ? [...this.thinking.slice(0, -1), next] : [...this.thinking, next]);
         break;
       }

@@ -54,7 +54,7 @@ export function timelineText(m: Messages, source: Event, record: TimelineEvent):
       return t("timeline-llm-retry", { attempt: p.attempt, max: p.max_attempts, ms: p.delay_ms, error: p.error });
     }
     case "run.thinking.fail":
-      return t("timeline-thinking-failed", { error: source.payload.error });
+      return t("timeline-thinking-failed", { error: source.payload.error_message });
     case "run.approval.request":
       return t("timeline-approval-request", { subject: source.payload.subject });
     case "run.approval.resolve":

@@ -130,7 +130,7 @@ describe("session model over the golden run", () => {
       { ...base(6), type: "run.llm.start", payload: { model: "m", iteration: 2, message_count: 4 } },
       { ...base(7), type: "run.thinking.start", payload: { agent_name: "keel" } },
       { ...base(8), type: "run.thinking.delta", payload: { agent_name: "keel", text: "half a tho" } },
-      { ...base(9), type: "run.thinking.fail", payload: { agent_name: "keel", error: "stream broke" } },
+      { ...base(9), type: "run.thinking.fail", payload: { agent_name: "keel", error_message: "stream broke" } },
       { ...base(10), type: "run.llm.delta", payload: { text: "Partial" } },
       {
         ...base(11),

@@ -166,6 +166,8 @@ fn direct_turn() -> Turn {
     .llm_start(1)
     .push(RunThinkingStart {
         agent_name: "keel".into(),
+        is_initial: true,
+        is_forced: false,
     })
     .push(RunThinkingDelta {
         agent_name: "keel".into(),

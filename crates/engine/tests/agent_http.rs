@@ -159,3 +159,76 @@ async fn a_dropped_stream_is_retried_discarded_and_its_tools_never_run() {
         assert_calls_and_results_pair(request.body["messages"].as_array().unwrap());
     }
 }
+
+/// Seed 001's thinking events from the engine: a reasoning block cut off by a dropped stream
+/// ends with `run.thinking.fail{error_message}` before the retry; the retried call's reasoning
+/// opens again, both as the turn's first (`is_initial`), neither forced (direct mode).
+#[tokio::test]
+async fn reasoning_cut_off_by_a_dropped_stream_fails_its_thinking_block() {
+    let ws = sample_project();
+    let server = MockServer::sequence(vec![
+        Reply::Sse(vec![
+            role(),
+            reasoning("The user wants a file; "),
+            Frame::Sleep(std::time::Duration::from_millis(50)),
+            Frame::Drop,
+        ]),
+        Reply::Sse(vec![
+            role(),
+            reasoning("The user wants a greeting."),
+            content("Hello."),
+            finish("stop"),
+            usage(10, 5),
+            done(),
+        ]),
+        Reply::Sse(vec![
+            role(),
+            reasoning("Again a greeting."),
+            content("Hello again."),
+            finish("stop"),
+            usage(10, 5),
+            done(),
+        ]),
+    ])
+    .await;
+    let provider = Arc::new(
+        OpenAiProvider::new(OpenAiConfig::new(&server.base_url, "k", "mock-model")).unwrap(),
+    );
+    let (mut session, collector) = session_with(ws.path(), provider, &["mock-model"], |_| {});
+    let outcome = session.run_turn("Say hello").await;
+    assert_eq!(outcome.status, AgentStatus::Completed, "{}", outcome.result);
+    let events = collector.events();
+    let thinking: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            keel_events::EventKind::RunThinkingStart(s) => Some(format!(
+                "start initial={} forced={}",
+                s.is_initial, s.is_forced
+            )),
+            keel_events::EventKind::RunThinkingFail(f) => Some(format!("fail {}", f.error_message)),
+            keel_events::EventKind::RunThinkingEnd(e) => Some(format!("end {}", e.result)),
+            keel_events::EventKind::RunLlmRetry(_) => Some("retry".to_owned()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(thinking.len(), 5, "{thinking:?}");
+    assert_eq!(thinking[0], "start initial=true forced=false");
+    assert!(thinking[1].starts_with("fail "), "{thinking:?}");
+    assert!(thinking[1].len() > "fail ".len(), "the error is named");
+    assert_eq!(thinking[2], "retry");
+    assert_eq!(thinking[3], "start initial=true forced=false");
+    assert_eq!(thinking[4], "end The user wants a greeting.");
+
+    // The next turn's first call is its initial one too.
+    collector.clear();
+    session.run_turn("Say hello again").await;
+    let starts: Vec<bool> = collector
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            keel_events::EventKind::RunThinkingStart(s) => Some(s.is_initial),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(starts, [true]);
+}

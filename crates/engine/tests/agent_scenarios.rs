@@ -817,3 +817,45 @@ async fn history_keeps_at_most_the_configured_messages() {
             .any(|e| matches!(e.kind, EventKind::RunContextCompress(_)))
     );
 }
+
+/// A plan step caught repeating itself: the first warning tells the model to change its
+/// approach, and the front end hears it as `run.plan.replan` (seed 000's `replan_warning`).
+/// In plan mode the turn's first reasoning is forced (`run.thinking.start{is_forced}`).
+#[tokio::test]
+async fn a_stuck_plan_step_is_told_to_replan() {
+    let ws = sample_project();
+    let list = json!({"tool_calls": [{"name": "list_files", "arguments": {"path": "."}}]});
+    let (mut session, collector) = scripted(
+        ws.path(),
+        json!({"turns": [
+            {"thinking": "Plan first.",
+             "tool_calls": [{"id": "p", "name": "create_plan", "arguments": {
+                "goal": "Look around", "estimated_complexity": "low",
+                "steps": [{"title": "List", "description": "List the files."}]}}]},
+            list, list, list,
+            {"thinking": "Same result again; stop listing.", "text": "Listed them."}
+        ]}),
+        |c| c.mode = Mode::Plan,
+    );
+    let outcome = session.run_turn("Look around").await;
+    assert_eq!(outcome.status, AgentStatus::Completed, "{}", outcome.result);
+    let events = collector.events();
+    let replans: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::RunPlanReplan(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(replans.len(), 1, "{}", describe(&events));
+    assert!(replans[0].message.contains("change its approach"));
+    assert!(!replans[0].reason.is_empty());
+    let thinking: Vec<(bool, bool)> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::RunThinkingStart(s) => Some((s.is_initial, s.is_forced)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(thinking, [(true, true), (false, false)]);
+}

@@ -144,6 +144,8 @@ fn one_of_each() -> Vec<EventKind> {
         .into(),
         RunThinkingStart {
             agent_name: "keel".into(),
+            is_initial: true,
+            is_forced: false,
         }
         .into(),
         RunThinkingDelta {
@@ -158,7 +160,7 @@ fn one_of_each() -> Vec<EventKind> {
         .into(),
         RunThinkingFail {
             agent_name: "keel".into(),
-            error: "reasoning stream closed".into(),
+            error_message: "reasoning stream closed".into(),
         }
         .into(),
         RunToolStart {
@@ -238,6 +240,7 @@ fn one_of_each() -> Vec<EventKind> {
             plan: None,
             step_id: Some(2),
             error: "tests fail".into(),
+            message: "Plan execution failed at step 2 of 2 (Test): Fix it".into(),
         }
         .into(),
         RunExecutionCancel {
@@ -529,11 +532,13 @@ fn broken_attempt() -> Vec<EventKind> {
         llm_start(),
         RunThinkingStart {
             agent_name: "keel".into(),
+            is_initial: true,
+            is_forced: false,
         }
         .into(),
         RunThinkingFail {
             agent_name: "keel".into(),
-            error: "stream broke".into(),
+            error_message: "stream broke".into(),
         }
         .into(),
         RunLlmDelta {

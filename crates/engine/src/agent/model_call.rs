@@ -207,7 +207,13 @@ impl ModelCaller {
                 ChatRequest::new(model, messages).with_tools(call.functions.definitions.clone())
             }
             .with_sampling(call.sampling);
-            let mut observer = EventObserver::new(call.emitter.clone(), call.agent_name.to_owned());
+            let initial = call.iteration <= 1;
+            let mut observer = EventObserver::new(
+                call.emitter.clone(),
+                call.agent_name.to_owned(),
+                initial,
+                initial && call.mode == Mode::Plan,
+            );
             let result = self.send(&mut call, &request, &mut observer).await;
             if !xml {
                 // The next request starts from this one's unchanged history instead of copying

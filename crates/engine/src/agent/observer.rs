@@ -18,14 +18,22 @@ pub(crate) struct EventObserver {
     agent_name: String,
     /// Reasoning of the open thinking block (`None`: no block open).
     thinking: Option<String>,
+    /// Whether this is the turn's first call (`run.thinking.start{is_initial}`).
+    initial: bool,
+    /// Whether Keel required the model to plan first (`run.thinking.start{is_forced}`).
+    forced: bool,
 }
 
 impl EventObserver {
-    pub(crate) fn new(emitter: Emitter, agent_name: String) -> Self {
+    /// The observer of one model call: the turn's first (`initial`), in which Keel may have
+    /// required the model to plan first (`forced`).
+    pub(crate) fn new(emitter: Emitter, agent_name: String, initial: bool, forced: bool) -> Self {
         Self {
             emitter,
             agent_name,
             thinking: None,
+            initial,
+            forced,
         }
     }
 
@@ -44,7 +52,7 @@ impl EventObserver {
         if self.thinking.take().is_some() {
             self.emitter.emit(RunThinkingFail {
                 agent_name: self.agent_name.clone(),
-                error: error.to_owned(),
+                error_message: error.to_owned(),
             });
         }
     }
@@ -57,6 +65,8 @@ impl StreamObserver for EventObserver {
                 if self.thinking.is_none() {
                     self.emitter.emit(RunThinkingStart {
                         agent_name: self.agent_name.clone(),
+                        is_initial: self.initial,
+                        is_forced: self.forced,
                     });
                     self.thinking = Some(String::new());
                 }

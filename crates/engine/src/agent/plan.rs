@@ -335,6 +335,7 @@ impl TurnRun<'_> {
             plan: Some(plan.clone()),
             step_id,
             error: error.clone(),
+            message: execution_failed_message(plan, step_id),
         });
         self.emitter.emit(RunPlanComplete {
             success: false,
@@ -432,5 +433,20 @@ mod tests {
         assert_eq!(modified_plan(Some(&text)).unwrap().goal, "g");
         assert!(modified_plan(None).is_err());
         assert!(modified_plan(Some(&serde_json::json!({"goal": "g"}))).is_err());
+    }
+}
+
+/// `run.execution.fail`'s status line: which step of which plan failed.
+fn execution_failed_message(plan: &Plan, step_id: Option<u32>) -> String {
+    let step = step_id.and_then(|id| plan.steps.iter().find(|s| s.index == id));
+    match step {
+        Some(step) => format!(
+            "Plan execution failed at step {} of {} ({}): {}",
+            step.index,
+            plan.steps.len(),
+            step.title,
+            plan.goal
+        ),
+        None => format!("Plan execution failed: {}", plan.goal),
     }
 }

@@ -96,6 +96,15 @@ pub struct RunLlmRetry {
 pub struct RunThinkingStart {
     /// Agent that is thinking.
     pub agent_name: String,
+    /// The turn's first reasoning: in the turn's first model call (seed 001: 是否初次规划).
+    /// `false` in events recorded before it was reported.
+    #[serde(default)]
+    pub is_initial: bool,
+    /// Keel required this reasoning: the first call of a plan-mode turn, where the model must
+    /// plan before anything else (seed 001: 是否强制). `false` in events recorded before it
+    /// was reported.
+    #[serde(default)]
+    pub is_forced: bool,
 }
 
 /// `run.thinking.delta`: a piece of streamed reasoning.
@@ -121,8 +130,10 @@ pub struct RunThinkingEnd {
 pub struct RunThinkingFail {
     /// Agent that was thinking.
     pub agent_name: String,
-    /// What went wrong.
-    pub error: String,
+    /// What went wrong (seed 001's name; events recorded before it was renamed say `error`,
+    /// which is still read).
+    #[serde(alias = "error")]
+    pub error_message: String,
 }
 
 /// `run.usage.report`: tokens used by the latest call, and so far in the session.

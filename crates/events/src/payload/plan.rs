@@ -90,6 +90,10 @@ pub struct RunExecutionFail {
     pub step_id: Option<u32>,
     /// What went wrong.
     pub error: String,
+    /// Status line (seed 000's `PlanExecutionFailedEvent` is a message event). Empty in events
+    /// recorded before it was reported.
+    #[serde(default)]
+    pub message: String,
 }
 
 /// `run.execution.cancel`: plan execution was cancelled.

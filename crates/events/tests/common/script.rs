@@ -161,6 +161,8 @@ pub fn scripted_run() -> Vec<Event> {
     ))
     .push(RunThinkingStart {
         agent_name: "keel".into(),
+        is_initial: true,
+        is_forced: false,
     })
     .push(RunThinkingDelta {
         agent_name: "keel".into(),
@@ -537,10 +539,12 @@ pub fn scripted_run() -> Vec<Event> {
     })
     .push(RunThinkingStart {
         agent_name: "keel".into(),
+        is_initial: true,
+        is_forced: false,
     })
     .push(RunThinkingFail {
         agent_name: "keel".into(),
-        error: "reasoning stream closed early".into(),
+        error_message: "reasoning stream closed early".into(),
     })
     .push(RunPlanRespond {
         response: "Splitting touches every import; shall I plan it?".into(),
@@ -600,6 +604,7 @@ pub fn scripted_run() -> Vec<Event> {
         plan: Some(split_plan.clone()),
         step_id: Some(1),
         error: "write_file: src/fmt.ts is outside the allowed paths".into(),
+        message: "Plan execution failed at step 1 of 1 (Create the modules): Split src/new.ts into one module per helper".into(),
     })
     .push(RunResponseEnd {
         mode: ResponseMode::Plan,

@@ -341,7 +341,13 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
         ),
         (
             "run.thinking.start",
-            kind(text().prop_map(|agent_name| RunThinkingStart { agent_name })),
+            kind((text(), any::<bool>(), any::<bool>()).prop_map(
+                |(agent_name, is_initial, is_forced)| RunThinkingStart {
+                    agent_name,
+                    is_initial,
+                    is_forced,
+                },
+            )),
         ),
         (
             "run.thinking.delta",
@@ -360,8 +366,10 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
         (
             "run.thinking.fail",
             kind(
-                (text(), text())
-                    .prop_map(|(agent_name, error)| RunThinkingFail { agent_name, error }),
+                (text(), text()).prop_map(|(agent_name, error_message)| RunThinkingFail {
+                    agent_name,
+                    error_message,
+                }),
             ),
         ),
         (
@@ -530,11 +538,12 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
         (
             "run.execution.fail",
             kind(
-                (option::of(plan()), option::of(any::<u32>()), text()).prop_map(
-                    |(plan, step_id, error)| RunExecutionFail {
+                (option::of(plan()), option::of(any::<u32>()), text(), text()).prop_map(
+                    |(plan, step_id, error, message)| RunExecutionFail {
                         plan,
                         step_id,
                         error,
+                        message,
                     },
                 ),
             ),
