@@ -7,7 +7,7 @@
 //! |---|---|---|---|
 //! | `keel` | the catalogue event | its type (`run.llm.delta`) | none |
 //! | `v1` | the v1 flat dict (`{"type": "token", "content": …}`) | the v1 type (`token`) | those v1 has no name for |
-//! | `paths` | `{"path": "/agent/edit/output", "event": <catalogue event>}` | the path | those without a path |
+//! | `paths` | `{"path": "/agent/edit/output", "event": <catalogue event>, "payload": <seed 004 shape>}` ([`seed_payload`](super::seed_payload)) | the path | those without a path |
 
 use std::fmt;
 use std::str::FromStr;
@@ -15,7 +15,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::{event_path, to_legacy};
+use super::{event_path, seed_payload, to_legacy};
 use crate::envelope::Event;
 
 /// A wire format of the event stream.
@@ -86,6 +86,7 @@ impl WireFormat {
                 let mut object = Map::new();
                 object.insert("path".into(), Value::String(path.to_owned()));
                 object.insert("event".into(), serde_json::to_value(event).ok()?);
+                object.insert("payload".into(), seed_payload(&event.kind)?);
                 Some(Value::Object(object))
             }
         }
@@ -166,6 +167,7 @@ mod tests {
         let paths = WireFormat::Paths.to_value(&delta).unwrap();
         assert_eq!(paths["path"], "/agent/edit/output");
         assert_eq!(paths["event"], serde_json::to_value(&delta).unwrap());
+        assert_eq!(paths["payload"], json!({"text": "hi"}));
 
         let window = sequencer.stamp(
             None,
