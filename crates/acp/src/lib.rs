@@ -18,3 +18,8 @@ pub use diff::old_text;
 pub use host::{HostedSession, OpenRequest, PromptEnd, SessionHost};
 pub use permission::AcpApprover;
 pub use updates::{CurrentToolCall, UpdateMapper};
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;

@@ -82,3 +82,8 @@ pub use summarizer::{
     SummarizerKind, Summary, SummaryRequest,
 };
 pub use tokens::{Encoding, TokenCounter};
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;

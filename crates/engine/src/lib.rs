@@ -44,3 +44,8 @@ pub use provider::{
 pub use provider_spec::{DEFAULT_OPENAI_MODEL, ProviderSpec, ProviderSpecError, SCRIPTED_MODEL};
 pub use retry::{RetryPolicy, StreamObserver, complete_with_retry};
 pub use scripted::{Script, ScriptedProvider};
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;

@@ -24,3 +24,8 @@ pub use jsonl::JsonlHandler;
 pub use parse::{ParseError, parse_line, read_jsonl};
 pub use payload::*;
 pub use sequencer::{Sequencer, now_millis};
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;

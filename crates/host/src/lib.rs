@@ -50,3 +50,8 @@ pub use rewind::{RewindError, RewindReport, append_rewind, rewind};
 pub use saved::{CONVERSATION_ID_KEY, SAVED_CONVERSATION_VERSION, SavedConversation};
 pub use session::{OpenedSession, open_session};
 pub use turn::{TurnEnd, finish_turn, finish_turn_fenced};
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;

@@ -36,3 +36,8 @@ pub use project::{INDEX_DIR, IndexOptions, IndexStats, ProjectIndex};
 pub use render::{budget_text, render_hits};
 pub use search::{MAX_QUERY_BYTES, SearchHit, SearchOutcome, SearchRequest, truncate_query};
 pub use tokenize::{CODE_TOKENIZER, code_terms, query_terms, split_identifier};
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;

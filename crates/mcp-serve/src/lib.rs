@@ -20,3 +20,8 @@ pub use progress::{ProgressEvents, progress_message};
 pub use server::{McpServer, ServeError, TASK_TOOL, serve_stdio};
 pub use task::{TaskContext, TaskError, TaskReport, TaskRequest, TaskRunner};
 pub use tool_result::tool_result_to_mcp;
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;

@@ -25,3 +25,8 @@ impl McpManager {
         Self::wrap(inner)
     }
 }
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;

@@ -40,3 +40,8 @@ pub use stats::BuildStats;
 pub use symbol::{FileTags, Symbol, SymbolKind};
 pub use tokens::count as count_tokens;
 pub use watch::RepoWatcher;
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;

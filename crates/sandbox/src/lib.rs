@@ -22,3 +22,8 @@ pub use error::SandboxError;
 pub use mode::{Fallback, SandboxMode, UnknownFallback, UnknownMode};
 pub use policy::SandboxPolicy;
 pub use support::{FULL_LANDLOCK_ABI, ModeReport, NET_LANDLOCK_ABI, Support};
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;

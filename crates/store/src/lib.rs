@@ -58,3 +58,8 @@ pub use watch::{
     NOTIFY_CHANNEL, WATCH_CAPACITY, WatchNotice,
 };
 pub use writer::{EventSink, EventWriter, WriterOptions, WriterReport};
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;

@@ -46,3 +46,8 @@ pub use shadow::{
 };
 pub use tool::{McpCalls, Tool, ToolContext, ToolResult, ToolSource, TypedTool};
 pub use workspace::{PathError, Workspace};
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;
