@@ -739,7 +739,12 @@ step_id?: number,
 /**
  * What went wrong.
  */
-error: string, };
+error: string, 
+/**
+ * Status line (seed 000's `PlanExecutionFailedEvent` is a message event). Empty in events
+ * recorded before it was reported.
+ */
+message: string, };
 
 /**
  * `run.execution.start`: plan execution begins.
@@ -1161,9 +1166,10 @@ export type RunThinkingFail = {
  */
 agent_name: string, 
 /**
- * What went wrong.
+ * What went wrong (seed 001's name; events recorded before it was renamed say `error`,
+ * which is still read).
  */
-error: string, };
+error_message: string, };
 
 /**
  * `run.thinking.start`: the model began a reasoning block.
@@ -1172,7 +1178,18 @@ export type RunThinkingStart = {
 /**
  * Agent that is thinking.
  */
-agent_name: string, };
+agent_name: string, 
+/**
+ * The turn's first reasoning: in the turn's first model call (seed 001: 是否初次规划).
+ * `false` in events recorded before it was reported.
+ */
+is_initial: boolean, 
+/**
+ * Keel required this reasoning: the first call of a plan-mode turn, where the model must
+ * plan before anything else (seed 001: 是否强制). `false` in events recorded before it
+ * was reported.
+ */
+is_forced: boolean, };
 
 /**
  * `run.tool.end`: a tool finished.

@@ -221,7 +221,7 @@ export function timelinePayload(event: Event): TimelinePayload | undefined {
       );
     }
     case "run.thinking.fail":
-      return log("warn", `Reasoning failed: ${event.payload.error}`);
+      return log("warn", `Reasoning failed: ${event.payload.error_message}`);
     case "run.approval.request":
       return log(
         "info",

@@ -307,7 +307,7 @@ fn timeline_payload(event: &Event) -> Option<TimelinePayload> {
         ),
         K::RunThinkingFail(p) => log(
             LogLevel::Warn,
-            format!("Reasoning failed: {}", p.error),
+            format!("Reasoning failed: {}", p.error_message),
             None,
         ),
         K::RunApprovalRequest(p) => log(
