@@ -150,7 +150,7 @@ impl<W: Write> ConsoleRenderer<W> {
             &[
                 ("attempt", Arg::from(p.attempt.to_string())),
                 ("max", Arg::from(p.max_attempts.to_string())),
-                ("error", Arg::from(one_line(&p.error_message, 160))),
+                ("error", Arg::from(one_line(&p.error, 160))),
                 ("delay", Arg::from(duration(p.delay_ms))),
             ],
         );
