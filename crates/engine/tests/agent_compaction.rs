@@ -124,6 +124,8 @@ fn session(root: &std::path::Path, server: &MockServer) -> (AgentSession, Collec
     session_with(root, provider, &["mock-model"], |c| {
         c.mode = Mode::Direct;
         c.context_window = Some(WINDOW);
+        // The window, not the message count, is what this session crosses.
+        c.max_history_messages = None;
         c.repo_map = keel_engine::RepoMapConfig::disabled();
         // The full tool definitions, whose size the window is set for.
         c.tool_profile = keel_engine::agent::ToolProfile::Full;

@@ -17,7 +17,9 @@
 //!                                                              files differs from the last one
 //!   system.log{level: warn}                                    … per file that cannot be used
 //!                                                              (once per session)
-//! run.response.start{mode: direct}                            (mode = plan: {mode: plan})
+//! run.response.start{mode}                                    here in direct and plan mode;
+//!                                                              in auto mode (the default) see
+//!                                                              below: with the first answer
 //! per iteration (model call):
 //!   run.context.window{tokens_used, limit}
 //!   run.context.compress{…, summarizer, fallback_reason?, usage?}   when older turns were
@@ -31,7 +33,15 @@
 //!   system.status{kind: waiting_for_model}                     until the answer starts
 //!   prepare.model.select{is_fallback: true}                    when the model is unavailable
 //!   per attempt:
-//!     run.thinking.start, run.thinking.delta…, run.thinking.end  when the model reasons
+//!     run.thinking.start{is_initial, is_forced}, run.thinking.delta…, run.thinking.end
+//!                                                              when the model reasons
+//!     run.response.start{mode}                                 auto mode, the turn's first
+//!                                                              answer: before its first text
+//!                                                              (direct) or its first tool call
+//!                                                              (create_plan: plan; any other:
+//!                                                              direct) — seed 002 §7.3; a turn
+//!                                                              that ends with no answer sends
+//!                                                              it just before run.response.end
 //!     run.llm.delta{text}…                                     as the answer streams
 //!     run.thinking.fail?, system.log{level: warn}              when the attempt broke after
 //!                                                              streaming: its deltas are void
@@ -57,6 +67,8 @@
 //! … until the model answers without tools or calls attempt_completion
 //! plan mode (the model called create_plan):
 //!   run.response.end{direct} + run.response.start{plan}         when direct mode had started
+//!                                                               (the model wrote text, then
+//!                                                               called create_plan)
 //!   run.plan.create{plan}                                       steps indexed 1..n
 //!   run.approval.request{kind: plan} + system.status{kind: waiting_for_approval}
 //!     + run.approval.resolve                                     when approve_plans is set

@@ -20,6 +20,7 @@ use super::compaction::{ModelSummarizer, summary_prompt_limit};
 use super::config::{Mode, ToolFormat};
 use super::instructions::{Style, instructions};
 use super::model_context::ModelContext;
+use super::turn_state::ResponseGate;
 use super::observer::EventObserver;
 use super::output_limit::continuation_messages;
 use super::tool_call::Functions;
@@ -85,6 +86,8 @@ pub(crate) struct ModelCall<'a> {
     pub(crate) cancel: &'a CancellationToken,
     /// The turn's usage, which this call's is added to.
     pub(crate) turn_usage: &'a mut Usage,
+    /// The turn's response, announced by the first streamed piece that shows its mode.
+    pub(crate) response: &'a mut ResponseGate,
     /// The answer so far, when this call asks the model to continue an answer cut off at the
     /// output limit.
     pub(crate) continuation: Option<&'a str>,
@@ -213,8 +216,10 @@ impl ModelCaller {
                 call.agent_name.to_owned(),
                 initial,
                 initial && call.mode == Mode::Plan,
+                *call.response,
             );
             let result = self.send(&mut call, &request, &mut observer).await;
+            *call.response = observer.response();
             if !xml {
                 // The next request starts from this one's unchanged history instead of copying
                 // it.

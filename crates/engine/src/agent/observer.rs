@@ -1,12 +1,15 @@
-//! Streams a model response to the bus as it arrives: `run.thinking.start/delta/end` and
+//! Streams a model response to the bus as it arrives: `run.thinking.start/delta/end`,
+//! `run.response.start` in auto mode when the answer's first piece shows the mode, and
 //! `run.llm.delta`, and a warning when a broken attempt's partial output is discarded (before
 //! the `run.llm.retry` of the next attempt, or the failure of the call).
 
 use keel_events::{
-    Emitter, LogLevel, RunLlmDelta, RunThinkingDelta, RunThinkingEnd, RunThinkingFail,
+    Emitter, LogLevel, ResponseMode, RunLlmDelta, RunThinkingDelta, RunThinkingEnd, RunThinkingFail,
     RunThinkingStart, SystemLog,
 };
 
+use super::control_tools::CREATE_PLAN;
+use super::turn_state::ResponseGate;
 use crate::error::ProviderError;
 use crate::provider::StreamItem;
 use crate::retry::StreamObserver;
@@ -22,19 +25,33 @@ pub(crate) struct EventObserver {
     initial: bool,
     /// Whether Keel required the model to plan first (`run.thinking.start{is_forced}`).
     forced: bool,
+    /// The turn's response: announced by the first piece of the answer that shows its mode.
+    response: ResponseGate,
 }
 
 impl EventObserver {
     /// The observer of one model call: the turn's first (`initial`), in which Keel may have
     /// required the model to plan first (`forced`).
-    pub(crate) fn new(emitter: Emitter, agent_name: String, initial: bool, forced: bool) -> Self {
+    pub(crate) fn new(
+        emitter: Emitter,
+        agent_name: String,
+        initial: bool,
+        forced: bool,
+        response: ResponseGate,
+    ) -> Self {
         Self {
             emitter,
             agent_name,
             thinking: None,
             initial,
             forced,
+            response,
         }
+    }
+
+    /// The turn's response as this call left it.
+    pub(crate) fn response(&self) -> ResponseGate {
+        self.response
     }
 
     /// Ends an open thinking block (before answer text, or when the response is complete).
@@ -81,10 +98,21 @@ impl StreamObserver for EventObserver {
             StreamItem::Text(text) => {
                 self.close_thinking();
                 if !text.is_empty() {
+                    self.response.announce(&self.emitter, ResponseMode::Direct);
                     self.emitter.emit(RunLlmDelta { text: text.clone() });
                 }
             }
-            StreamItem::ToolCall(_) => self.close_thinking(),
+            StreamItem::ToolCall(call) => {
+                self.close_thinking();
+                if let Some(name) = &call.name {
+                    let mode = if name == CREATE_PLAN {
+                        ResponseMode::Plan
+                    } else {
+                        ResponseMode::Direct
+                    };
+                    self.response.announce(&self.emitter, mode);
+                }
+            }
             StreamItem::Warning(warning) => {
                 self.emitter.emit(SystemLog {
                     level: LogLevel::Warn,

@@ -85,17 +85,20 @@ impl TurnRun<'_> {
         }
     }
 
-    /// Switches the turn's response to plan mode (`run.response.end{direct}` +
-    /// `run.response.start{plan}`) when direct mode had started.
+    /// Switches the turn's response to plan mode: announces it when no mode was (auto mode's
+    /// first answer is a plan), or `run.response.end{direct}` + `run.response.start{plan}`
+    /// when direct mode had started.
     fn answer_in_plan_mode(&mut self) {
-        if self.state.response == ResponseMode::Direct {
+        if !self.state.response.open {
+            self.state.response.announce(self.emitter, ResponseMode::Plan);
+        } else if self.state.response.mode == ResponseMode::Direct {
             self.emitter.emit(RunResponseEnd {
                 mode: ResponseMode::Direct,
             });
             self.emitter.emit(RunResponseStart {
                 mode: ResponseMode::Plan,
             });
-            self.state.response = ResponseMode::Plan;
+            self.state.response.mode = ResponseMode::Plan;
         }
     }
 

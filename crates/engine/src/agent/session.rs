@@ -393,8 +393,11 @@ impl AgentSession {
             Mode::Plan => ResponseMode::Plan,
             Mode::Auto | Mode::Direct => ResponseMode::Direct,
         };
-        self.emitter.emit(RunResponseStart { mode });
         let mut state = TurnState::new(cancel.clone(), mode, self.config.anomalies);
+        // Auto mode: the model's first answer says whether it plans (see `tool_loop`).
+        if self.config.mode != Mode::Auto {
+            state.response.announce(&self.emitter, mode);
+        }
         state.asks_for_change = super::task_intent::asks_for_change(&task);
         state.only_asks = super::task_intent::only_asks(&task);
         state.task = task.clone();
@@ -547,15 +550,21 @@ impl AgentSession {
         }
         self.context.conversation.close_pending();
         self.context.focused.release_all();
+        if !state.response.open {
+            // No answer came (the model failed, or the turn stopped before it answered).
+            self.emitter.emit(RunResponseStart {
+                mode: state.response.mode,
+            });
+        }
         self.emitter.emit(RunResponseEnd {
-            mode: state.response,
+            mode: state.response.mode,
         });
         let outcome = TurnOutcome {
             status: ending.status,
             result: ending.result,
             files_changed: self.changes.since(0),
             usage: state.usage,
-            mode: state.response,
+            mode: state.response.mode,
             iterations: state.iterations,
             warning: ending.warning,
         };

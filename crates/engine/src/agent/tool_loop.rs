@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use keel_context::{ConversationError, TokenCounter, ToolCallRequest};
-use keel_events::{Emitter, SystemError, ToolStatus};
+use keel_events::{Emitter, ResponseMode, SystemError, ToolStatus};
 
 use super::answer_review::Review;
 use super::config::{AgentConfig, Mode, ToolFormat};
@@ -47,6 +47,14 @@ impl TurnRun<'_> {
                 Ok(response) => response,
                 Err(end) => return end,
             };
+            let plans = response.tool_calls.iter().any(|c| c.name == CREATE_PLAN);
+            let mode = if plans {
+                ResponseMode::Plan
+            } else {
+                ResponseMode::Direct
+            };
+            // When nothing streamed showed it (an empty answer), the whole answer does.
+            self.state.response.announce(self.emitter, mode);
             if let Some(step_id) = step {
                 self.report_step_output(step_id, &response.text);
             }
@@ -189,6 +197,7 @@ impl TurnRun<'_> {
             include_system_prompt: self.config.include_system_prompt,
             cancel: &self.state.cancel,
             turn_usage: &mut self.state.usage,
+            response: &mut self.state.response,
             continuation,
             pricing: &self.config.pricing,
         };

@@ -4,7 +4,8 @@
 use std::time::Instant;
 
 use keel_events::{
-    AgentStatus, Emitter, Plan, ResponseMode, RunAnomalyDetect, RunPlanReplan, Usage,
+    AgentStatus, Emitter, Plan, ResponseMode, RunAnomalyDetect, RunPlanReplan, RunResponseStart,
+    Usage,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -17,7 +18,8 @@ use crate::error::ProviderError;
 #[derive(Debug)]
 pub(crate) struct TurnState {
     pub(crate) cancel: CancellationToken,
-    pub(crate) response: ResponseMode,
+    /// The turn's response as the front end hears of it.
+    pub(crate) response: ResponseGate,
     pub(crate) usage: Usage,
     pub(crate) iterations: u32,
     pub(crate) detector: AnomalyDetector,
@@ -78,7 +80,10 @@ impl TurnState {
     ) -> Self {
         Self {
             cancel,
-            response,
+            response: ResponseGate {
+                mode: response,
+                open: false,
+            },
             usage: Usage::default(),
             iterations: 0,
             detector: AnomalyDetector::new(anomalies),
@@ -133,6 +138,30 @@ impl TurnState {
             anomaly.message
         ));
         None
+    }
+}
+
+/// The turn's response as the front end hears of it (seed 002 §7.3: the response's first event
+/// tells the mode): `run.response.start` goes out at once in direct and plan mode, and in auto
+/// mode with the first streamed piece of the model's answer that shows it — its text, or its
+/// first tool call (`create_plan`: plan) — so it precedes the answer's text and calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ResponseGate {
+    /// Direct or plan.
+    pub(crate) mode: ResponseMode,
+    /// Whether `run.response.start` went out.
+    pub(crate) open: bool,
+}
+
+impl ResponseGate {
+    /// Sends `run.response.start{mode}` unless it went out already.
+    pub(crate) fn announce(&mut self, emitter: &Emitter, mode: ResponseMode) {
+        if self.open {
+            return;
+        }
+        self.mode = mode;
+        self.open = true;
+        emitter.emit(RunResponseStart { mode });
     }
 }
 

@@ -76,6 +76,8 @@ impl AgentSession {
             Mode::Auto | Mode::Direct => ResponseMode::Direct,
         };
         let mut state = TurnState::new(cancel.clone(), mode, self.config.anomalies);
+        // The process that began the turn announced its response.
+        state.response.open = true;
         state.iterations = turn.iterations;
         state.asks_for_change = super::super::task_intent::asks_for_change(&input);
         state.only_asks = super::super::task_intent::only_asks(&input);
