@@ -12,8 +12,9 @@
 //! servers start together and offer their tools through [`attach_mcp`]. A session is taken back
 //! to before one of its checkpoints' turns by [`rewind`], or branched into a new one by
 //! [`fork_session`]. What a front end does to a session between turns (a shadow apply) is
-//! recorded by [`append_outside_turn`]. Front ends keep only what is theirs: terminal prompts and rendering, HTTP
-//! routes and broadcast.
+//! recorded by [`append_outside_turn`]. A process hosting a session alone (every CLI front end)
+//! opens it with [`SessionHost::open`] and runs its turns through [`HostedSession`]. Front ends keep only what is theirs: terminal prompts and rendering, HTTP
+//! routes and broadcast, and when work starts or stops.
 
 mod agent;
 mod continuation;
@@ -22,9 +23,12 @@ mod event_log;
 mod file_settings;
 mod fork;
 mod handover;
+mod hosted;
 mod lease;
 mod mcp;
 mod outside_turn;
+mod project_store;
+mod recorder;
 mod rewind;
 mod saved;
 mod session;
@@ -40,12 +44,17 @@ pub use file_settings::{
 };
 pub use fork::{FORKED_FROM_KEY, Fork, fork_session};
 pub use handover::{Continuation, plan_continuation};
+pub use hosted::{HostedSession, Interaction, SessionHost, SessionSource};
 pub use lease::{
     AppendToStore, InterruptRecorder, LeaseRenewal, interrupted_error, recover_lapsed_turns,
     renew_every, renew_lease,
 };
 pub use mcp::{attach_mcp, server_specs};
 pub use outside_turn::append_outside_turn;
+pub use project_store::{
+    TURN_LEASE, TURN_LEASE_VAR, open_project_store, process_lease, recover_interrupted,
+};
+pub use recorder::{Warnings, title_of};
 pub use rewind::{RewindError, RewindReport, append_rewind, rewind};
 pub use saved::{CONVERSATION_ID_KEY, SAVED_CONVERSATION_VERSION, SavedConversation};
 pub use session::{OpenedSession, open_session};

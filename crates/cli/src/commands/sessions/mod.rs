@@ -128,7 +128,7 @@ pub(super) async fn existing_store(root: &Path) -> Result<Option<Arc<dyn Store>>
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path).await?);
     // A session a killed `keel` left running shows as failed, not running forever.
     // No event stream yet: a failure is printed.
-    if let Some(warning) = crate::host::recover(store.as_ref()).await {
+    if let Some(warning) = keel_host::recover_interrupted(store.as_ref()).await {
         eprintln!("keel: warning: {warning}");
     }
     Ok(Some(store))
