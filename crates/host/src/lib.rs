@@ -13,7 +13,9 @@
 //! to before one of its checkpoints' turns by [`rewind`], or branched into a new one by
 //! [`fork_session`]. What a front end does to a session between turns (a shadow apply) is
 //! recorded by [`append_outside_turn`]. A process hosting a session alone (every CLI front end)
-//! opens it with [`SessionHost::open`] and runs its turns through [`HostedSession`]. Front ends keep only what is theirs: terminal prompts and rendering, HTTP
+//! opens it with [`SessionHost::open`] and runs its turns through [`HostedSession`]; a server
+//! instance hosting sessions beside others writes turns, leases, claims and session rows through
+//! [`InstanceHost`]. Front ends keep only what is theirs: terminal prompts and rendering, HTTP
 //! routes and broadcast, and when work starts or stops.
 
 mod agent;
@@ -24,6 +26,7 @@ mod file_settings;
 mod fork;
 mod handover;
 mod hosted;
+mod instance;
 mod lease;
 mod mcp;
 mod outside_turn;
@@ -45,6 +48,7 @@ pub use file_settings::{
 pub use fork::{FORKED_FROM_KEY, Fork, fork_session};
 pub use handover::{Continuation, plan_continuation};
 pub use hosted::{HostedSession, Interaction, SessionHost, SessionSource};
+pub use instance::{EndRecorded, InstanceHost};
 pub use lease::{
     AppendToStore, InterruptRecorder, LeaseRenewal, interrupted_error, recover_lapsed_turns,
     renew_every, renew_lease,
