@@ -217,6 +217,17 @@ pub fn is_local_endpoint(base_url: &str) -> bool {
     }
 }
 
+/// The models of a comma-separated chain (`--model`, `KEEL_MODEL`, `model =`, a session's
+/// model), trimmed, empty names dropped — read the same way by every front end.
+pub fn split_models(chain: &str) -> Vec<String> {
+    chain
+        .split(',')
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

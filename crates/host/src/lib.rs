@@ -19,9 +19,11 @@
 //! routes and broadcast, and when work starts or stops.
 
 mod agent;
+mod config_dir;
 mod continuation;
 mod error;
 mod event_log;
+mod file_run;
 mod file_settings;
 mod fork;
 mod handover;
@@ -37,10 +39,14 @@ mod saved;
 mod session;
 mod turn;
 
-pub use agent::{AgentSettings, distills_by_default, is_local_endpoint, saved_conversation};
+pub use agent::{
+    AgentSettings, distills_by_default, is_local_endpoint, saved_conversation, split_models,
+};
+pub use config_dir::{CONFIG_DIR_VAR, user_config_dir, user_config_dir_or};
 pub use continuation::{CommittedTurn, INTERRUPTED_CALL_RESULT};
 pub use error::HostError;
 pub use event_log::EventLog;
+pub use file_run::file_run_sandbox;
 pub use file_settings::{
     ContextConfig, ImagesConfig, PriceConfig, checkpoint_max_bytes, image_settings,
     instruction_files, pricing_with,
@@ -61,5 +67,5 @@ pub use project_store::{
 pub use recorder::{Warnings, title_of};
 pub use rewind::{RewindError, RewindReport, append_rewind, rewind};
 pub use saved::{CONVERSATION_ID_KEY, SAVED_CONVERSATION_VERSION, SavedConversation};
-pub use session::{OpenedSession, open_session};
+pub use session::{OpenedSession, open_session, session_turns};
 pub use turn::{TurnEnd, finish_turn, finish_turn_fenced};

@@ -877,7 +877,7 @@ impl LiveSession {
         let (provider, default_models) =
             build_provider(settings).map_err(ApiError::unprocessable)?;
         let models = match session.model.as_deref() {
-            Some(model) if !model.trim().is_empty() => crate::config::split_models(Some(model)),
+            Some(model) if !model.trim().is_empty() => keel_host::split_models(model),
             _ => default_models,
         };
         let mcp_servers = state.config.mcp_servers_for(&session.project_id);
@@ -966,14 +966,8 @@ impl LiveSession {
         }
         interpreter_for(&resolved, &path).map_err(|e| ApiError::unprocessable(e.to_string()))?;
         // File runs are confined like the session's commands (the server's sandbox settings).
-        let policy = &state.config.provider.sandbox;
-        let sandbox = if policy.is_off() {
-            None
-        } else {
-            let sandbox = keel_tools::sandbox::Sandbox::new(policy.clone(), &root)
-                .map_err(|e| ApiError::unprocessable(format!("`{path}` was not run: {e}")))?;
-            Some(Arc::new(sandbox))
-        };
+        let sandbox = keel_host::file_run_sandbox(&state.config.provider.sandbox, &root)
+            .map_err(|e| ApiError::unprocessable(format!("`{path}` was not run: {e}")))?;
         let warning = sandbox.as_ref().and_then(|s| s.warning());
         let request = FileRun::new(root, path)
             .with_args(args)

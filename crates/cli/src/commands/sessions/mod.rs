@@ -203,7 +203,9 @@ async fn list(args: ListArgs) -> ExitCode {
     let result = async {
         let mut rows = Vec::new();
         for session in store.list_sessions(&filter).await? {
-            let turns = store.list_turns(&session.id).await?.len();
+            let turns = keel_host::session_turns(store.as_ref(), &session.id)
+                .await?
+                .len();
             let last_seq = if args.json {
                 store.last_seq(&session.id).await?
             } else {
@@ -252,7 +254,7 @@ async fn show(args: ShowArgs) -> ExitCode {
         Err(code) => return code,
     };
     let result = async {
-        let turns = store.list_turns(&session.id).await?;
+        let turns = keel_host::session_turns(store.as_ref(), &session.id).await?;
         let events = store.read_events(&session.id, EventRange::all()).await?;
         Ok::<_, StoreError>((turns, events))
     }
