@@ -14,15 +14,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use futures::StreamExt as _;
-use keel_engine::agent::QuestionAnswerer;
 use keel_engine::{AgentSession, Provider, TurnOutcome};
 use keel_events::{Bus, Emitter, Sequencer};
 use keel_mcp::{McpManager, ServerConfig};
 use keel_store::{NewSession, Store, WriterOptions};
-use keel_tools::Approver;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{AgentSettings, saved_conversation};
+use crate::agent::{AgentSettings, Interaction, saved_conversation};
 use crate::error::HostError;
 use crate::event_log::EventLog;
 use crate::project_store::{open_project_store, process_lease};
@@ -133,7 +131,12 @@ impl SessionHost {
         interaction: Interaction,
         warnings: Warnings,
     ) -> Result<HostedSession, HostError> {
-        let agent = settings.build(provider, self.emitter.clone(), self.saved.take())?;
+        let agent = settings.build_wired(
+            provider,
+            self.emitter.clone(),
+            self.saved.take(),
+            interaction,
+        )?;
         let (agent, mcp) = crate::mcp::attach_mcp(
             agent,
             &settings.root,
@@ -142,9 +145,6 @@ impl SessionHost {
             &self.emitter,
         )
         .await;
-        let agent = agent
-            .with_approver(interaction.approver)
-            .with_answerer(interaction.answerer);
         if let Some(recorder) = &mut self.recorder {
             recorder.tell(warnings);
         }
@@ -155,15 +155,6 @@ impl SessionHost {
             recorder: self.recorder,
         })
     }
-}
-
-/// Who a session's agent asks: approvals and questions, as the front end answers them.
-#[derive(Debug, Clone)]
-pub struct Interaction {
-    /// Asked before a command, edit or tool call the policy does not settle.
-    pub approver: Arc<dyn Approver>,
-    /// Asked the model's questions.
-    pub answerer: Arc<dyn QuestionAnswerer>,
 }
 
 /// A session hosted by this process, its agent built.

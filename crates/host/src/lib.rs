@@ -40,7 +40,8 @@ mod session;
 mod turn;
 
 pub use agent::{
-    AgentSettings, distills_by_default, is_local_endpoint, saved_conversation, split_models,
+    AgentSettings, Interaction, distills_by_default, is_local_endpoint, saved_conversation,
+    split_models,
 };
 pub use config_dir::{CONFIG_DIR_VAR, user_config_dir, user_config_dir_or};
 pub use continuation::{CommittedTurn, INTERRUPTED_CALL_RESULT};
@@ -53,7 +54,7 @@ pub use file_settings::{
 };
 pub use fork::{FORKED_FROM_KEY, Fork, fork_session};
 pub use handover::{Continuation, plan_continuation};
-pub use hosted::{HostedSession, Interaction, SessionHost, SessionSource};
+pub use hosted::{HostedSession, SessionHost, SessionSource};
 pub use instance::{EndRecorded, InstanceHost};
 pub use lease::{
     AppendToStore, InterruptRecorder, LeaseRenewal, interrupted_error, recover_lapsed_turns,

@@ -18,8 +18,8 @@ use keel_context::InstructionSources;
 use keel_engine::{AgentSession, Mode};
 use keel_events::{Emitter, LogLevel, SystemError, SystemLog};
 use keel_host::{
-    AgentSettings, Continuation, EndRecorded, EventLog, HostError, SavedConversation, TurnEnd,
-    open_session, saved_conversation,
+    AgentSettings, Continuation, EndRecorded, EventLog, HostError, Interaction, SavedConversation,
+    TurnEnd, open_session, saved_conversation,
 };
 use keel_mcp::McpManager;
 use keel_store::{
@@ -911,11 +911,13 @@ impl LiveSession {
                 == Some(&serde_json::Value::Bool(true)),
             ..AgentSettings::new(&session.root, models)
         };
+        let interaction = Interaction {
+            approver: Arc::new(HttpApprover(Arc::clone(&self.interactions))),
+            answerer: Arc::new(HttpAnswerer(Arc::clone(&self.interactions))),
+        };
         let built = agent
-            .build(provider, emitter.clone(), opened.saved)
-            .map_err(|e| ApiError::unprocessable(e.to_string()))?
-            .with_approver(Arc::new(HttpApprover(Arc::clone(&self.interactions))))
-            .with_answerer(Arc::new(HttpAnswerer(Arc::clone(&self.interactions))));
+            .build_wired(provider, emitter.clone(), opened.saved, interaction)
+            .map_err(|e| ApiError::unprocessable(e.to_string()))?;
         // The previous agent's servers stop before this one's start.
         let previous = self.mcp.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(previous) = previous {
