@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use keel_context::{InstructionSources, MemoryStore};
+use keel_engine::agent::QuestionAnswerer;
 use keel_engine::agent::ToolProfile;
 use keel_engine::{
     AgentConfig, AgentSession, Mode, ModelChain, Pricing, Provider, RepoMapConfig, Sampling,
@@ -11,7 +12,7 @@ use keel_engine::{
 };
 use keel_events::Emitter;
 use keel_tools::builtin::ImageSettings;
-use keel_tools::{ApprovalPolicy, EditApproval, RuleSet, ToolRegistry};
+use keel_tools::{ApprovalPolicy, Approver, EditApproval, RuleSet, ToolRegistry};
 
 use crate::error::HostError;
 use crate::saved::SavedConversation;
@@ -181,6 +182,29 @@ impl AgentSettings {
         }
         Ok(agent)
     }
+
+    /// [`AgentSettings::build`], the agent asking `interaction` for approvals and answers.
+    pub fn build_wired(
+        &self,
+        provider: Arc<dyn Provider>,
+        emitter: Emitter,
+        saved: Option<SavedConversation>,
+        interaction: Interaction,
+    ) -> Result<AgentSession, HostError> {
+        Ok(self
+            .build(provider, emitter, saved)?
+            .with_approver(interaction.approver)
+            .with_answerer(interaction.answerer))
+    }
+}
+
+/// Who a session's agent asks: approvals and questions, as the front end answers them.
+#[derive(Debug, Clone)]
+pub struct Interaction {
+    /// Asked before a command, edit or tool call the policy does not settle.
+    pub approver: Arc<dyn Approver>,
+    /// Asked the model's questions.
+    pub answerer: Arc<dyn QuestionAnswerer>,
 }
 
 /// The conversation of `agent`, to save after a turn.
@@ -215,6 +239,17 @@ pub fn is_local_endpoint(base_url: &str) -> bool {
         Ok(std::net::IpAddr::V6(ip)) => ip.is_loopback() || ip.is_unique_local(),
         Err(_) => false,
     }
+}
+
+/// The models of a comma-separated chain (`--model`, `KEEL_MODEL`, `model =`, a session's
+/// model), trimmed, empty names dropped — read the same way by every front end.
+pub fn split_models(chain: &str) -> Vec<String> {
+    chain
+        .split(',')
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 #[cfg(test)]

@@ -12,43 +12,63 @@
 //! servers start together and offer their tools through [`attach_mcp`]. A session is taken back
 //! to before one of its checkpoints' turns by [`rewind`], or branched into a new one by
 //! [`fork_session`]. What a front end does to a session between turns (a shadow apply) is
-//! recorded by [`append_outside_turn`]. Front ends keep only what is theirs: terminal prompts and rendering, HTTP
-//! routes and broadcast.
+//! recorded by [`append_outside_turn`]. A process hosting a session alone (every CLI front end)
+//! opens it with [`SessionHost::open`] and runs its turns through [`HostedSession`]; a server
+//! instance hosting sessions beside others writes turns, leases, claims and session rows through
+//! [`InstanceHost`]. Front ends keep only what is theirs: terminal prompts and rendering, HTTP
+//! routes and broadcast, and when work starts or stops.
 
 mod agent;
+mod config_dir;
 mod continuation;
 mod error;
 mod event_log;
+mod file_run;
 mod file_settings;
 mod fork;
 mod handover;
+mod hosted;
+mod instance;
 mod lease;
 mod mcp;
 mod outside_turn;
+mod project_store;
+mod recorder;
 mod rewind;
 mod saved;
 mod session;
 mod turn;
 
-pub use agent::{AgentSettings, distills_by_default, is_local_endpoint, saved_conversation};
+pub use agent::{
+    AgentSettings, Interaction, distills_by_default, is_local_endpoint, saved_conversation,
+    split_models,
+};
+pub use config_dir::{CONFIG_DIR_VAR, user_config_dir, user_config_dir_or};
 pub use continuation::{CommittedTurn, INTERRUPTED_CALL_RESULT};
 pub use error::HostError;
 pub use event_log::EventLog;
+pub use file_run::file_run_sandbox;
 pub use file_settings::{
     ContextConfig, ImagesConfig, PriceConfig, checkpoint_max_bytes, image_settings,
     instruction_files, pricing_with,
 };
 pub use fork::{FORKED_FROM_KEY, Fork, fork_session};
 pub use handover::{Continuation, plan_continuation};
+pub use hosted::{HostedSession, SessionHost, SessionSource};
+pub use instance::{EndRecorded, InstanceHost};
 pub use lease::{
     AppendToStore, InterruptRecorder, LeaseRenewal, interrupted_error, recover_lapsed_turns,
     renew_every, renew_lease,
 };
 pub use mcp::{attach_mcp, server_specs};
 pub use outside_turn::append_outside_turn;
+pub use project_store::{
+    TURN_LEASE, TURN_LEASE_VAR, open_project_store, process_lease, recover_interrupted,
+};
+pub use recorder::{Warnings, title_of};
 pub use rewind::{RewindError, RewindReport, append_rewind, rewind};
 pub use saved::{CONVERSATION_ID_KEY, SAVED_CONVERSATION_VERSION, SavedConversation};
-pub use session::{OpenedSession, open_session};
+pub use session::{OpenedSession, open_session, session_turns};
 pub use turn::{TurnEnd, finish_turn, finish_turn_fenced};
 
 /// The README's example, compiled and run as a doctest so it stays true.

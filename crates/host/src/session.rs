@@ -1,6 +1,6 @@
 //! Opening a stored session to continue it.
 
-use keel_store::{Session, Store};
+use keel_store::{Session, Store, StoreResult, Turn};
 
 use crate::error::HostError;
 use crate::saved::SavedConversation;
@@ -30,4 +30,9 @@ pub async fn open_session(store: &dyn Store, id: &str) -> Result<OpenedSession, 
         saved,
         last_seq,
     })
+}
+
+/// The turns of session `id`, oldest first (for listing; a front end never writes them).
+pub async fn session_turns(store: &dyn Store, id: &str) -> StoreResult<Vec<Turn>> {
+    store.list_turns(id).await
 }

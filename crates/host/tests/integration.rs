@@ -1,4 +1,6 @@
 //! keel-host's integration tests, one binary.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod hosted;
+mod instance;
 mod saved_shapes;

@@ -622,7 +622,7 @@ fn provider_settings(
             .clone()
             .or(file.provider)
             .unwrap_or_else(|| "openai".to_owned()),
-        models: split_models(args.model.clone().or(file.model).as_deref()),
+        models: keel_host::split_models(args.model.clone().or(file.model).as_deref().unwrap_or("")),
         max_iterations,
         approval,
         approve_plans: args.approve_plans || file.approve_plans.unwrap_or(false),
@@ -708,16 +708,6 @@ fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
         path: path.to_owned(),
         message: e.to_string(),
     })
-}
-
-/// The model chain of a comma-separated list.
-pub fn split_models(text: Option<&str>) -> Vec<String> {
-    text.unwrap_or("")
-        .split(',')
-        .map(str::trim)
-        .filter(|m| !m.is_empty())
-        .map(str::to_owned)
-        .collect()
 }
 
 /// The URL of the default SQLite database in `data_dir`.

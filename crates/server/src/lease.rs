@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use keel_host::{renew_every, renew_lease};
+use keel_host::renew_every;
 
 use crate::error::ServerError;
 use crate::state::{AppState, SharedState};
@@ -26,7 +26,7 @@ pub async fn recover(state: &Arc<AppState>) -> Result<usize, ServerError> {
     if state.is_draining() {
         return Ok(0);
     }
-    let handovers = state.store.take_over_turns(&state.lease, true).await?;
+    let handovers = state.host.take_over_turns().await?;
     let mut continued = 0;
     for handover in handovers {
         let live = state.live(&handover.turn.session_id);
@@ -72,7 +72,7 @@ async fn renew(state: &Arc<AppState>) {
         .filter_map(|live| Some((live.held_claim()?, live)))
         .collect();
     let ids = running.iter().map(|(_, turn)| turn.clone());
-    match renew_lease(state.store.as_ref(), &state.lease, ids).await {
+    match state.host.renew_lease(ids).await {
         Ok(lost) => {
             for (session, turn_id) in running {
                 if lost.contains(&turn_id) {
@@ -87,7 +87,7 @@ async fn renew(state: &Arc<AppState>) {
         }
         Err(error) => tracing::warn!(%error, "cannot renew the turn lease"),
     }
-    match state.store.renew_writers(&state.lease).await {
+    match state.host.renew_writers().await {
         Ok(held) => {
             for (claim, live) in claims {
                 if !held.contains(&claim) {

@@ -18,12 +18,12 @@ use keel_context::InstructionSources;
 use keel_engine::{AgentSession, Mode};
 use keel_events::{Emitter, LogLevel, SystemError, SystemLog};
 use keel_host::{
-    AgentSettings, Continuation, EventLog, HostError, SavedConversation, TurnEnd,
-    finish_turn_fenced, open_session, plan_continuation, saved_conversation,
+    AgentSettings, Continuation, EndRecorded, EventLog, HostError, Interaction, SavedConversation,
+    TurnEnd, open_session, saved_conversation,
 };
 use keel_mcp::McpManager;
 use keel_store::{
-    NewTurn, SharedClaim, StoreError, StoreResult, Turn, TurnHandover, WriterClaim, WriterOptions,
+    SharedClaim, StoreError, StoreResult, Turn, TurnHandover, WriterClaim, WriterOptions,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -288,7 +288,7 @@ impl LiveSession {
             if others_running && current.claim.get().is_some() {
                 return Ok(current.produced());
             }
-            let claim = state.store.claim_writer(&self.id, &state.lease).await?;
+            let claim = state.host.claim_writer(&self.id).await?;
             // Events still queued would make the store look behind.
             let _ = current.log.flush().await;
             let stored = state.store.last_seq(&self.id).await?;
@@ -298,7 +298,7 @@ impl LiveSession {
             }
             return self.rebuild(state, &mut producer, claim).await;
         }
-        let claim = state.store.claim_writer(&self.id, &state.lease).await?;
+        let claim = state.host.claim_writer(&self.id).await?;
         self.rebuild(state, &mut producer, claim).await
     }
 
@@ -384,7 +384,7 @@ impl LiveSession {
                     self.channel.mark_local(current.log.last_seq());
                 }
                 if let Some(claim) = current.claim.take()
-                    && let Err(error) = state.store.release_writer(&claim).await
+                    && let Err(error) = state.host.release_writer(&claim).await
                 {
                     // It lapses by itself; until then other instances wait for it.
                     tracing::warn!(session_id = self.id, %error, "cannot give up the session's writer claim");
@@ -470,8 +470,8 @@ impl LiveSession {
         request_id: String,
         input: String,
     ) -> Result<(Turn, bool), StartError> {
-        let store = &state.store;
-        if let Some(turn) = store
+        if let Some(turn) = state
+            .host
             .turn_by_request_id(&self.id, &request_id)
             .await
             .map_err(ApiError::from)?
@@ -531,27 +531,14 @@ impl LiveSession {
         request_id: String,
         input: String,
     ) -> ApiResult<Option<(keel_store::TurnStart, Produced)>> {
-        let store = &state.store;
-        let turns = store.list_turns(&self.id).await?;
-        if turns
-            .iter()
-            .any(|t| t.status == keel_store::TurnStatus::Running)
-        {
+        if state.host.running_turn(&self.id).await?.is_some() {
             return Ok(None);
         }
         let produced = self
             .emitter(state, self.file_runs_active())
             .await
             .map_err(writer_error)?;
-        let new = NewTurn::new(self.id.clone(), input)
-            .with_request_id(request_id)
-            .with_lease(state.lease.clone());
-        let start = store.begin_turn(new).await?;
-        if start.created {
-            store
-                .set_session_status(&self.id, keel_store::SessionStatus::Running)
-                .await?;
-        }
+        let start = state.host.begin_turn(&self.id, request_id, input).await?;
         Ok(Some((start, produced)))
     }
 
@@ -650,22 +637,17 @@ impl LiveSession {
             );
             return;
         };
-        if let Err(error) = finish_turn_fenced(
-            state.store.as_ref(),
-            &claim,
-            Some(turn_id),
-            &end,
-            saved.as_ref(),
-        )
-        .await
+        match state
+            .host
+            .end_turn(&claim, turn_id, &end, saved.as_ref())
+            .await
         {
-            match &error {
-                HostError::Store(e) if e.is_fenced() => {
-                    tracing::warn!(session_id = self.id, turn_id, %error, "the session was taken over: the turn's end is not recorded here");
-                }
-                _ => {
-                    tracing::error!(session_id = self.id, turn_id, %error, "cannot store the end of the turn");
-                }
+            EndRecorded::Stored => {}
+            EndRecorded::Fenced(error) => {
+                tracing::warn!(session_id = self.id, turn_id, %error, "the session was taken over: the turn's end is not recorded here");
+            }
+            EndRecorded::Failed(error) => {
+                tracing::error!(session_id = self.id, turn_id, %error, "cannot store the end of the turn");
             }
         }
     }
@@ -767,8 +749,7 @@ impl LiveSession {
         produced: Produced,
     ) {
         let turn_id = handover.turn.id.clone();
-        let me = state.lease.owner.clone();
-        let plan = plan_continuation(state.store.as_ref(), &handover, &me).await;
+        let plan = state.host.plan_continuation(&handover).await;
         let claim_now = || produced.claim.get();
         match plan {
             Ok(Continuation::Ended {
@@ -778,14 +759,11 @@ impl LiveSession {
             }) => {
                 let end = TurnEnd::Finished { status, result };
                 if let Some(claim) = claim_now()
-                    && let Err(error) = finish_turn_fenced(
-                        state.store.as_ref(),
-                        &claim,
-                        Some(&turn_id),
-                        &end,
-                        Some(&saved),
-                    )
-                    .await
+                    && let Some(error) = state
+                        .host
+                        .end_turn(&claim, &turn_id, &end, Some(&saved))
+                        .await
+                        .error()
                 {
                     tracing::warn!(session_id = self.id, turn_id, %error, "cannot record the end of a handed-over turn");
                 }
@@ -801,14 +779,11 @@ impl LiveSession {
                 // memory has not seen it.
                 *self.agent.lock().await = None;
                 if let Some(claim) = claim_now()
-                    && let Err(error) = finish_turn_fenced(
-                        state.store.as_ref(),
-                        &claim,
-                        Some(&turn_id),
-                        &TurnEnd::Failed(message),
-                        Some(&saved),
-                    )
-                    .await
+                    && let Some(error) = state
+                        .host
+                        .end_turn(&claim, &turn_id, &TurnEnd::Failed(message), Some(&saved))
+                        .await
+                        .error()
                 {
                     tracing::warn!(session_id = self.id, turn_id, %error, "cannot record the end of an interrupted turn");
                 }
@@ -856,15 +831,12 @@ impl LiveSession {
             if let Some(current) = producer.as_ref() {
                 let _ = current.log.flush().await;
                 if let Some(claim) = current.claim.take() {
-                    let _ = state.store.release_writer(&claim).await;
+                    let _ = state.host.release_writer(&claim).await;
                 }
             }
         }
         if let Some(turn_id) = &turn_id
-            && let Err(error) = state
-                .store
-                .release_turn_lease(turn_id, &state.lease.owner)
-                .await
+            && let Err(error) = state.host.release_turn_lease(turn_id).await
         {
             tracing::warn!(session_id = self.id, turn_id, %error, "cannot let the turn's lease go: it moves once it lapses");
         }
@@ -905,7 +877,7 @@ impl LiveSession {
         let (provider, default_models) =
             build_provider(settings).map_err(ApiError::unprocessable)?;
         let models = match session.model.as_deref() {
-            Some(model) if !model.trim().is_empty() => crate::config::split_models(Some(model)),
+            Some(model) if !model.trim().is_empty() => keel_host::split_models(model),
             _ => default_models,
         };
         let mcp_servers = state.config.mcp_servers_for(&session.project_id);
@@ -939,11 +911,13 @@ impl LiveSession {
                 == Some(&serde_json::Value::Bool(true)),
             ..AgentSettings::new(&session.root, models)
         };
+        let interaction = Interaction {
+            approver: Arc::new(HttpApprover(Arc::clone(&self.interactions))),
+            answerer: Arc::new(HttpAnswerer(Arc::clone(&self.interactions))),
+        };
         let built = agent
-            .build(provider, emitter.clone(), opened.saved)
-            .map_err(|e| ApiError::unprocessable(e.to_string()))?
-            .with_approver(Arc::new(HttpApprover(Arc::clone(&self.interactions))))
-            .with_answerer(Arc::new(HttpAnswerer(Arc::clone(&self.interactions))));
+            .build_wired(provider, emitter.clone(), opened.saved, interaction)
+            .map_err(|e| ApiError::unprocessable(e.to_string()))?;
         // The previous agent's servers stop before this one's start.
         let previous = self.mcp.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(previous) = previous {
@@ -994,14 +968,8 @@ impl LiveSession {
         }
         interpreter_for(&resolved, &path).map_err(|e| ApiError::unprocessable(e.to_string()))?;
         // File runs are confined like the session's commands (the server's sandbox settings).
-        let policy = &state.config.provider.sandbox;
-        let sandbox = if policy.is_off() {
-            None
-        } else {
-            let sandbox = keel_tools::sandbox::Sandbox::new(policy.clone(), &root)
-                .map_err(|e| ApiError::unprocessable(format!("`{path}` was not run: {e}")))?;
-            Some(Arc::new(sandbox))
-        };
+        let sandbox = keel_host::file_run_sandbox(&state.config.provider.sandbox, &root)
+            .map_err(|e| ApiError::unprocessable(format!("`{path}` was not run: {e}")))?;
         let warning = sandbox.as_ref().and_then(|s| s.warning());
         let request = FileRun::new(root, path)
             .with_args(args)

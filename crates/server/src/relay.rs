@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use keel_events::ApprovalDecision;
-use keel_store::{ControlKind, ControlMessage, EventRange, Store, Turn, TurnStatus};
+use keel_store::{ControlKind, ControlMessage, EventRange};
 use keel_tools::ApprovalReply;
 
 use crate::error::{ApiError, ApiResult};
@@ -76,15 +76,6 @@ fn approval_reply(message: &ControlMessage) -> Option<ApprovalReply> {
     })
 }
 
-/// The session's running turn, as stored.
-async fn running_turn(store: &dyn Store, session_id: &str) -> ApiResult<Option<Turn>> {
-    Ok(store
-        .list_turns(session_id)
-        .await?
-        .into_iter()
-        .find(|t| t.status == TurnStatus::Running))
-}
-
 fn not_waiting(what: &str, id: &str) -> ApiError {
     ApiError::conflict(format!(
         "{what} `{id}` is not waiting for a decision (its turn has ended)"
@@ -112,7 +103,7 @@ async fn relay_decision(
         StoredState::Decided(previous) => return same_or_conflict(previous == wanted, what, id),
         StoredState::Requested => {}
     }
-    let Some(turn) = running_turn(store, &session_id).await? else {
+    let Some(turn) = state.host.running_turn(&session_id).await? else {
         return Err(not_waiting(what, id));
     };
     store.send_control(&message).await.map_err(|e| match e {
@@ -139,7 +130,7 @@ async fn relay_decision(
                 same_or_conflict(false, what, id)
             };
         }
-        if store.get_turn(&turn.id).await?.status != TurnStatus::Running {
+        if !state.host.is_running(&turn.id).await? {
             return Err(not_waiting(what, id));
         }
         if tokio::time::Instant::now() >= deadline {
@@ -186,7 +177,7 @@ pub async fn relay_answer(
 /// running.
 pub async fn relay_cancel(state: &AppState, session_id: &str) -> ApiResult<bool> {
     let store = state.store.as_ref();
-    let running = running_turn(store, session_id).await?;
+    let running = state.host.running_turn(session_id).await?;
     // File runs are not stored: relay even without a running turn.
     store
         .send_control(&ControlMessage::new(session_id, ControlKind::Cancel))
@@ -196,7 +187,7 @@ pub async fn relay_cancel(state: &AppState, session_id: &str) -> ApiResult<bool>
     };
     let deadline = tokio::time::Instant::now() + CONFIRM_WAIT;
     while tokio::time::Instant::now() < deadline {
-        if store.get_turn(&turn.id).await?.status != TurnStatus::Running {
+        if !state.host.is_running(&turn.id).await? {
             break;
         }
         tokio::time::sleep(POLL_EVERY).await;

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::extract::{FromRef, FromRequestParts, Query};
 use axum::http::request::Parts;
+use keel_host::InstanceHost;
 use keel_store::{Session, Store, TurnLease};
 use serde::Deserialize;
 
@@ -30,6 +31,9 @@ pub struct AppState {
     pub stream_tokens: StreamTokens,
     /// The lease this instance takes on the turns it runs (its instance id and lease length).
     pub lease: TurnLease,
+    /// The session host: every turn row, lease, writer claim and session row this instance
+    /// writes goes through it (under [`AppState::lease`]).
+    pub host: InstanceHost,
     /// The runtime turns, file runs, their writers and the encoders run on.
     pub producers: Arc<Producers>,
     live: Mutex<HashMap<String, Arc<LiveSession>>>,
@@ -56,9 +60,11 @@ impl AppState {
             .instance_id
             .clone()
             .unwrap_or_else(|| format!("keel-server-{}", uuid::Uuid::now_v7().simple()));
+        let lease = TurnLease::new(owner, config.turn_lease);
         Ok(Self {
             producers,
-            lease: TurnLease::new(owner, config.turn_lease),
+            host: InstanceHost::new(Arc::clone(&store), lease.clone()),
+            lease,
             tokens: Tokens::new(config.tokens.clone()),
             stream_tokens: StreamTokens::new(key, config.stream_token_ttl_secs),
             config: Arc::new(config),

@@ -159,10 +159,5 @@ fn sandbox_for(args: &ExecFileArgs) -> Result<Option<std::sync::Arc<Sandbox>>, S
         .canonicalize()
         .map_err(|e| format!("--root `{}`: {e}", args.root.display()))?;
     let policy = crate::config::load_sandbox(&root, args.sandbox).map_err(|e| e.to_string())?;
-    if policy.is_off() {
-        return Ok(None);
-    }
-    Sandbox::new(policy, &root)
-        .map(|sandbox| Some(std::sync::Arc::new(sandbox)))
-        .map_err(|e| format!("the script was not run: {e}"))
+    keel_host::file_run_sandbox(&policy, &root).map_err(|e| format!("the script was not run: {e}"))
 }

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use keel_engine::Mode;
 use keel_engine::agent::{ToolFormat, ToolProfile};
 use keel_host::PriceConfig;
-pub use keel_host::{ContextConfig, ImagesConfig};
+pub use keel_host::{ContextConfig, ImagesConfig, split_models};
 use keel_tools::ApprovalPolicy;
 use keel_tools::sandbox::{Fallback, SandboxMode};
 use serde::Deserialize;
@@ -314,16 +314,6 @@ where
         return Err(de::Error::custom("names no model"));
     }
     Ok(Some(models))
-}
-
-/// The models of a comma-separated chain, trimmed, empty names dropped.
-pub fn split_models(chain: &str) -> Vec<String> {
-    chain
-        .split(',')
-        .map(str::trim)
-        .filter(|m| !m.is_empty())
-        .map(str::to_owned)
-        .collect()
 }
 
 #[cfg(test)]

@@ -53,13 +53,7 @@ impl Environment {
     /// The user's config folder: `$KEEL_CONFIG_DIR`, else the platform's (`~/.config/keel` on
     /// Linux). It holds the user's `keel.toml` and user-wide `AGENTS.md`.
     pub fn user_config_dir(&self) -> Option<PathBuf> {
-        if let Some(dir) = &self.config_dir {
-            return Some(dir.clone());
-        }
-        use etcetera::BaseStrategy as _;
-        etcetera::choose_base_strategy()
-            .ok()
-            .map(|base| base.config_dir().join("keel"))
+        keel_host::user_config_dir_or(self.config_dir.clone())
     }
 
     /// Where the user's `keel.toml` is: in [`Self::user_config_dir`].

@@ -8,33 +8,39 @@
 
 mod interrupts;
 mod notices;
-mod persist;
 mod provider;
 
 use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use futures::StreamExt as _;
 use keel_context::InstructionSources;
-use keel_engine::AgentSession;
 use keel_engine::agent::CannotAnswer;
-use keel_events::{
-    AgentStatus, Bus, DisplayStyle, Emitter, Event, EventHandler, JsonlHandler, Sequencer,
+use keel_events::{AgentStatus, DisplayStyle, Emitter, Event, EventHandler, JsonlHandler};
+use keel_host::{
+    AgentSettings, HostedSession, Interaction, OpenedSession, SessionHost, SessionSource,
+    TurnEnd as StoredEnd,
 };
-use keel_host::{AgentSettings, EventLog, OpenedSession, TurnEnd as StoredEnd, saved_conversation};
-use keel_store::{NewSession, Store, WriterOptions};
+use keel_store::{NewSession, Store};
 use keel_tools::{Approver, CannotAsk};
 
 pub use interrupts::Interrupts;
 pub use notices::{StderrNotices, notice};
-pub use persist::{open_project_store, recover};
 
 use crate::config::Settings;
 use crate::i18n::{Arg, Messages};
 use crate::render::{ConsoleRenderer, NoSpinner, RenderOptions, Spinner, TerminalSpinner};
 use crate::terminal::{LineReader, TerminalAnswerer, TerminalApprover};
-use persist::Persistence;
+
+/// Opens the project's store, `<root>/.keel/keel.db` (see [`keel_host::open_project_store`]);
+/// errors as the CLI shows them.
+pub async fn open_project_store(
+    root: &std::path::Path,
+) -> Result<(Arc<dyn Store>, Option<String>), String> {
+    keel_host::open_project_store(root)
+        .await
+        .map_err(|e| e.to_string())
+}
 
 /// A stored session to continue.
 #[derive(Debug)]
@@ -112,11 +118,9 @@ impl EventHandler for BoxedHandler {
 
 /// One agent session hosted by the CLI.
 pub struct Host {
-    session: AgentSession,
-    /// The session's MCP servers, stopped when the session closes.
-    mcp: Option<keel_mcp::McpManager>,
+    /// The session, as keel-host runs and stores it.
+    session: HostedSession,
     emitter: Emitter,
-    persistence: Option<Persistence>,
     renderer: Option<SharedRenderer>,
     interrupts: Interrupts,
     input: LineReader,
@@ -128,7 +132,6 @@ impl std::fmt::Debug for Host {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Host")
             .field("session", &self.session)
-            .field("stored", &self.persistence.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -160,8 +163,6 @@ impl Host {
         resume: Option<Resume>,
         frontend: Frontend,
     ) -> Result<Self, String> {
-        // Warnings found before there is a stream to show them in.
-        let mut warnings = Vec::new();
         let (provider, models) = provider::provider(settings)?;
         let root: PathBuf = settings
             .root
@@ -169,54 +170,22 @@ impl Host {
             .map_err(|e| format!("workspace root `{}`: {e}", settings.root.display()))?;
         let agent_settings = agent_settings(settings, &root, models.clone());
 
-        let (store, opened, new_session) = match resume {
-            Some(resume) => (Some(resume.store), Some(resume.opened), None),
-            None => {
-                let new = NewSession::new(project_id_of(&root), root.clone())
+        let source = match resume {
+            Some(resume) => SessionSource::Resume {
+                store: resume.store,
+                opened: resume.opened,
+            },
+            None => SessionSource::New(
+                NewSession::new(project_id_of(&root), root.clone())
                     .with_model(models.join(","))
-                    .with_mode(settings.mode.as_str());
-                match open_project_store(&root).await {
-                    Ok((store, warning)) => {
-                        warnings.extend(warning);
-                        (Some(store), None, Some(new))
-                    }
-                    Err(e) => {
-                        warnings.push(format!("the session will not be saved: {e}"));
-                        (None, None, None)
-                    }
-                }
-            }
-        };
-        let (session_id, project_id, last_seq) = match &opened {
-            Some(opened) => (
-                opened.session.id.clone(),
-                opened.session.project_id.clone(),
-                opened.last_seq,
+                    .with_mode(settings.mode.as_str()),
             ),
-            None => (uuid::Uuid::now_v7().to_string(), project_id_of(&root), 0),
         };
-
         // The store first, so every event is queued for storage before anything shows it.
-        let (emitter, persistence) = match store.map(|store| {
-            let log = EventLog::open(
-                Arc::clone(&store),
-                &session_id,
-                &project_id,
-                last_seq,
-                WriterOptions::default(),
-            );
-            (store, log)
-        }) {
-            Some((store, Ok(log))) => {
-                let emitter = log.emitter().clone();
-                (emitter, Some(Persistence::new(store, log, new_session)))
-            }
-            Some((_, Err(e))) => {
-                warnings.push(format!("events will not be stored: {e}"));
-                (unstored_emitter(&session_id, &project_id, last_seq), None)
-            }
-            None => (unstored_emitter(&session_id, &project_id, last_seq), None),
-        };
+        let mut host = SessionHost::open(source).await;
+        // Warnings found before there is a stream to show them in.
+        let warnings = host.take_warnings();
+        let emitter = host.emitter().clone();
 
         let embedded = match frontend {
             Frontend::Terminal => None,
@@ -263,48 +232,58 @@ impl Host {
             );
         }
 
-        let session = agent_settings
-            .build(provider, emitter.clone(), opened.and_then(|o| o.saved))
-            .map_err(|e| e.to_string())?;
-        let (session, mcp) = keel_host::attach_mcp(
-            session,
-            &root,
-            &settings.mcp_servers,
-            &agent_settings.sandbox,
-            &emitter,
-        )
-        .await;
         let input = LineReader::stdin();
         let embedded = approver.is_some();
-        let session = if let Some(approver) = approver {
-            session
-                .with_approver(approver)
-                .with_answerer(Arc::new(CannotAnswer))
+        let interaction = if let Some(approver) = approver {
+            Interaction {
+                approver,
+                answerer: Arc::new(CannotAnswer),
+            }
         } else if std::io::stdin().is_terminal() {
             // With the renderer on the terminal, the request is already shown (once): the
             // prompt is then only its choices; with `--json` the prompt says it all.
             let shown = renderer.is_some();
-            session
-                .with_approver(Arc::new(
+            Interaction {
+                approver: Arc::new(
                     TerminalApprover::new(input.clone(), settings.lang)
                         .with_rules_file(keel_tools::approval_rules::project_rules_path(
                             &agent_settings.root,
                         ))
                         .question_shown(shown),
-                ))
-                .with_answerer(Arc::new(
+                ),
+                answerer: Arc::new(
                     TerminalAnswerer::new(input.clone(), settings.lang).question_shown(shown),
-                ))
+                ),
+            }
         } else {
-            session
-                .with_approver(Arc::new(CannotAsk))
-                .with_answerer(Arc::new(CannotAnswer))
+            Interaction {
+                approver: Arc::new(CannotAsk),
+                answerer: Arc::new(CannotAnswer),
+            }
         };
+        let store_warnings = {
+            let emitter = emitter.clone();
+            Arc::new(move |warning: String| {
+                notice(
+                    &emitter,
+                    DisplayStyle::Warning,
+                    format!("warning: {warning}"),
+                );
+            })
+        };
+        let session = host
+            .start(
+                &agent_settings,
+                provider,
+                &settings.mcp_servers,
+                interaction,
+                store_warnings,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
         Ok(Self {
             session,
-            mcp,
             emitter,
-            persistence,
             renderer,
             interrupts: if embedded {
                 Interrupts::none()
@@ -318,7 +297,7 @@ impl Host {
 
     /// The session id (the events' `session_id`, the store's session id).
     pub fn session_id(&self) -> &str {
-        self.emitter.sequencer().session_id()
+        self.session.session_id()
     }
 
     /// A token that cancels the running turn (ask again after a cancelled turn).
@@ -352,40 +331,21 @@ impl Host {
     /// cancelled); a second Ctrl-C before it has ended abandons it at once.
     pub async fn turn(&mut self, task: &str) -> TurnEnd {
         let cancel = self.session.cancel_handle();
-        let conversation_id = self.session.conversation_id().to_owned();
-        // The turn row and the turn's events share one id.
-        let turn_id = keel_engine::new_turn_id();
-        if let Some(persistence) = &mut self.persistence {
-            persistence.before_turn(task, &conversation_id).await;
-            persistence.begin_turn(&turn_id, task, cancel.clone()).await;
-        }
-        let mut cancelled = false;
-        let finished = {
-            let events = self.session.run_with_id(turn_id, task);
-            let mut events = std::pin::pin!(events);
-            loop {
-                tokio::select! {
-                    event = events.next() => match event {
-                        Some(_) => {}
-                        None => break true,
-                    },
-                    () = self.interrupts.next() => {
-                        if cancelled {
-                            break false;
-                        }
-                        cancelled = true;
-                        notice(
-                            &self.emitter,
-                            DisplayStyle::Warning,
-                            self.messages.text("turn-cancelling", &[]),
-                        );
-                        cancel.cancel();
-                    }
-                }
-            }
+        let interrupts = &mut self.interrupts;
+        let emitter = &self.emitter;
+        let messages = &self.messages;
+        let abandon = async move {
+            interrupts.next().await;
+            notice(
+                emitter,
+                DisplayStyle::Warning,
+                messages.text("turn-cancelling", &[]),
+            );
+            cancel.cancel();
+            interrupts.next().await;
         };
-        let end = match self.session.last_outcome().filter(|_| finished) {
-            Some(outcome) => StoredEnd::finished(outcome),
+        let end = match self.session.turn(task, abandon).await {
+            Some(end) => end,
             None => {
                 self.notice(DisplayStyle::Error, self.text("turn-interrupted", &[]));
                 StoredEnd::Abandoned("interrupted: Ctrl-C pressed twice".to_owned())
@@ -393,11 +353,7 @@ impl Host {
         };
         self.emitter.bus().flush();
         self.finish_rendering();
-        if let Some(persistence) = &mut self.persistence {
-            persistence
-                .after_turn(&end, &saved_conversation(&self.session))
-                .await;
-        }
+        self.session.end_turn(&end).await;
         match end {
             StoredEnd::Finished { status, .. } => TurnEnd::Finished(status),
             StoredEnd::Abandoned(_) | StoredEnd::Failed(_) => TurnEnd::Interrupted,
@@ -410,10 +366,7 @@ impl Host {
     /// events are shown and stored like a turn's; a failure is a warning, and Ctrl-C abandons
     /// it. Nothing here changes the exit status.
     pub async fn end_session(&mut self) {
-        let interrupted = tokio::select! {
-            _ = self.session.distill_memory() => false,
-            () = self.interrupts.next() => true,
-        };
+        let interrupted = self.session.distill(self.interrupts.next()).await;
         if interrupted {
             eprintln!("\nkeel: {}", self.text("memory-interrupted", &[]));
         }
@@ -435,14 +388,10 @@ impl Host {
 
     /// Ends the rendering and stores what is left; stops the MCP servers.
     pub async fn close(mut self) {
-        if let Some(mcp) = self.mcp.take() {
-            mcp.shutdown().await;
-        }
+        self.session.stop_mcp().await;
         self.emitter.bus().flush();
         self.finish_rendering();
-        if let Some(persistence) = self.persistence.take() {
-            persistence.close().await;
-        }
+        self.session.close().await;
     }
 
     fn finish_rendering(&mut self) {
@@ -492,14 +441,6 @@ fn agent_settings(
         attempts: settings.attempts,
         ..AgentSettings::new(root, models)
     }
-}
-
-/// An emitter whose events are not stored (the store could not be opened).
-fn unstored_emitter(session_id: &str, project_id: &str, last_seq: u64) -> Emitter {
-    Emitter::new(
-        Sequencer::resume(session_id, project_id, last_seq),
-        Bus::default(),
-    )
 }
 
 /// The project id of a workspace: its folder's name.

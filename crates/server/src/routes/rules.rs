@@ -14,11 +14,10 @@ use crate::api::{RuleList, RuleView};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::state::{Caller, SharedState};
 
-/// The user's config folder whose `rules.toml` holds user-wide rules: `$KEEL_CONFIG_DIR`.
+/// The user's config folder whose `rules.toml` holds user-wide rules: `$KEEL_CONFIG_DIR`, else
+/// the platform's (`~/.config/keel`), as the terminal finds it ([`keel_host::user_config_dir`]).
 pub fn user_rules_dir() -> Option<PathBuf> {
-    std::env::var_os("KEEL_CONFIG_DIR")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
+    keel_host::user_config_dir()
 }
 
 pub(super) fn rules_error(error: RulesError) -> ApiError {
@@ -87,7 +86,7 @@ pub async fn revoke(
             Some(dir) => (user_rules_path(&dir), RuleScope::User),
             None => {
                 return Err(ApiError::not_found(
-                    "the server has no user rules file (KEEL_CONFIG_DIR is unset)",
+                    "the server has no user config folder for a rules file (set KEEL_CONFIG_DIR)",
                 ));
             }
         },

@@ -54,7 +54,7 @@ pub async fn create(
             serde_json::Value::Bool(true),
         );
     }
-    let session = state.store.create_session(new).await?;
+    let session = state.host.create_session(new).await?;
     Ok((StatusCode::CREATED, Json(SessionView::new(session, 0))))
 }
 

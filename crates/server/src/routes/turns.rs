@@ -79,7 +79,7 @@ pub async fn list(
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<TurnList>> {
     state.visible_session(&scope, &id).await?;
-    let turns = state.store.list_turns(&id).await?;
+    let turns = state.host.turns(&id).await?;
     Ok(Json(TurnList {
         turns: turns.into_iter().map(TurnView::from).collect(),
     }))

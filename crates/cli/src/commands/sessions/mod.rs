@@ -128,7 +128,7 @@ pub(super) async fn existing_store(root: &Path) -> Result<Option<Arc<dyn Store>>
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path).await?);
     // A session a killed `keel` left running shows as failed, not running forever.
     // No event stream yet: a failure is printed.
-    if let Some(warning) = crate::host::recover(store.as_ref()).await {
+    if let Some(warning) = keel_host::recover_interrupted(store.as_ref()).await {
         eprintln!("keel: warning: {warning}");
     }
     Ok(Some(store))
@@ -203,7 +203,9 @@ async fn list(args: ListArgs) -> ExitCode {
     let result = async {
         let mut rows = Vec::new();
         for session in store.list_sessions(&filter).await? {
-            let turns = store.list_turns(&session.id).await?.len();
+            let turns = keel_host::session_turns(store.as_ref(), &session.id)
+                .await?
+                .len();
             let last_seq = if args.json {
                 store.last_seq(&session.id).await?
             } else {
@@ -252,7 +254,7 @@ async fn show(args: ShowArgs) -> ExitCode {
         Err(code) => return code,
     };
     let result = async {
-        let turns = store.list_turns(&session.id).await?;
+        let turns = keel_host::session_turns(store.as_ref(), &session.id).await?;
         let events = store.read_events(&session.id, EventRange::all()).await?;
         Ok::<_, StoreError>((turns, events))
     }

@@ -1,63 +1,25 @@
-//! Keeping a CLI session in the project's store through the session host: the session row
-//! (created on the first turn), one turn row per turn under a lease renewed while it runs,
-//! every event (the host's event log) and the conversation after each turn. Store failures
-//! are warnings (notices on the session's stream): the run goes on without them.
+//! Keeping a session hosted by one process in its store: the session row (created on the first
+//! turn), one turn row per turn under a lease renewed while it runs, every event (the session's
+//! [`EventLog`]) and the conversation after each turn. Store failures are warnings, given to
+//! the front end's [`Warnings`]: the run goes on without them.
 
-use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
-use keel_events::{DisplayStyle, Emitter};
-use keel_host::{
-    AppendToStore, EventLog, LeaseRenewal, SavedConversation, TurnEnd, finish_turn,
-    recover_lapsed_turns,
-};
-use keel_store::{
-    NewSession, NewTurn, SessionStatus, SqliteStore, Store, TurnLease, default_db_path,
-};
+use keel_store::{NewSession, NewTurn, SessionStatus, Store, TurnLease};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-/// How long a CLI process's claim on its running turn holds without renewal, unless
-/// [`TURN_LEASE_VAR`] says otherwise; it renews every third of it. A `keel` killed mid-turn has
-/// its turn failed by the next `keel` to open the project's store this long after.
-pub const TURN_LEASE: Duration = Duration::from_secs(30);
+use crate::event_log::EventLog;
+use crate::lease::LeaseRenewal;
+use crate::saved::SavedConversation;
+use crate::turn::{TurnEnd, finish_turn};
 
-/// The environment variable overriding [`TURN_LEASE`], in whole seconds (at least 1).
-pub const TURN_LEASE_VAR: &str = "KEEL_TURN_LEASE_SECS";
+/// Where a hosted session's store problems go (the CLI shows them as notices); each is
+/// `what failed: why`.
+pub type Warnings = Arc<dyn Fn(String) + Send + Sync>;
 
-fn turn_lease() -> Duration {
-    std::env::var(TURN_LEASE_VAR)
-        .ok()
-        .and_then(|secs| secs.trim().parse::<u64>().ok())
-        .filter(|&secs| secs > 0)
-        .map_or(TURN_LEASE, Duration::from_secs)
-}
-
-/// Opens the project's store, `<root>/.keel/keel.db`, creating it if needed, and fails the
-/// turns a killed `keel` left running there ([`recover`]); returns the store and the warning
-/// of a recovery that failed.
-pub async fn open_project_store(root: &Path) -> Result<(Arc<dyn Store>, Option<String>), String> {
-    let store: Arc<dyn Store> = SqliteStore::open(default_db_path(root))
-        .await
-        .map(Arc::new)
-        .map_err(|e| e.to_string())?;
-    let warning = recover(store.as_ref()).await;
-    Ok((store, warning))
-}
-
-/// Fails the turns whose process stopped renewing its lease (it was killed mid-turn), recording
-/// each on its session; returns a warning when that could not be done.
-pub async fn recover(store: &dyn Store) -> Option<String> {
-    recover_lapsed_turns(store, None, &AppendToStore(store))
-        .await
-        .err()
-        .map(|e| format!("cannot recover interrupted turns: {e}"))
-}
-
-/// The store side of one CLI session.
-#[derive(Debug)]
-pub struct Persistence {
+/// The store side of one session hosted by this process.
+pub(crate) struct SessionRecorder {
     store: Arc<dyn Store>,
     log: Option<EventLog>,
     session_id: String,
@@ -69,16 +31,29 @@ pub struct Persistence {
     lease: TurnLease,
     /// Renews the lease while a turn runs.
     renewal: Option<LeaseRenewal>,
-    /// Where store problems are shown (the session's stream, as notices).
-    notices: Emitter,
+    /// Where store problems are told.
+    warnings: Option<Warnings>,
 }
 
-impl Persistence {
-    /// Persists the session of `log` (created on its first turn from `new`, or already stored
-    /// when `new` is `None`).
-    pub fn new(store: Arc<dyn Store>, log: EventLog, new: Option<NewSession>) -> Self {
+impl std::fmt::Debug for SessionRecorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionRecorder")
+            .field("session_id", &self.session_id)
+            .field("turn_id", &self.turn_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SessionRecorder {
+    /// Records the session of `log` (created on its first turn from `new`, or already stored
+    /// when `new` is `None`), its turns under `lease`.
+    pub(crate) fn new(
+        store: Arc<dyn Store>,
+        log: EventLog,
+        new: Option<NewSession>,
+        lease: TurnLease,
+    ) -> Self {
         let session_id = log.emitter().sequencer().session_id().to_owned();
-        let notices = log.emitter().clone();
         let pending = new.map(|new| new.with_id(session_id.clone()));
         Self {
             store,
@@ -86,38 +61,35 @@ impl Persistence {
             session_id,
             pending,
             turn_id: None,
-            lease: TurnLease::new(
-                format!(
-                    "keel-cli-{}-{}",
-                    std::process::id(),
-                    uuid::Uuid::now_v7().simple()
-                ),
-                turn_lease(),
-            ),
+            lease,
             renewal: None,
-            notices,
+            warnings: None,
         }
     }
 
-    /// Shows a store problem; the run carries on.
+    /// Where problems go from now on.
+    pub(crate) fn tell(&mut self, warnings: Warnings) {
+        self.warnings = Some(warnings);
+    }
+
+    /// Tells a store problem; the run carries on.
     fn warn(&self, what: &str, error: impl std::fmt::Display) {
-        super::notice(
-            &self.notices,
-            DisplayStyle::Warning,
-            format!("warning: {what}: {error}"),
-        );
+        match &self.warnings {
+            Some(warnings) => warnings(format!("{what}: {error}")),
+            None => tracing::warn!(session_id = self.session_id, %error, "{what}"),
+        }
     }
 
     /// Before a turn: creates the session row on the first turn (titled with `task`) and marks
     /// the session running.
-    pub async fn before_turn(&mut self, task: &str, conversation_id: &str) {
+    pub(crate) async fn before_turn(&mut self, task: &str, conversation_id: &str) {
         if let Some(mut new) = self.pending.take() {
             if new.title.is_empty() {
                 new.title = title_of(task);
             }
             let mut metadata = Map::new();
             metadata.insert(
-                keel_host::CONVERSATION_ID_KEY.to_owned(),
+                crate::saved::CONVERSATION_ID_KEY.to_owned(),
                 Value::String(conversation_id.to_owned()),
             );
             new.metadata = metadata;
@@ -136,7 +108,12 @@ impl Persistence {
 
     /// Records the running turn `turn_id` (the id its events carry) and keeps its lease;
     /// `cancel` is cancelled if another process fails the turn meanwhile.
-    pub async fn begin_turn(&mut self, turn_id: &str, task: &str, cancel: CancellationToken) {
+    pub(crate) async fn begin_turn(
+        &mut self,
+        turn_id: &str,
+        task: &str,
+        cancel: CancellationToken,
+    ) {
         let new = NewTurn::new(&self.session_id, task)
             .with_id(turn_id)
             .with_lease(self.lease.clone());
@@ -156,7 +133,7 @@ impl Persistence {
 
     /// After a turn: waits for its events to be stored, then saves the conversation, the
     /// session's status and the turn row.
-    pub async fn after_turn(&mut self, end: &TurnEnd, saved: &SavedConversation) {
+    pub(crate) async fn after_turn(&mut self, end: &TurnEnd, saved: &SavedConversation) {
         if let Some(log) = &self.log
             && let Err(e) = log.flush().await
         {
@@ -178,7 +155,7 @@ impl Persistence {
     }
 
     /// Stores what is left and closes the event log and the store.
-    pub async fn close(mut self) {
+    pub(crate) async fn close(mut self) {
         self.renewal = None;
         if let Some(log) = self.log.take() {
             match log.close().await {
