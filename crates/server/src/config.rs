@@ -377,6 +377,10 @@ pub struct ServerConfig {
     pub drain: Duration,
     /// How log lines are written.
     pub log_format: LogFormat,
+    /// The user's config folder, whose `rules.toml` holds user-wide approval rules (found as
+    /// the terminal finds it, [`keel_host::user_config_dir`], when the server starts; `None`
+    /// for [`ServerConfig::new`]: tests and embedding programs read no one's home folder).
+    pub user_config_dir: Option<PathBuf>,
 }
 
 impl ServerConfig {
@@ -404,6 +408,7 @@ impl ServerConfig {
             turn_lease: Duration::from_secs(DEFAULT_TURN_LEASE_SECS),
             drain: Duration::from_secs(DEFAULT_DRAIN_SECS),
             log_format: LogFormat::default(),
+            user_config_dir: None,
         }
     }
 
@@ -468,6 +473,7 @@ impl ServerConfig {
                     .unwrap_or(DEFAULT_DRAIN_SECS),
             ),
             log_format: args.log_format.or(file.log_format).unwrap_or_default(),
+            user_config_dir: keel_host::user_config_dir(),
         })
     }
 

@@ -906,7 +906,7 @@ impl LiveSession {
             checkpoint_max_bytes: state.config.checkpoint_max_bytes(&session.project_id),
             sampling: settings.sampling,
             tool_profile: settings.tool_profile,
-            rules_dir: crate::routes::rules::user_rules_dir(),
+            rules_dir: crate::routes::rules::user_rules_dir(state),
             shadow: session.metadata.get(crate::api::SHADOW_KEY)
                 == Some(&serde_json::Value::Bool(true)),
             ..AgentSettings::new(&session.root, models)

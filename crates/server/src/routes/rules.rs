@@ -14,10 +14,10 @@ use crate::api::{RuleList, RuleView};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::state::{Caller, SharedState};
 
-/// The user's config folder whose `rules.toml` holds user-wide rules: `$KEEL_CONFIG_DIR`, else
-/// the platform's (`~/.config/keel`), as the terminal finds it ([`keel_host::user_config_dir`]).
-pub fn user_rules_dir() -> Option<PathBuf> {
-    keel_host::user_config_dir()
+/// The user's config folder whose `rules.toml` holds user-wide rules
+/// ([`ServerConfig::user_config_dir`](crate::ServerConfig::user_config_dir)).
+pub fn user_rules_dir(state: &crate::state::AppState) -> Option<PathBuf> {
+    state.config.user_config_dir.clone()
 }
 
 pub(super) fn rules_error(error: RulesError) -> ApiError {
@@ -44,14 +44,13 @@ pub async fn list(
 ) -> ApiResult<Json<RuleList>> {
     let session = state.visible_session(&scope, &id).await?;
     let root = session.root.clone();
-    let set = tokio::task::spawn_blocking(move || {
-        RuleSet::load(Some(&root), user_rules_dir().as_deref())
-    })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))?
-    .map_err(rules_error)?;
+    let user_dir = user_rules_dir(&state);
+    let set = tokio::task::spawn_blocking(move || RuleSet::load(Some(&root), user_dir.as_deref()))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?
+        .map_err(rules_error)?;
     let mut files = vec![project_rules_path(&session.root).display().to_string()];
-    if let Some(dir) = user_rules_dir() {
+    if let Some(dir) = user_rules_dir(&state) {
         files.push(user_rules_path(&dir).display().to_string());
     }
     Ok(Json(RuleList {
@@ -82,7 +81,7 @@ pub async fn revoke(
     let session = state.visible_session(&scope, &id).await?;
     let (file, rule_scope) = match rule_scope.as_str() {
         "project" => (project_rules_path(&session.root), RuleScope::Project),
-        "user" => match user_rules_dir() {
+        "user" => match user_rules_dir(&state) {
             Some(dir) => (user_rules_path(&dir), RuleScope::User),
             None => {
                 return Err(ApiError::not_found(
