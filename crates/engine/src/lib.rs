@@ -28,8 +28,7 @@ pub mod text_tool_calls;
 pub mod xml;
 
 pub use agent::{
-    AgentConfig, AgentSession, Mode, RepoMapConfig, ResumedTurn, ToolFormat, TurnOutcome,
-    new_turn_id,
+    AgentConfig, AgentSession, RepoMapConfig, ResumedTurn, ToolFormat, TurnOutcome, new_turn_id,
 };
 pub use assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall, Assembler, assemble};
 pub use error::ProviderError;

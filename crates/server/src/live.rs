@@ -15,13 +15,14 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use keel_context::InstructionSources;
-use keel_engine::{AgentSession, Mode};
+use keel_engine::AgentSession;
 use keel_events::{Emitter, LogLevel, SystemError, SystemLog};
 use keel_host::{
     AgentSettings, Continuation, EventLog, HostError, SavedConversation, TurnEnd,
     finish_turn_fenced, open_session, plan_continuation, saved_conversation,
 };
 use keel_mcp::McpManager;
+use keel_protocol::Mode;
 use keel_store::{
     NewTurn, SharedClaim, StoreError, StoreResult, Turn, TurnHandover, WriterClaim, WriterOptions,
 };
@@ -998,7 +999,7 @@ impl LiveSession {
         let sandbox = if policy.is_off() {
             None
         } else {
-            let sandbox = keel_tools::sandbox::Sandbox::new(policy.clone(), &root)
+            let sandbox = keel_sandbox::Sandbox::new(policy.clone(), &root)
                 .map_err(|e| ApiError::unprocessable(format!("`{path}` was not run: {e}")))?;
             Some(Arc::new(sandbox))
         };

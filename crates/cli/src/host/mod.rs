@@ -18,13 +18,13 @@ use std::sync::{Arc, Mutex};
 use futures::StreamExt as _;
 use keel_context::InstructionSources;
 use keel_engine::AgentSession;
-use keel_engine::agent::CannotAnswer;
 use keel_events::{
     AgentStatus, Bus, DisplayStyle, Emitter, Event, EventHandler, JsonlHandler, Sequencer,
 };
 use keel_host::{AgentSettings, EventLog, OpenedSession, TurnEnd as StoredEnd, saved_conversation};
+use keel_protocol::CannotAnswer;
+use keel_protocol::{Approver, CannotAsk};
 use keel_store::{NewSession, Store, WriterOptions};
-use keel_tools::{Approver, CannotAsk};
 
 pub use interrupts::Interrupts;
 pub use notices::{StderrNotices, notice};

@@ -912,3 +912,8 @@ mod tests {
         let _ = classify(&cmd);
     }
 }
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;
