@@ -73,6 +73,13 @@ pub fn run(args: &[String]) -> anyhow::Result<ExitCode> {
             ));
         }
     }
+    for listed in crate::tidy_frontends::ALLOWED {
+        if !root.join(listed).exists() {
+            code_problems.push(format!(
+                "{listed} is gone: take it off tidy_frontends::ALLOWED"
+            ));
+        }
+    }
     if problems.is_empty() && code_problems.is_empty() {
         println!(
             "tidy: ARCHITECTURE.md names all {} crates, their modules, dependency edges and \
