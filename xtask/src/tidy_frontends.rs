@@ -1,8 +1,8 @@
 //! Tidy rule: the front ends (the CLI, the server, ACP, `keel mcp serve`) do not call the
 //! store's turn, lease, writer-claim, session-row or session-status functions; the session
-//! lifecycle is the host's (issue 25). Files that still do are listed in [`ALLOWED`] until the host work moves
-//! their calls into keel-host; a file not on that list fails, and so does a listed file that no
-//! longer calls any (the list only shrinks).
+//! lifecycle is the host's (issue 25). Files that still do are listed in [`ALLOWED`] until the
+//! host work moves their calls into keel-host; a file not on that list fails, and so does a
+//! listed file that no longer calls any or is gone (the list only shrinks).
 
 /// The front ends' source folders.
 pub const FRONT_ENDS: &[&str] = &[
