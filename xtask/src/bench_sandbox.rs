@@ -15,10 +15,11 @@ use std::time::{Duration, Instant};
 use crate::bench_startup::{BenchArgs, workspace_root};
 use anyhow::{Context, Result, bail};
 use keel_events::{Bus, Emitter, Sequencer};
+use keel_protocol::{ApprovalPolicy, CannotAsk};
+use keel_sandbox::{SandboxMode, SandboxPolicy};
 use keel_test_support::copy_dir;
 use keel_tools::process::CommandSandbox;
-use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
-use keel_tools::{ApprovalPolicy, CannotAsk, ToolContext, ToolRegistry};
+use keel_tools::{ToolContext, ToolRegistry};
 
 const MODES: [SandboxMode; 3] = [
     SandboxMode::Off,

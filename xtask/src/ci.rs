@@ -183,6 +183,10 @@ pub fn run(args: &[String]) -> anyhow::Result<ExitCode> {
     if crate::tidy::run(&[])? != ExitCode::SUCCESS {
         return Ok(ExitCode::FAILURE);
     }
+    println!("\n== thin-deps (no tantivy or tree-sitter in keel-acp, keel-mcp-serve)");
+    if crate::thin_deps::run(&[])? != ExitCode::SUCCESS {
+        return Ok(ExitCode::FAILURE);
+    }
     for step in CARGO_STEPS {
         if !run_step(&root, step)? {
             return Ok(ExitCode::FAILURE);

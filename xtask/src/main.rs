@@ -7,8 +7,11 @@
 //! - `cargo xtask ci` runs every check CI runs.
 //! - `cargo xtask api-test` runs schemathesis (all checks, stateful phase) against a real
 //!   keel-server and its OpenAPI document.
-//! - `cargo xtask tidy` fails when ARCHITECTURE.md's code map or dependency list no longer
-//!   matches the crates.
+//! - `cargo xtask tidy` fails when ARCHITECTURE.md's code map, dependency list or paths no
+//!   longer match the crates, when a crate re-exports another whole, or when a front end calls
+//!   the store's session lifecycle.
+//! - `cargo xtask thin-deps` fails when keel-acp, keel-mcp-serve or keel-protocol links
+//!   tantivy or a tree-sitter grammar.
 //! - `cargo xtask bench-repomap DIR…` measures the repo map against Aider's.
 //! - `cargo xtask bench-knowledge` measures the knowledge tools as whole `keel tool call`
 //!   processes.
@@ -33,7 +36,11 @@ mod ci;
 mod codegen;
 mod eval_rag;
 mod real_model;
+mod thin_deps;
 mod tidy;
+mod tidy_frontends;
+mod tidy_paths;
+mod tidy_reexports;
 
 use std::process::ExitCode;
 
@@ -44,6 +51,7 @@ fn main() -> ExitCode {
         Some("ci") => ci::run(&args[1..]),
         Some("api-test") => api_test::run(&args[1..]),
         Some("tidy") => tidy::run(&args[1..]),
+        Some("thin-deps") => thin_deps::run(&args[1..]),
         Some("bench-knowledge") => bench_knowledge::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-mcp-serve") => bench_mcp_serve::run(&args[1..]).map(|()| ExitCode::SUCCESS),
         Some("bench-repomap") => bench_repomap::run(&args[1..]).map(|()| ExitCode::SUCCESS),
@@ -74,7 +82,11 @@ tasks:
   api-test [--server PATH] [-- ARGS...]
                            schemathesis, every check and phase (stateful too), against a real
                            keel-server and its own /openapi.json
-  tidy                     ARCHITECTURE.md names every crate, top-level module and keel-* edge
+  tidy                     ARCHITECTURE.md names every crate, top-level module, keel-* edge
+                           and path; no whole-crate re-exports; front ends leave turns,
+                           leases and session rows to keel-host
+  thin-deps                keel-acp, keel-mcp-serve and keel-protocol link no tantivy and no
+                           tree-sitter (cargo tree -e normal)
   real-model [--keel PATH] one eval task solved by the real model at KEEL_REALMODEL_URL
                            (../shared/realmodel/setup.sh); skipped when unset, except CI
   bench-repomap DIR...     repo map cold/warm/update timings and peak memory, against Aider

@@ -6,6 +6,11 @@
 //! and the "Dependencies" list (`- keel-a → keel-b, keel-c`, or `→ nothing`) holds exactly the
 //! `keel-*` edges of the crates' `[dependencies]` (optional ones included, dev and build ones
 //! not). Fails listing every missing or extra name.
+//!
+//! It also fails on a crate re-exported whole by another ([`crate::tidy_reexports`]), on a
+//! front-end file calling the store's session lifecycle ([`crate::tidy_frontends`]), and on a
+//! repository path in the entry points, the code map or the "Where is…" table that does not
+//! exist ([`crate::tidy_paths`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -39,19 +44,88 @@ pub fn run(args: &[String]) -> anyhow::Result<ExitCode> {
     let doc_path = root.join("ARCHITECTURE.md");
     let doc = std::fs::read_to_string(&doc_path)
         .with_context(|| format!("cannot read {}", doc_path.display()))?;
-    let problems = check(&crates, &doc);
-    if problems.is_empty() {
+    let mut problems = check(&crates, &doc);
+    let dirs: Vec<String> = crates.iter().map(|c| c.dir.clone()).collect();
+    problems.extend(crate::tidy_paths::missing_paths(&doc, &dirs, |path| {
+        root.join(path).exists()
+    }));
+    let mut code_problems = Vec::new();
+    for dir in &dirs {
+        for file in rust_files(&root, &format!("crates/{dir}/src"))? {
+            let source = std::fs::read_to_string(root.join(&file))
+                .with_context(|| format!("cannot read {file}"))?;
+            for reexport in crate::tidy_reexports::whole_crate_reexports(&source) {
+                code_problems.push(format!(
+                    "{file} {reexport} re-exports a workspace crate whole, hiding the edge; \
+                     callers depend on it directly"
+                ));
+            }
+        }
+    }
+    for front_end in crate::tidy_frontends::FRONT_ENDS {
+        for file in rust_files(&root, front_end)? {
+            let source = std::fs::read_to_string(root.join(&file))
+                .with_context(|| format!("cannot read {file}"))?;
+            code_problems.extend(crate::tidy_frontends::check_file(
+                &file,
+                &source,
+                crate::tidy_frontends::ALLOWED,
+            ));
+        }
+    }
+    for listed in crate::tidy_frontends::ALLOWED {
+        if !root.join(listed).exists() {
+            code_problems.push(format!(
+                "{listed} is gone: take it off tidy_frontends::ALLOWED"
+            ));
+        }
+    }
+    if problems.is_empty() && code_problems.is_empty() {
         println!(
-            "tidy: ARCHITECTURE.md names all {} crates, their modules and dependency edges",
-            crates.len()
+            "tidy: ARCHITECTURE.md names all {} crates, their modules, dependency edges and \
+             paths; no crate re-exported whole; front ends leave the session lifecycle to \
+             keel-host ({} files still allowed)",
+            crates.len(),
+            crate::tidy_frontends::ALLOWED.len()
         );
         return Ok(ExitCode::SUCCESS);
     }
-    eprintln!("tidy: ARCHITECTURE.md is out of date:");
-    for problem in &problems {
-        eprintln!("  - {problem}");
+    if !problems.is_empty() {
+        eprintln!("tidy: ARCHITECTURE.md is out of date:");
+        for problem in &problems {
+            eprintln!("  - {problem}");
+        }
+    }
+    if !code_problems.is_empty() {
+        eprintln!("tidy: the code breaks the architecture's rules:");
+        for problem in &code_problems {
+            eprintln!("  - {problem}");
+        }
     }
     Ok(ExitCode::FAILURE)
+}
+
+/// The `.rs` files under `dir` (relative to `root`), as sorted repository-relative paths.
+fn rust_files(root: &Path, dir: &str) -> anyhow::Result<Vec<String>> {
+    let mut files = Vec::new();
+    let mut pending = vec![root.join(dir)];
+    while let Some(folder) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry?.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && let Ok(relative) = path.strip_prefix(root)
+            {
+                files.push(relative.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
 }
 
 /// The workspace crates under `crates/`, from `cargo metadata` and their sources.

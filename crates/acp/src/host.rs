@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use keel_events::{AgentStatus, Event, EventHandler};
-use keel_tools::Approver;
+use keel_protocol::Approver;
 use tokio_util::sync::CancellationToken;
 
 /// What an ACP client asked to open.

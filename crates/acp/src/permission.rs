@@ -10,7 +10,7 @@ use agent_client_protocol::v1::schema::{
 };
 use async_trait::async_trait;
 use keel_events::ApprovalKind;
-use keel_tools::{ApprovalReply, ApprovalRequest, Approver};
+use keel_protocol::{ApprovalReply, ApprovalRequest, Approver};
 
 use crate::updates::CurrentToolCall;
 

@@ -37,7 +37,7 @@ fn main() -> ExitCode {
     // SAFETY: first thing in the process, before any tree-sitter object exists.
     #[allow(unsafe_code)]
     unsafe {
-        keel_context::repomap::allocate_trees_with_mimalloc()
+        keel_repomap::allocate_trees_with_mimalloc()
     };
     stdout::end_quietly_when_closed();
     let cli = Cli::parse();

@@ -12,8 +12,8 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use common::{events, keel};
-use keel_engine::agent::CANNOT_ANSWER;
 use keel_events::{AgentStatus, Event, EventKind, StatusKind};
+use keel_protocol::CANNOT_ANSWER;
 use keel_test_support::{ScriptBuilder, sample_project};
 use serde_json::json;
 

@@ -1,6 +1,6 @@
 //! What the model sees each turn: the conversation, the focused files, long-term memory, the
 //! project's instruction files ([`project_instructions`]), token budgets, and the repository map
-//! ([`repomap`]), assembled into provider-agnostic messages.
+//! (keel-repomap's, which callers use directly), assembled into provider-agnostic messages.
 //!
 //! The engine keeps a [`Conversation`] (persisted with the session), a set of [`FocusedFiles`]
 //! and the project's [`Memory`] (from [`MemoryStore`]); before each model request a
@@ -42,8 +42,6 @@
 //! assert_eq!(prompt.messages.last().map(|m| m.content.as_str()), Some(content));
 //! # Ok::<(), keel_context::ConversationError>(())
 //! ```
-
-pub use keel_repomap as repomap;
 
 pub mod budget;
 pub mod conversation;

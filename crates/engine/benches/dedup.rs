@@ -20,12 +20,13 @@ use std::sync::{Arc, Mutex};
 
 use keel_context::prompt::FOCUSED_HEADING;
 use keel_context::{ChatMessage, Message, Role, TokenCounter};
-use keel_engine::agent::{AgentConfig, Mode, RepoMapConfig};
+use keel_engine::agent::{AgentConfig, RepoMapConfig};
 use keel_engine::{
     AgentSession, ChatRequest, ItemStream, ModelChain, Provider, ProviderError, Script,
     ScriptedProvider,
 };
 use keel_events::{Bus, Emitter, Event, EventHandler, EventKind, Sequencer, ToolStatus};
+use keel_protocol::Mode;
 use keel_test_support::ScriptBuilder;
 use serde_json::{Value, json};
 

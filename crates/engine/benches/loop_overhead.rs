@@ -11,8 +11,9 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use keel_engine::agent::AgentConfig;
 use keel_engine::{AgentSession, ModelChain, Script, ScriptedProvider};
 use keel_events::{AgentStatus, Bus, Emitter, Sequencer};
+use keel_protocol::ToolResult;
 use keel_test_support::ScriptBuilder;
-use keel_tools::{ToolContext, ToolRegistry, ToolResult, TypedTool};
+use keel_tools::{ToolContext, ToolRegistry, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -28,7 +28,7 @@ pub mod text_tool_calls;
 pub mod xml;
 
 pub use agent::{
-    AgentConfig, AgentSession, DEFAULT_MAX_HISTORY_MESSAGES, Mode, RepoMapConfig, ResumedTurn,
+    AgentConfig, AgentSession, DEFAULT_MAX_HISTORY_MESSAGES, RepoMapConfig, ResumedTurn,
     ToolFormat, TurnOutcome, new_turn_id,
 };
 pub use assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall, Assembler, assemble};

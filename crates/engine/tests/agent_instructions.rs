@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use agent_common::*;
 use keel_context::InstructionSources;
-use keel_engine::agent::Mode;
 use keel_engine::{AgentSession, OpenAiConfig, OpenAiProvider};
 use keel_events::{AgentStatus, EventKind, InstructionsScope, LogLevel, PrepareInstructionsLoad};
+use keel_protocol::Mode;
 use serde_json::{Value, json};
 use support::*;
 

@@ -9,11 +9,12 @@ use std::sync::Arc;
 
 use agent_common::*;
 use keel_context::{MemoryKind, MemoryStore, NewEntry};
-use keel_engine::agent::{Distillation, Mode};
+use keel_engine::agent::Distillation;
 use keel_engine::{OpenAiConfig, OpenAiProvider, ToolFormat};
 use keel_events::{
     AgentStatus, CallPurpose, EventKind, LogLevel, MemorySource, RunMemoryUpdate, ToolStatus,
 };
+use keel_protocol::Mode;
 use keel_test_support::{ScriptBuilder, sample_project};
 use serde_json::{Value, json};
 use support::*;

@@ -8,9 +8,9 @@ use crate::support;
 use std::sync::Arc;
 
 use agent_common::*;
-use keel_engine::agent::Mode;
 use keel_engine::{OpenAiConfig, OpenAiProvider, RepoMapConfig};
 use keel_events::{AgentStatus, EventKind, LogLevel, StatusKind};
+use keel_protocol::Mode;
 use keel_test_support::sample_project;
 use support::*;
 

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use agent_common::*;
 use futures::StreamExt;
-use keel_engine::agent::{CANNOT_ANSWER, Mode, Question, QuestionAnswerer};
 use keel_events::{AgentStatus, Event, EventHandler, EventKind, StatusKind};
+use keel_protocol::{CANNOT_ANSWER, Mode, Question, QuestionAnswerer};
 use keel_test_support::sample_project;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;

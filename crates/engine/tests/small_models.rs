@@ -20,9 +20,10 @@ use crate::support;
 use std::sync::Arc;
 
 use agent_common::*;
-use keel_engine::agent::{Mode, ToolProfile};
+use keel_engine::agent::ToolProfile;
 use keel_engine::{OpenAiConfig, OpenAiProvider, TurnOutcome};
 use keel_events::{AgentStatus, Event, EventKind, ToolStatus};
+use keel_protocol::Mode;
 use keel_test_support::{SampleProject, sample_project};
 use serde_json::Value;
 use support::*;

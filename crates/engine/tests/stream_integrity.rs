@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use agent_common::*;
 use keel_context::Message;
-use keel_engine::agent::Mode;
 use keel_engine::{AgentSession, OpenAiConfig, OpenAiProvider, TurnOutcome};
 use keel_events::{AgentStatus, Event, EventKind, FinishReason, ToolStatus};
+use keel_protocol::Mode;
 use keel_test_support::sample_project;
 use keel_test_support::stream_faults::{Fault, Times, faulty};
 use serde_json::{Value, json};

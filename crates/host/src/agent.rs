@@ -7,12 +7,14 @@ use keel_context::{InstructionSources, MemoryStore};
 use keel_engine::agent::QuestionAnswerer;
 use keel_engine::agent::ToolProfile;
 use keel_engine::{
-    AgentConfig, AgentSession, Mode, ModelChain, Pricing, Provider, RepoMapConfig, Sampling,
-    ToolFormat,
+    AgentConfig, AgentSession, ModelChain, Pricing, Provider, RepoMapConfig, Sampling, ToolFormat,
 };
 use keel_events::Emitter;
+use keel_protocol::Mode;
+use keel_protocol::{ApprovalPolicy, EditApproval};
 use keel_tools::builtin::ImageSettings;
-use keel_tools::{ApprovalPolicy, Approver, EditApproval, RuleSet, ToolRegistry};
+use keel_protocol::Approver;
+use keel_tools::{RuleSet, ToolRegistry};
 
 use crate::error::HostError;
 use crate::saved::SavedConversation;
@@ -32,7 +34,7 @@ pub struct AgentSettings {
     /// Command approval policy.
     pub approval: ApprovalPolicy,
     /// The OS sandbox for commands (mode, network, writable roots, fallback).
-    pub sandbox: keel_tools::sandbox::SandboxPolicy,
+    pub sandbox: keel_sandbox::SandboxPolicy,
     /// Execute plans without asking.
     pub approve_plans: bool,
     /// Native or XML tool calls.
@@ -87,7 +89,7 @@ impl AgentSettings {
             mode: Mode::Auto,
             max_iterations: 25,
             approval: ApprovalPolicy::default(),
-            sandbox: keel_tools::sandbox::SandboxPolicy::off(),
+            sandbox: keel_sandbox::SandboxPolicy::off(),
             approve_plans: false,
             tool_format: ToolFormat::default(),
             max_retries: None,

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use keel_tools::sandbox::{Sandbox, SandboxError, SandboxPolicy};
+use keel_sandbox::{Sandbox, SandboxError, SandboxPolicy};
 
 /// The sandbox a file run in `root` runs in under `policy` (the front end's sandbox settings):
 /// `None` when the policy is off. A mode this system cannot enforce is refused (unless the

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use keel_engine::AgentSession;
 use keel_events::{Emitter, LogLevel, SystemLog};
 use keel_mcp::{McpManager, ServerConfig, ServerSpec};
-use keel_tools::sandbox::SandboxPolicy;
+use keel_sandbox::SandboxPolicy;
 
 /// The servers of `configs` that can be used; each one that cannot is a `system.log` warning
 /// on `emitter` naming it and saying why, and the others go on.

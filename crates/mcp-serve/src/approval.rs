@@ -2,7 +2,7 @@
 //! with a message saying why when it does not.
 
 use async_trait::async_trait;
-use keel_tools::{ApprovalReply, ApprovalRequest, Approver};
+use keel_protocol::{ApprovalReply, ApprovalRequest, Approver};
 use rmcp::service::{ElicitationError, ElicitationMode};
 use rmcp::{Peer, RoleServer};
 use schemars::JsonSchema;

@@ -5,7 +5,9 @@
 //!
 //! [`McpServer`] is the rmcp handler; [`serve_stdio`] runs it on standard input and output. The
 //! turn behind `keel_task` is the front end's to run ([`TaskRunner`]): this crate only maps it to
-//! MCP. Approvals that need a person are asked through MCP elicitation when the client supports
+//! MCP. The built-in tools come the same way, as a keel-protocol
+//! [`ToolService`](keel_protocol::ToolService) (keel-tools' `ServedTools`), so this crate links
+//! neither the tools nor the index and its tree-sitter grammars. Approvals that need a person are asked through MCP elicitation when the client supports
 //! it ([`ClientApprover`]) and refused with a clear message otherwise.
 
 mod approval;

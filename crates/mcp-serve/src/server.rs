@@ -4,9 +4,8 @@ use std::path::PathBuf;
 use std::str::FromStr as _;
 use std::sync::Arc;
 
-use keel_engine::Mode;
-use keel_events::{AgentStatus, Bus, Emitter, EventHandler, Sequencer};
-use keel_tools::{ApprovalPolicy, CheckpointStore, ToolContext, ToolRegistry};
+use keel_events::{AgentStatus, EventHandler};
+use keel_protocol::{ApprovalPolicy, CallContext, Mode, ToolService};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -47,11 +46,9 @@ pub enum ServeError {
 #[derive(Clone)]
 pub struct McpServer {
     root: PathBuf,
-    registry: ToolRegistry,
+    tools: Arc<dyn ToolService>,
     approval: ApprovalPolicy,
-    checkpoints: Option<Arc<CheckpointStore>>,
     runner: Option<Arc<dyn TaskRunner>>,
-    emitter: Emitter,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -65,26 +62,15 @@ impl std::fmt::Debug for McpServer {
 }
 
 impl McpServer {
-    /// A server offering the built-in tools confined to `root` (canonical), under `approval`.
-    pub fn new(root: PathBuf, approval: ApprovalPolicy) -> Self {
-        let emitter = Emitter::new(
-            Sequencer::new(format!("mcp-{}", std::process::id()), "mcp"),
-            Bus::default(),
-        );
+    /// A server offering `tools` (keel-tools' `ServedTools` for the built-ins), which are
+    /// confined to `root` (canonical) and gated by `approval`; both are named to the client.
+    pub fn new(root: PathBuf, approval: ApprovalPolicy, tools: Arc<dyn ToolService>) -> Self {
         Self {
             root,
-            registry: ToolRegistry::builtin(),
+            tools,
             approval,
-            checkpoints: None,
             runner: None,
-            emitter,
         }
-    }
-
-    /// The same server recording file changes in `checkpoints` (so `keel rollback` undoes them).
-    pub fn with_checkpoints(mut self, checkpoints: Arc<CheckpointStore>) -> Self {
-        self.checkpoints = Some(checkpoints);
-        self
     }
 
     /// The same server also offering `keel_task`, run by `runner`.
@@ -96,19 +82,20 @@ impl McpServer {
     /// Every tool offered, built-ins first.
     pub fn tools(&self) -> Vec<Tool> {
         let mut tools: Vec<Tool> = self
-            .registry
-            .tools()
-            .map(|tool| {
-                let schema = match tool.parameters() {
+            .tools
+            .specs()
+            .into_iter()
+            .map(|spec| {
+                let schema = match spec.parameters {
                     serde_json::Value::Object(map) => map,
                     _ => JsonObject::new(),
                 };
-                let read_only = READ_ONLY.contains(&tool.name());
+                let read_only = READ_ONLY.contains(&spec.name.as_str());
                 let mut annotations = ToolAnnotations::new().read_only(read_only);
                 if !read_only {
-                    annotations = annotations.destructive(tool.name() != "execute_command");
+                    annotations = annotations.destructive(spec.name != "execute_command");
                 }
-                Tool::new(tool.name(), tool.description(), Arc::new(schema))
+                Tool::new(spec.name, spec.description, Arc::new(schema))
                     .with_annotations(annotations)
             })
             .collect();
@@ -134,15 +121,11 @@ impl McpServer {
         arguments: serde_json::Value,
         context: &RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let mut ctx = ToolContext::new(self.root.clone(), self.emitter.clone()).with_approval(
-            self.approval,
-            Arc::new(ClientApprover::new(context.peer.clone())),
-        );
-        if let Some(checkpoints) = &self.checkpoints {
-            ctx = ctx.with_checkpoints(Arc::clone(checkpoints));
-        }
-        ctx.cancel = context.ct.clone();
-        let result = self.registry.call(&ctx, name, arguments).await;
+        let call = CallContext {
+            approver: Arc::new(ClientApprover::new(context.peer.clone())),
+            cancel: context.ct.clone(),
+        };
+        let result = self.tools.call(name, arguments, call).await;
         tool_result_to_mcp(&result)
     }
 
@@ -279,10 +262,15 @@ impl ServerHandler for McpServer {
         {
             return Ok(self.call_task(runner, arguments, &context).await.into());
         }
-        if self.registry.get(name).is_none() {
-            let mut available: Vec<&str> = self.registry.names();
+        if !self.tools.has(name) {
+            let mut available: Vec<String> = self
+                .tools
+                .specs()
+                .into_iter()
+                .map(|spec| spec.name)
+                .collect();
             if self.runner.is_some() {
-                available.push(TASK_TOOL);
+                available.push(TASK_TOOL.to_owned());
             }
             return Err(McpError::invalid_params(
                 format!(

@@ -3,9 +3,9 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use keel_engine::Mode;
 use keel_events::{AgentStatus, EventHandler};
-use keel_tools::Approver;
+use keel_protocol::Approver;
+use keel_protocol::Mode;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;

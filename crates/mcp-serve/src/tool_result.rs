@@ -1,6 +1,6 @@
 //! A Keel tool result as an MCP `CallToolResult`.
 
-use keel_tools::ToolResult;
+use keel_protocol::ToolResult;
 use rmcp::model::{CallToolResult, ContentBlock};
 
 /// `{success, message, content}` as MCP content: the message, then the content as a second text

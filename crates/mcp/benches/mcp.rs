@@ -14,8 +14,9 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use keel_events::{Bus, Emitter, Sequencer};
 use keel_mcp::{McpManager, ServerConfig, ServerSpec};
-use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
-use keel_tools::{ApprovalPolicy, ApproveAll, Tool, ToolContext, ToolSource};
+use keel_protocol::{ApprovalPolicy, ApproveAll};
+use keel_sandbox::{SandboxMode, SandboxPolicy};
+use keel_tools::{Tool, ToolContext, ToolSource};
 use serde_json::json;
 
 fn server() -> PathBuf {

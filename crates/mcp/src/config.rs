@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
-use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
+use keel_sandbox::{SandboxMode, SandboxPolicy};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::ConfigError;

@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use keel_sandbox::{Confinement, Sandbox, SandboxPolicy};
 use keel_tools::process::{GroupGuard, scrubbed_env};
-use keel_tools::sandbox::{Confinement, Sandbox, SandboxPolicy};
 use nix::sys::signal::Signal;
 use rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams};
 use rmcp::service::{NotificationContext, RoleClient, RunningService};

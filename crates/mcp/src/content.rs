@@ -1,7 +1,7 @@
 //! What a server's answer becomes for the model: text, structured content and resources as
 //! text, images and audio described (never base64 in history), capped like command output.
 
-use keel_tools::ToolResult;
+use keel_protocol::ToolResult;
 use keel_tools::process::{DEFAULT_OUTPUT_CAP, cap_output};
 use serde_json::Value;
 

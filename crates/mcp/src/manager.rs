@@ -7,8 +7,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use keel_events::{Emitter, LogLevel, SystemLog};
-use keel_tools::sandbox::SandboxPolicy;
-use keel_tools::{McpCalls, Tool, ToolResult, ToolSource};
+use keel_protocol::ToolResult;
+use keel_sandbox::SandboxPolicy;
+use keel_tools::{McpCalls, Tool, ToolSource};
 use rmcp::ServiceError;
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
 use serde::Serialize;

@@ -5,7 +5,8 @@ use std::sync::Weak;
 
 use async_trait::async_trait;
 use keel_events::ApprovalKind;
-use keel_tools::{ApprovalPolicy, Tool, ToolContext, ToolResult};
+use keel_protocol::{ApprovalPolicy, ToolResult};
+use keel_tools::{Tool, ToolContext};
 use serde_json::{Value, json};
 
 use crate::config::ServerApproval;

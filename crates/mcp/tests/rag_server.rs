@@ -2,8 +2,9 @@
 //! mcp_server`, `tool`, `query_argument`), against our own rmcp server: the answer, a tool that
 //! reports `isError`, a tool the server lacks, servers that are not connected, a long query.
 
+use keel_protocol::ToolResult;
 use keel_tools::builtin::UseRagTool;
-use keel_tools::{McpCalls, Tool, ToolContext, ToolResult};
+use keel_tools::{McpCalls, Tool, ToolContext};
 use serde_json::json;
 use std::sync::Arc;
 

@@ -4,7 +4,7 @@
 //! `network = false`.
 
 use keel_mcp::{ServerConfig, ServerSpec, ServerStatus};
-use keel_tools::sandbox::{SandboxMode, SandboxPolicy, Support};
+use keel_sandbox::{SandboxMode, SandboxPolicy, Support};
 use serde_json::json;
 
 use crate::common::{Fixture, test_server};
@@ -42,7 +42,7 @@ fn enforced() -> bool {
     report.enforceable
 }
 
-async fn write(f: &Fixture, path: &std::path::Path) -> keel_tools::ToolResult {
+async fn write(f: &Fixture, path: &std::path::Path) -> keel_protocol::ToolResult {
     f.tool("mcp__test__write_file")
         .call(
             &f.ctx,
@@ -116,7 +116,7 @@ async fn read_only_keeps_a_server_from_writing_even_in_the_root() {
     assert!(!inside.exists());
 }
 
-async fn connect(f: &Fixture, address: &str) -> keel_tools::ToolResult {
+async fn connect(f: &Fixture, address: &str) -> keel_protocol::ToolResult {
     f.tool("mcp__test__connect")
         .call(&f.ctx, json!({"address": address}))
         .await

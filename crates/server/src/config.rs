@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use keel_host::{ContextConfig, ImagesConfig, PriceConfig, image_settings};
+use keel_protocol::{ApprovalPolicy, EditApproval};
+use keel_sandbox::{Fallback, SandboxMode, SandboxPolicy};
 use keel_tools::builtin::ImageSettings;
-use keel_tools::sandbox::{Fallback, SandboxMode, SandboxPolicy};
-use keel_tools::{ApprovalPolicy, EditApproval};
 use serde::Deserialize;
 
 use crate::logging::LogFormat;

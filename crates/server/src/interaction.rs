@@ -8,10 +8,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use keel_engine::agent::{Question, QuestionAnswerer};
 use keel_events::{ApprovalDecision, EventKind};
+use keel_protocol::{ApprovalReply, ApprovalRequest, Approver};
+use keel_protocol::{Question, QuestionAnswerer};
 use keel_store::{EventRange, Store};
-use keel_tools::{ApprovalReply, ApprovalRequest, Approver};
 use tokio::sync::{Notify, oneshot};
 
 use crate::error::{ApiError, ApiResult};
@@ -312,7 +312,7 @@ impl QuestionAnswerer for HttpAnswerer {
             approval: false,
         };
         rx.await
-            .unwrap_or_else(|_| keel_engine::agent::CANNOT_ANSWER.to_owned())
+            .unwrap_or_else(|_| keel_protocol::CANNOT_ANSWER.to_owned())
     }
 }
 

@@ -15,13 +15,14 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use keel_context::InstructionSources;
-use keel_engine::{AgentSession, Mode};
+use keel_engine::AgentSession;
 use keel_events::{Emitter, LogLevel, SystemError, SystemLog};
 use keel_host::{
     AgentSettings, Continuation, EndRecorded, EventLog, HostError, Interaction, SavedConversation,
     TurnEnd, open_session, saved_conversation,
 };
 use keel_mcp::McpManager;
+use keel_protocol::Mode;
 use keel_store::{
     SharedClaim, StoreError, StoreResult, Turn, TurnHandover, WriterClaim, WriterOptions,
 };

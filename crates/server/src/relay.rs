@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use keel_events::ApprovalDecision;
-use keel_store::{ControlKind, ControlMessage, EventRange};
-use keel_tools::ApprovalReply;
+use keel_protocol::ApprovalReply;
+use keel_store::{ControlKind, ControlMessage, EventRange, Store, Turn, TurnStatus};
 
 use crate::error::{ApiError, ApiResult};
 use crate::interaction::{

@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::{ALL, Options, TestServer};
-use keel_tools::EditApproval;
+use keel_protocol::EditApproval;
 use reqwest::StatusCode;
 use serde_json::json;
 

@@ -180,7 +180,7 @@ async fn file_runs_are_confined_by_the_servers_sandbox() {
     s.stop().await;
 
     let mut options = Options::new("simple.json");
-    options.provider = |p| p.sandbox = keel_tools::sandbox::SandboxPolicy::off();
+    options.provider = |p| p.sandbox = keel_sandbox::SandboxPolicy::off();
     let s = TestServer::start(options).await;
     std::fs::write(
         s.workspace.join("escape.sh"),

@@ -1,5 +1,5 @@
 //! The command safety check and approval-rule evaluation per command, over the safety
-//! tables (`tests/safety_cases.rs`): dangerous lines, ordinary development lines, and the
+//! tables (keel-safety's `tests/safety_cases.rs`): dangerous lines, ordinary development lines, and the
 //! rules' verdict on the ordinary lines with a 12-rule file.
 #![allow(missing_docs, clippy::unwrap_used, dead_code)]
 
@@ -7,10 +7,10 @@ use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use keel_safety::{Category, Category::*, classify};
 use keel_tools::approval_rules::{RuleScope, RuleSet};
-use keel_tools::safety::{Category, Category::*, classify};
 
-include!("../tests/safety_cases.rs");
+include!("../../safety/tests/safety_cases.rs");
 
 const RULES: &str = r#"
 [[rule]]

@@ -40,7 +40,7 @@ pub async fn approve_edit(
     before: Option<&str>,
     after: Option<&str>,
 ) -> Result<(), String> {
-    if ctx.approval_edits != crate::approval::EditApproval::Ask {
+    if ctx.approval_edits != keel_protocol::EditApproval::Ask {
         return Ok(());
     }
     let change = text_change(rel, before, after);

@@ -7,7 +7,6 @@
 //! so a turn can be rolled back. With a [`Shadow`] workspace, changes are staged in a copy of
 //! the tree and reach the real tree only when applied.
 
-mod approval;
 pub mod approval_rules;
 pub mod builtin;
 pub mod checkpoint;
@@ -18,33 +17,27 @@ pub mod file_text;
 pub mod packages;
 pub mod process;
 pub mod registry;
-pub mod safety;
 pub mod search_replace;
+pub mod served;
 pub mod shadow;
 mod tool;
 pub mod walk;
 pub mod workspace;
 
-pub use approval::{
-    ApprovalPolicy, ApprovalReply, ApprovalRequest, ApproveAll, Approver, CannotAsk, EditApproval,
-    UnknownPolicy,
-};
 pub use approval_rules::{
     Rule, RuleDecision, RuleScope, RuleSet, RuleSpec, RuleTarget, RuleVerdict, RulesError,
 };
-/// The OS sandbox commands run in (keel-sandbox), for the crates that configure it.
-pub use keel_sandbox as sandbox;
 
 pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointSize, CheckpointStore, CheckpointUsage,
     ConversationMark, FileSnapshot, RollbackReport,
 };
 pub use registry::ToolRegistry;
-pub use safety::{Category, Classification, classify};
+pub use served::ServedTools;
 pub use shadow::{
     ApplyReport, Batch, ChangeKind, DiscardReport, Shadow, ShadowError, StagedChange,
 };
-pub use tool::{McpCalls, Tool, ToolContext, ToolResult, ToolSource, TypedTool};
+pub use tool::{McpCalls, Tool, ToolContext, ToolSource, TypedTool};
 pub use workspace::{PathError, Workspace};
 
 /// The README's example, compiled and run as a doctest so it stays true.

@@ -5,55 +5,15 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use keel_events::Emitter;
+/// Tools return the contract's result type; the modules of this crate import it from here.
+pub(crate) use keel_protocol::ToolResult;
+use keel_protocol::{ApprovalPolicy, Approver};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use crate::approval::{ApprovalPolicy, Approver};
 use crate::checkpoint::CheckpointStore;
 use crate::process::CommandSandbox;
-
-/// What a tool call returns to the model (and to `keel tool call`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolResult {
-    /// Whether the tool did what was asked.
-    pub success: bool,
-    /// One or two sentences on what happened, written for the model.
-    pub message: String,
-    /// The tool's output (file text, listing, matches, command output), if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<String>,
-}
-
-impl ToolResult {
-    /// A success with a message and no content.
-    pub fn ok(message: impl Into<String>) -> Self {
-        Self {
-            success: true,
-            message: message.into(),
-            content: None,
-        }
-    }
-
-    /// A success with content.
-    pub fn ok_with(message: impl Into<String>, content: impl Into<String>) -> Self {
-        Self {
-            success: true,
-            message: message.into(),
-            content: Some(content.into()),
-        }
-    }
-
-    /// A failure the model can act on.
-    pub fn error(message: impl Into<String>) -> Self {
-        Self {
-            success: false,
-            message: message.into(),
-            content: None,
-        }
-    }
-}
 
 /// Where and how a tool call runs.
 #[derive(Clone, Debug)]
@@ -79,7 +39,7 @@ pub struct ToolContext {
     /// Approval rules (`.keel/rules.toml`, the user's `rules.toml`), checked before the policy.
     pub rules: Arc<crate::approval_rules::RuleSet>,
     /// Whether file edits are asked about, with their diff, before they apply.
-    pub approval_edits: crate::approval::EditApproval,
+    pub approval_edits: keel_protocol::EditApproval,
     /// Whether `root` is a shadow workspace (`--shadow`): file changes are staged there and
     /// their `run.file.change` events say `staged`.
     pub shadowed: bool,
@@ -99,11 +59,11 @@ impl ToolContext {
             step_id: None,
             cancel: CancellationToken::new(),
             approval: ApprovalPolicy::default(),
-            approver: Arc::new(crate::approval::CannotAsk),
+            approver: Arc::new(keel_protocol::CannotAsk),
             checkpoints: None,
             sandbox: CommandSandbox::Off,
             rules: Arc::default(),
-            approval_edits: crate::approval::EditApproval::Never,
+            approval_edits: keel_protocol::EditApproval::Never,
             shadowed: false,
             mcp: None,
         }
@@ -122,7 +82,7 @@ impl ToolContext {
     }
 
     /// The same context asking (or not) before file edits apply.
-    pub fn with_edit_approval(mut self, approval_edits: crate::approval::EditApproval) -> Self {
+    pub fn with_edit_approval(mut self, approval_edits: keel_protocol::EditApproval) -> Self {
         self.approval_edits = approval_edits;
         self
     }
@@ -383,8 +343,8 @@ impl ToolContext {
         kind: keel_events::ApprovalKind,
         subject: impl Into<String>,
         reason: impl Into<String>,
-    ) -> crate::approval::ApprovalReply {
-        let request = crate::approval::ApprovalRequest {
+    ) -> keel_protocol::ApprovalReply {
+        let request = keel_protocol::ApprovalRequest {
             approval_id: format!("appr_{}", uuid::Uuid::now_v7().simple()),
             kind,
             subject: subject.into(),
@@ -408,7 +368,7 @@ impl ToolContext {
         ));
         let reply = tokio::select! {
             reply = self.approver.approve(&request) => reply,
-            () = self.cancel.cancelled() => crate::approval::ApprovalReply::reject(
+            () = self.cancel.cancelled() => keel_protocol::ApprovalReply::reject(
                 "the turn was cancelled while waiting for approval",
             ),
         };

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use common::Harness;
-use keel_tools::{ApprovalReply, ApprovalRequest, Approver, EditApproval};
+use keel_protocol::{ApprovalReply, ApprovalRequest, Approver, EditApproval};
 use serde_json::json;
 
 /// Answers with `approve`, recording every request.

@@ -6,12 +6,11 @@ use std::sync::{Arc, Mutex};
 use keel_events::{
     ApprovalDecision, ApprovalKind, Bus, Delivery, Emitter, EventKind, OutputStream, Sequencer,
 };
+use keel_protocol::{ApprovalPolicy, ApprovalReply, ApprovalRequest, Approver, CannotAsk};
+use keel_sandbox::{SandboxMode, SandboxPolicy};
 use keel_tools::builtin::ExecuteCommand;
 use keel_tools::process::CommandSandbox;
-use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
-use keel_tools::{
-    ApprovalPolicy, ApprovalReply, ApprovalRequest, Approver, CannotAsk, Tool, ToolContext,
-};
+use keel_tools::{Tool, ToolContext};
 use serde_json::json;
 
 /// Answers with scripted replies (approve once they run out) and records every request.
@@ -85,7 +84,7 @@ fn events(sub: &mut keel_events::Subscription) -> Vec<EventKind> {
 /// Classified dangerous (force push) but harmless here: the temp dir is no git repository.
 const DANGEROUS_BUT_HARMLESS: &str = "git push --force 2>/dev/null; echo ran";
 
-async fn call(f: &Fixture, args: serde_json::Value) -> keel_tools::ToolResult {
+async fn call(f: &Fixture, args: serde_json::Value) -> keel_protocol::ToolResult {
     ExecuteCommand::default().call(&f.ctx, args).await
 }
 

@@ -22,6 +22,5 @@ mod rag_tool;
 mod registry;
 mod replace_in_file;
 mod repomap_tools;
-mod safety_table;
 mod shadow;
 mod workspace;

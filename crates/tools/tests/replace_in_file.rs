@@ -13,7 +13,7 @@ fn block(search: &str, replace: &str) -> String {
     format!("<<<<<<< SEARCH\n{search}\n=======\n{replace}\n>>>>>>> REPLACE\n")
 }
 
-async fn edit(h: &Harness, path: &str, diff: &str) -> keel_tools::ToolResult {
+async fn edit(h: &Harness, path: &str, diff: &str) -> keel_protocol::ToolResult {
     h.call("replace_in_file", json!({"path": path, "diff": diff}))
         .await
 }

@@ -195,7 +195,7 @@ fn shadow_ctx(root: &Path, shadow: &Shadow) -> ToolContext {
         .in_shadow(shadow.tree())
 }
 
-fn content(result: keel_tools::ToolResult) -> String {
+fn content(result: keel_protocol::ToolResult) -> String {
     assert!(result.success, "{}", result.message);
     result.content.unwrap_or_default()
 }

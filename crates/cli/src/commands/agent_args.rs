@@ -5,11 +5,11 @@
 
 use std::path::PathBuf;
 
-use keel_engine::Mode;
 use keel_engine::agent::{ToolFormat, ToolProfile};
 use keel_events::projection::WireFormat;
-use keel_tools::ApprovalPolicy;
-use keel_tools::sandbox::SandboxMode;
+use keel_protocol::ApprovalPolicy;
+use keel_protocol::Mode;
+use keel_sandbox::SandboxMode;
 
 use crate::render::ColorWhen;
 

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use keel_events::{Bus, Emitter, Event, EventHandler, EventKind, JsonlHandler, Sequencer};
+use keel_sandbox::{Sandbox, SandboxMode};
 use keel_tools::file_run::{FileRun, FileRunError, run_file};
-use keel_tools::sandbox::{Sandbox, SandboxMode};
 use tokio_util::sync::CancellationToken;
 
 use super::EXIT_USAGE;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use keel_context::repomap::{MapOptions, MapRequest, RepoMap, Symbol};
+use keel_repomap::{MapOptions, MapRequest, RepoMap, Symbol};
 use serde::Serialize;
 
 /// Flags of `keel repomap`.
@@ -15,7 +15,7 @@ pub struct RepomapArgs {
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
     /// Token budget of the map (o200k tokens).
-    #[arg(long, default_value_t = keel_context::repomap::DEFAULT_TOKEN_BUDGET)]
+    #[arg(long, default_value_t = keel_repomap::DEFAULT_TOKEN_BUDGET)]
     pub tokens: usize,
     /// A focused file, relative to the root (repeatable): the ranking leans toward it.
     #[arg(long)]
@@ -45,7 +45,7 @@ struct JsonOutput<'a> {
     root: String,
     tokens: u64,
     map: &'a str,
-    stats: &'a keel_context::repomap::BuildStats,
+    stats: &'a keel_repomap::BuildStats,
     files: Vec<JsonFile<'a>>,
     /// Every mapped file → the files defining names it references.
     dependencies: BTreeMap<String, Vec<String>>,

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use keel_tools::safety::classify;
+use keel_safety::classify;
 
 /// `keel safety` subcommands.
 #[derive(Debug, Subcommand)]

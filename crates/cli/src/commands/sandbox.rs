@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use keel_tools::sandbox::{ModeReport, SandboxMode, Support};
+use keel_sandbox::{ModeReport, SandboxMode, Support};
 use serde::Serialize;
 
 /// `keel sandbox` subcommands.

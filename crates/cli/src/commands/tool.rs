@@ -9,10 +9,11 @@ use clap::Subcommand;
 use keel_events::{Bus, Emitter, Sequencer};
 use keel_index::{RagConfig, ServerSource};
 use keel_mcp::{McpManager, ServerSpec};
+use keel_protocol::{ApprovalPolicy, CannotAsk};
+use keel_sandbox::SandboxMode;
+use keel_sandbox::SandboxPolicy;
 use keel_tools::process::CommandSandbox;
-use keel_tools::sandbox::SandboxMode;
-use keel_tools::sandbox::SandboxPolicy;
-use keel_tools::{ApprovalPolicy, CannotAsk, CheckpointStore, RuleSet, ToolContext, ToolRegistry};
+use keel_tools::{CheckpointStore, RuleSet, ToolContext, ToolRegistry};
 
 use super::EXIT_USAGE;
 use super::agent_args::AgentArgs;

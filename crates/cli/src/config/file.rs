@@ -5,12 +5,12 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use keel_engine::Mode;
 use keel_engine::agent::{ToolFormat, ToolProfile};
 use keel_host::PriceConfig;
 pub use keel_host::{ContextConfig, ImagesConfig, split_models};
-use keel_tools::ApprovalPolicy;
-use keel_tools::sandbox::{Fallback, SandboxMode};
+use keel_protocol::ApprovalPolicy;
+use keel_protocol::Mode;
+use keel_sandbox::{Fallback, SandboxMode};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
@@ -49,7 +49,7 @@ pub struct FileConfig {
     pub approve_plans: Option<bool>,
     /// `ask`: show every file edit's diff for approval before it applies; `never` (default).
     #[serde(default, deserialize_with = "from_name")]
-    pub approval_edits: Option<keel_tools::EditApproval>,
+    pub approval_edits: Option<keel_protocol::EditApproval>,
     /// Stage every change in a shadow workspace until `keel shadow apply`.
     pub shadow: Option<bool>,
     /// native or xml.
@@ -573,11 +573,11 @@ path = "../docs"
     fn approval_edits_takes_ask_or_never() {
         assert_eq!(
             parse("approval_edits = \"ask\"").unwrap().approval_edits,
-            Some(keel_tools::EditApproval::Ask)
+            Some(keel_protocol::EditApproval::Ask)
         );
         assert_eq!(
             parse("approval_edits = \"never\"").unwrap().approval_edits,
-            Some(keel_tools::EditApproval::Never)
+            Some(keel_protocol::EditApproval::Never)
         );
         let err = parse("approval_edits = \"maybe\"").unwrap_err().to_string();
         assert!(err.contains("/p/keel.toml, line 1"), "{err}");

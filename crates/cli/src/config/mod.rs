@@ -6,14 +6,15 @@ mod file;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use keel_engine::Pricing;
 use keel_engine::agent::{ToolFormat, ToolProfile};
 use keel_engine::{DEFAULT_TEMPERATURE, Sampling};
-use keel_engine::{Mode, Pricing};
 use keel_events::projection::WireFormat;
 use keel_host::distills_by_default;
-use keel_tools::ApprovalPolicy;
+use keel_protocol::ApprovalPolicy;
+use keel_protocol::Mode;
+use keel_sandbox::{SandboxMode, SandboxPolicy};
 use keel_tools::builtin::ImageSettings;
-use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
 
 pub use file::{CONFIG_FILE, ConfigError, FileConfig, split_models};
 
@@ -105,7 +106,7 @@ pub struct Settings {
     /// Ask before executing a plan.
     pub approve_plans: bool,
     /// Whether file edits are asked about, with their diff, before they apply.
-    pub approval_edits: keel_tools::EditApproval,
+    pub approval_edits: keel_protocol::EditApproval,
     /// Stage changes in a shadow workspace: `--shadow` over the files' `shadow`.
     pub shadow: bool,
     /// How tools are offered to the model.

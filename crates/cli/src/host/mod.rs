@@ -15,14 +15,14 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use keel_context::InstructionSources;
-use keel_engine::agent::CannotAnswer;
 use keel_events::{AgentStatus, DisplayStyle, Emitter, Event, EventHandler, JsonlHandler};
 use keel_host::{
     AgentSettings, HostedSession, Interaction, OpenedSession, SessionHost, SessionSource,
     TurnEnd as StoredEnd,
 };
+use keel_protocol::CannotAnswer;
+use keel_protocol::{Approver, CannotAsk};
 use keel_store::{NewSession, Store};
-use keel_tools::{Approver, CannotAsk};
 
 pub use interrupts::Interrupts;
 pub use notices::{StderrNotices, notice};

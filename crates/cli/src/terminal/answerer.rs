@@ -4,7 +4,7 @@
 //! the prompt is only `› ` on the line after; otherwise (`--json`) it shows the question too.
 //! A number among the options' answers with that option.
 
-use keel_engine::agent::{CANNOT_ANSWER, Question, QuestionAnswerer, QuestionKind};
+use keel_protocol::{CANNOT_ANSWER, Question, QuestionAnswerer, QuestionKind};
 
 use super::BoxFuture;
 use super::input::LineReader;

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use keel_events::{ApprovalDecision, ApprovalKind};
+use keel_protocol::{ApprovalReply, ApprovalRequest, Approver};
 use keel_tools::approval_rules::{append_always_rules, describe_written, subject_tool};
-use keel_tools::{ApprovalReply, ApprovalRequest, Approver};
 
 use super::BoxFuture;
 use super::input::LineReader;

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use keel_context::TokenCounter;
-use keel_context::repomap::RepoMap;
+use keel_repomap::RepoMap;
 
 use super::repo_map::mentions;
 
@@ -178,7 +178,7 @@ fn within_budget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keel_context::repomap::MapOptions;
+    use keel_repomap::MapOptions;
 
     fn project() -> (tempfile::TempDir, RepoMap) {
         let dir = tempfile::tempdir().unwrap();

@@ -4,63 +4,12 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use keel_context::InstructionSources;
-use keel_events::ModeHint;
-use keel_tools::ApprovalPolicy;
+use keel_protocol::{ApprovalPolicy, Mode};
 
 use super::anomaly::AnomalyLimits;
 use crate::fallback::ModelChain;
 use crate::pricing::Pricing;
 use crate::retry::RetryPolicy;
-
-/// Whether a turn may, must or must not plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Mode {
-    /// The model decides: `create_plan` is offered alongside the other tools.
-    #[default]
-    Auto,
-    /// Never plan: `create_plan` is not offered.
-    Direct,
-    /// Plan first: the model is told to call `create_plan` before anything else.
-    Plan,
-}
-
-impl Mode {
-    /// The mode's name (`auto`, `direct`, `plan`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Auto => "auto",
-            Mode::Direct => "direct",
-            Mode::Plan => "plan",
-        }
-    }
-
-    /// The `agent.start` mode hint.
-    pub fn hint(self) -> ModeHint {
-        match self {
-            Mode::Auto => ModeHint::Auto,
-            Mode::Direct => ModeHint::Direct,
-            Mode::Plan => ModeHint::Plan,
-        }
-    }
-}
-
-/// A mode name that is not `auto`, `direct` or `plan`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown mode `{0}` (expected auto, direct or plan)")]
-pub struct UnknownMode(pub String);
-
-impl FromStr for Mode {
-    type Err = UnknownMode;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(Mode::Auto),
-            "direct" => Ok(Mode::Direct),
-            "plan" => Ok(Mode::Plan),
-            _ => Err(UnknownMode(s.to_owned())),
-        }
-    }
-}
 
 /// How tools are offered to the model and how its calls come back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -233,7 +182,7 @@ pub struct AgentConfig {
     pub rules: std::sync::Arc<keel_tools::RuleSet>,
     /// Whether file edits are put up for approval with their diff before they apply
     /// (`approval_edits = "ask"`; default: never).
-    pub approval_edits: keel_tools::EditApproval,
+    pub approval_edits: keel_protocol::EditApproval,
     /// Ask the approver before executing a plan.
     pub approve_plans: bool,
     /// Anomaly thresholds.
@@ -320,7 +269,7 @@ impl AgentConfig {
             approval: ApprovalPolicy::default(),
             sandbox: keel_tools::process::CommandSandbox::Off,
             rules: std::sync::Arc::default(),
-            approval_edits: keel_tools::EditApproval::Never,
+            approval_edits: keel_protocol::EditApproval::Never,
             approve_plans: false,
             anomalies: AnomalyLimits::default(),
             agent_name: "keel".to_owned(),

@@ -13,7 +13,8 @@
 
 use async_trait::async_trait;
 use keel_events::{Complexity, Plan, PlanStep};
-use keel_tools::{ToolContext, ToolResult, TypedTool};
+use keel_protocol::ToolResult;
+use keel_tools::{ToolContext, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use keel_context::repomap::{Language, Symbol, extract};
+use keel_repomap::{Language, Symbol, extract};
 
 use super::whole_file::{fenced_blocks, named_path};
 

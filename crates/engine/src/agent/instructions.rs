@@ -2,7 +2,7 @@
 //! environment and project instructions. The compact tool profile has its own, shorter text
 //! for small models: no planning, no control tools, the loop spelled out.
 
-use super::config::Mode;
+use keel_protocol::Mode;
 
 const BASE: &str = "You are Keel, a coding agent working inside one project folder. You act through tools: read, search and list files, edit them (replace_in_file with SEARCH/REPLACE blocks, write_file for new files), move and delete files, and run commands. Paths are relative to the project root.
 

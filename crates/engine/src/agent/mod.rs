@@ -116,8 +116,9 @@
 //! - **Direct mode** ends `completed` when the model answers without tools (the answer is the
 //!   result) or calls `attempt_completion` (its `result`), `max_iterations` after
 //!   [`AgentConfig::max_iterations`] model calls, `failed` on a provider error or an anomaly
-//!   stop, `cancelled` when cancelled. In [`Mode::Direct`] `create_plan` is not offered; in
-//!   [`Mode::Plan`] the model is told to plan first and reminded once if it does not.
+//!   stop, `cancelled` when cancelled. In [`Mode::Direct`](keel_protocol::Mode::Direct)
+//!   `create_plan` is not offered; in [`Mode::Plan`](keel_protocol::Mode::Plan) the model is
+//!   told to plan first and reminded once if it does not.
 //! - **Plan approval**: when [`AgentConfig::approve_plans`] is set the approver decides.
 //!   Approve runs the plan; modify runs the modified plan (a plan object or its JSON text in
 //!   `modified`; one that does not parse counts as a rejection); reject gives `create_plan`
@@ -199,7 +200,6 @@ mod model_context;
 mod observer;
 mod output_limit;
 mod plan;
-pub mod question;
 pub mod remember;
 mod repo_map;
 mod session;
@@ -219,9 +219,8 @@ mod xml_format;
 
 pub use anomaly::{Anomaly, AnomalyDetector, AnomalyLimits};
 pub use config::{
-    AgentConfig, COMPACT_WINDOW, DEFAULT_MAX_HISTORY_MESSAGES, Mode, RepoMapConfig, ToolFormat,
-    ToolProfile, UnknownMode, UnknownToolFormat, UnknownToolProfile,
+    AgentConfig, COMPACT_WINDOW, DEFAULT_MAX_HISTORY_MESSAGES, RepoMapConfig, ToolFormat,
+    ToolProfile, UnknownToolFormat, UnknownToolProfile,
 };
 pub use distill::Distillation;
-pub use question::{CANNOT_ANSWER, CannotAnswer, Question, QuestionAnswerer, QuestionKind};
 pub use session::{AgentError, AgentSession, ResumedTurn, TurnOutcome, new_turn_id};

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::compaction::{ModelSummarizer, summary_prompt_limit};
-use super::config::{Mode, ToolFormat};
+use super::config::ToolFormat;
 use super::instructions::{Style, instructions};
 use super::model_context::ModelContext;
 use super::observer::EventObserver;
@@ -33,6 +33,7 @@ use crate::provider::{ChatRequest, Provider, ReportedWindow, Sampling};
 use crate::repetition::RepetitionGuard;
 use crate::retry::RetryPolicy;
 use crate::text_tool_calls::TextCallProvider;
+use keel_protocol::Mode;
 
 /// The session's line to the model: the provider, and what it counts across turns.
 pub(crate) struct ModelCaller {

@@ -8,7 +8,7 @@ use keel_events::{
     RunPlanComplete, RunPlanCreate, RunPlanModify, RunRepairAttempt, RunResponseEnd,
     RunResponseStart, RunStepEnd, RunStepFail, RunStepOutput, RunStepStart, ToolStatus,
 };
-use keel_tools::ToolResult;
+use keel_protocol::ToolResult;
 
 use super::control_tools::{CREATE_PLAN, CreatePlanArgs, parse_args};
 use super::instructions::STEP_RULES;

@@ -8,7 +8,8 @@
 use async_trait::async_trait;
 use keel_context::{MemoryKind, MemoryLimits, MemoryStore, NewEntry};
 use keel_events::{MemorySource, RunMemoryUpdate};
-use keel_tools::{ToolContext, ToolResult, TypedTool};
+use keel_protocol::ToolResult;
+use keel_tools::{ToolContext, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 

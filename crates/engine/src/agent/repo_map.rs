@@ -8,10 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use keel_context::FocusedFiles;
-use keel_context::repomap::{
-    BuildStats, MapOptions, MapRequest, RenderedMap, RepoMap, RepoMapError,
-};
 use keel_events::{Emitter, LogLevel, PrepareRepomapBuild, StatusKind, SystemLog, SystemStatus};
+use keel_repomap::{BuildStats, MapOptions, MapRequest, RenderedMap, RepoMap, RepoMapError};
 
 use super::config::RepoMapConfig;
 use super::model_context::ModelContext;

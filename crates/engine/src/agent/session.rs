@@ -12,22 +12,24 @@ use keel_events::{
     PrepareConversationOpen, PrepareHistoryLoad, ResponseMode, RunResponseEnd, RunResponseStart,
     SystemLog, Usage,
 };
-use keel_tools::{Approver, CheckpointError, CheckpointStore, ToolRegistry};
+use keel_protocol::Approver;
+use keel_tools::{CheckpointError, CheckpointStore, ToolRegistry};
 use tokio::sync::mpsc::unbounded_channel;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::config::{AgentConfig, Mode};
+use super::config::AgentConfig;
 use super::distill::{Distillation, Distiller, TurnNote, keep_note};
 use super::model_call::ModelCaller;
 use super::model_context::ModelContext;
-use super::question::QuestionAnswerer;
 use super::repo_map::RepoMapBuilder;
 use super::tap::ChangeLog;
 use super::tool_call::Toolbox;
 use super::tool_loop::TurnRun;
 use super::turn_state::{Ending, TurnState};
 use crate::provider::Provider;
+use keel_protocol::Mode;
+use keel_protocol::QuestionAnswerer;
 
 mod resume;
 
@@ -106,7 +108,7 @@ impl std::fmt::Debug for AgentSession {
 impl AgentSession {
     /// A session on `config.root` talking to `provider`, reporting to `emitter`: every built-in
     /// tool plus the control tools, a new conversation, checkpoints under the root, and a
-    /// front end that can neither approve ([`keel_tools::CannotAsk`]) nor answer
+    /// front end that can neither approve ([`keel_protocol::CannotAsk`]) nor answer
     /// ([`super::CannotAnswer`]).
     pub fn new(
         mut config: AgentConfig,

@@ -1,6 +1,6 @@
 //! One-line summaries of tool arguments and results for `run.tool.end` (timelines show them).
 
-use keel_tools::ToolResult;
+use keel_protocol::ToolResult;
 
 /// Longest summary, in characters.
 const MAX_SUMMARY_CHARS: usize = 120;

@@ -11,23 +11,23 @@ use keel_events::{
     Emitter, RunCompletionAttempt, RunPlanRespond, RunQuestionAnswer, RunQuestionAsk, RunToolEnd,
     RunToolStart, StatusKind, SystemStatus, ToolStatus,
 };
-use keel_tools::{
-    ApprovalPolicy, Approver, CheckpointStore, ToolContext, ToolRegistry, ToolResult, ToolSource,
-};
+use keel_protocol::{ApprovalPolicy, Approver, ToolResult};
+use keel_tools::{CheckpointStore, ToolContext, ToolRegistry, ToolSource};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::config::{AgentConfig, Mode, ToolFormat};
+use super::config::{AgentConfig, ToolFormat};
 use super::control_tools::{
     ASK_FOLLOWUP_QUESTION, ATTEMPT_COMPLETION, AskFollowupQuestionArgs, AttemptCompletionArgs,
     CREATE_PLAN, CreatePlanArgs, PLAN_MODE_RESPOND, PlanModeRespondArgs, is_control_tool,
     parse_args,
 };
 use super::model_context::ModelContext;
-use super::question::{CANNOT_ANSWER, Question, QuestionAnswerer, QuestionKind};
 use super::summary::{args_summary, result_summary, result_text};
 use super::turn_state::{LoopEnd, PendingPlan};
 use crate::assemble::{ArgumentsStatus, AssembledToolCall};
+use keel_protocol::Mode;
+use keel_protocol::{CANNOT_ANSWER, Question, QuestionAnswerer, QuestionKind};
 
 /// The result of a question nobody can answer (the front end is non-interactive).
 const NO_ONE_TO_ASK: &str = "No one can answer: this session is non-interactive. Go on with \
@@ -106,7 +106,7 @@ pub(crate) struct ToolEnv<'a> {
     pub(crate) approval: ApprovalPolicy,
     pub(crate) sandbox: &'a keel_tools::process::CommandSandbox,
     pub(crate) rules: &'a Arc<keel_tools::RuleSet>,
-    pub(crate) approval_edits: keel_tools::EditApproval,
+    pub(crate) approval_edits: keel_protocol::EditApproval,
     pub(crate) emitter: &'a Emitter,
     pub(crate) cancel: &'a CancellationToken,
     /// Whether `root` is the session's shadow copy.
@@ -185,8 +185,8 @@ impl From<(ToolResult, ToolStatus)> for Handled {
 }
 
 impl Toolbox {
-    /// `tools` plus the control tools, asking nobody ([`keel_tools::CannotAsk`],
-    /// [`super::question::CannotAnswer`]) and recording changes in `checkpoints`.
+    /// `tools` plus the control tools, asking nobody ([`keel_protocol::CannotAsk`],
+    /// [`keel_protocol::CannotAnswer`]) and recording changes in `checkpoints`.
     pub(crate) fn new(tools: ToolRegistry, checkpoints: Option<Arc<CheckpointStore>>) -> Self {
         Self {
             tools: with_control_tools(tools.clone()),
@@ -195,8 +195,8 @@ impl Toolbox {
             source_names: Vec::new(),
             functions: Vec::new(),
             checkpoints,
-            approver: Arc::new(keel_tools::CannotAsk),
-            answerer: Arc::new(super::question::CannotAnswer),
+            approver: Arc::new(keel_protocol::CannotAsk),
+            answerer: Arc::new(keel_protocol::CannotAnswer),
         }
     }
 

@@ -8,7 +8,7 @@ use keel_context::{ConversationError, TokenCounter, ToolCallRequest};
 use keel_events::{Emitter, ResponseMode, SystemError, ToolStatus};
 
 use super::answer_review::Review;
-use super::config::{AgentConfig, Mode, ToolFormat};
+use super::config::{AgentConfig, ToolFormat};
 use super::control_tools::{ATTEMPT_COMPLETION, CREATE_PLAN};
 use super::instructions::Style;
 use super::model_call::{ModelCall, ModelCaller};
@@ -18,6 +18,7 @@ use super::tool_call::{CallScope, FinishedCall, Offer, Ran, ToolEnv, Toolbox};
 use super::turn_state::{LoopEnd, TurnState};
 use crate::assemble::{AssembledResponse, AssembledToolCall};
 use crate::error::ProviderError;
+use keel_protocol::Mode;
 
 /// The parts of a session one turn works with, and the turn's own state.
 #[derive(Debug)]

@@ -3,9 +3,9 @@
 
 use keel_events::AgentStatus;
 
-use super::config::Mode;
 use super::tool_loop::TurnRun;
 use super::turn_state::{Ending, LoopEnd};
+use keel_protocol::Mode;
 
 /// `agent.end`'s warning when the task asked for changes and the turn made none.
 pub(crate) const NO_CHANGE_WARNING: &str = "the task asked for changes, but no file was changed";

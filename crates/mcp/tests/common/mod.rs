@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use keel_events::{Bus, Delivery, Emitter, EventKind, Sequencer};
 use keel_mcp::{McpManager, ServerConfig, ServerSpec};
-use keel_tools::sandbox::SandboxPolicy;
-use keel_tools::{ApprovalPolicy, ApproveAll, Tool, ToolContext, ToolSource};
+use keel_protocol::{ApprovalPolicy, ApproveAll};
+use keel_sandbox::SandboxPolicy;
+use keel_tools::{Tool, ToolContext, ToolSource};
 
 /// The example binary `mcp_test_server` (built with the tests).
 pub fn test_server() -> PathBuf {

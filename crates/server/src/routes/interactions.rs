@@ -5,7 +5,7 @@ use std::path::Path;
 use axum::Json;
 use axum::extract::State;
 use keel_events::ApprovalDecision;
-use keel_tools::ApprovalReply;
+use keel_protocol::ApprovalReply;
 use keel_tools::approval_rules::{append_always_rules, describe_written, project_rules_path};
 
 use super::extract::{ApiJson, ApiPath};

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
+use keel_protocol::ApprovalPolicy;
 use keel_server::{Server, ServerConfig, TokenConfig};
 use keel_test_support::{ScriptBuilder, TestDatabase};
-use keel_tools::ApprovalPolicy;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tempfile::TempDir;

@@ -27,7 +27,7 @@ pub fn subject_tool(subject: &str) -> &str {
 pub fn always_rules(kind: ApprovalKind, subject: &str) -> Vec<RuleSpec> {
     let targets: Vec<RuleTarget> = match kind {
         ApprovalKind::Plan => Vec::new(),
-        ApprovalKind::Command => crate::safety::commands(subject)
+        ApprovalKind::Command => keel_safety::commands(subject)
             .into_iter()
             .map(|(_, words)| RuleTarget::Command { prefix: words })
             .collect(),

@@ -12,7 +12,7 @@
 //! decision = "deny"
 //! ```
 //!
-//! A command line is split into every simple command it runs ([`crate::safety::commands`]).
+//! A command line is split into every simple command it runs ([`keel_safety::commands`]).
 //! Deny beats ask beats allow: the line is denied when any command matches a deny rule, asked
 //! about when any matches an ask rule, and allowed only when *every* command matches an allow
 //! rule. A rule cannot allow what the dangerous-command check flags unless it says
@@ -31,7 +31,7 @@ pub use always::{always_rules, append_always_rules, describe_written, subject_to
 pub use edit::{append_rule, remove_rule};
 pub use file::{RulesError, project_rules_path, user_rules_path};
 
-use crate::safety::{classify, commands};
+use keel_safety::{classify, commands};
 
 /// The last path component of a command name (`/usr/bin/git` → `git`).
 fn base_name(word: &str) -> &str {

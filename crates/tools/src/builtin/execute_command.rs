@@ -10,11 +10,11 @@ use keel_events::{
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::approval::ApprovalPolicy;
 use crate::approval_rules::{RuleDecision, RuleVerdict};
 use crate::process::{self, CommandSandbox, ProcessSpec};
-use crate::safety::{Classification, classify};
 use crate::tool::{ToolContext, ToolResult, TypedTool};
+use keel_protocol::ApprovalPolicy;
+use keel_safety::{Classification, classify};
 
 /// Longest time-out a call may ask for.
 pub const MAX_TIMEOUT_SECS: u64 = 3600;
@@ -387,7 +387,7 @@ async fn sandbox_for(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::safety::Category;
+    use keel_safety::Category;
 
     #[test]
     fn policy_gate() {

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use keel_events::{Bus, Delivery, Emitter, EventKind, RunFileChange, Sequencer, Subscription};
-use keel_tools::{CheckpointStore, ToolContext, ToolRegistry, ToolResult};
+use keel_protocol::ToolResult;
+use keel_tools::{CheckpointStore, ToolContext, ToolRegistry};
 use serde_json::Value;
 
 /// A temporary workspace with a tool context bound to it.

@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use keel_engine::TurnOutcome;
 use keel_events::AgentStatus;
 use keel_mcp_serve::{McpServer, TaskContext, TaskError, TaskReport, TaskRequest, TaskRunner};
-use keel_tools::CheckpointStore;
+use keel_tools::{CheckpointStore, ServedTools};
 
 use crate::commands::agent_args::AgentArgs;
 use crate::commands::run::{block_on, usage};
@@ -54,8 +54,9 @@ pub fn run(args: ServeArgs) -> ExitCode {
             Ok(checkpoints) => checkpoints,
             Err(e) => return usage("mcp serve", format!("--root: {e}")),
         };
-        let server = McpServer::new(root, settings.approval)
-            .with_checkpoints(Arc::new(checkpoints))
+        let tools = ServedTools::builtin(root.clone(), settings.approval)
+            .with_checkpoints(Arc::new(checkpoints));
+        let server = McpServer::new(root, settings.approval, Arc::new(tools))
             .with_task_runner(Arc::new(HostTaskRunner { settings }));
         match keel_mcp_serve::serve_stdio(server).await {
             Ok(()) => ExitCode::SUCCESS,

@@ -6,11 +6,11 @@
 use keel_events::ResponseMode;
 use tracing::Instrument;
 
-use super::super::config::Mode;
 use super::super::tool_loop::TurnRun;
 use super::super::turn_state::TurnState;
 use super::{AgentSession, TurnOutcome};
 use crate::assemble::{ArgumentsStatus, AssembledToolCall};
+use keel_protocol::Mode;
 
 /// A turn to continue: the one the conversation's latest messages belong to.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,7 +11,7 @@
 //! and `cd /` (or to home) followed by `rm -r *` counts as deleting that folder.
 //!
 //! An interpreter's inline code (`python -c`, `node -e`, `perl -e`, `ruby -e`, `php -r`,
-//! `lua -e`, an awk program, a here-document fed to one) is read too ([`inline`]): the
+//! `lua -e`, an awk program, a here-document fed to one) is read too (the `inline` module): the
 //! commands it runs are checked like any other, its file operations as the shell command that
 //! does the same (`shutil.rmtree(p)` as `rm -rf p`), and code that builds what it runs or
 //! deletes at run time, or is in a language not read here, makes the verdict *uncertain*:
@@ -912,3 +912,8 @@ mod tests {
         let _ = classify(&cmd);
     }
 }
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;

@@ -2,7 +2,7 @@
 //! and property tests: it never panics, wrappers never hide a dangerous command, and an
 //! interpreter's inline code is judged like the commands and file operations it performs.
 
-use keel_tools::safety::{Category, classify};
+use keel_safety::{Category, classify};
 use proptest::prelude::*;
 
 use Category::*;

@@ -1,0 +1,57 @@
+//! What a tool call returns.
+
+use serde::{Deserialize, Serialize};
+
+/// What a tool call returns to the model (and to `keel tool call`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// Whether the tool did what was asked.
+    pub success: bool,
+    /// One or two sentences on what happened, written for the model.
+    pub message: String,
+    /// The tool's output (file text, listing, matches, command output), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+}
+
+impl ToolResult {
+    /// A success with a message and no content.
+    pub fn ok(message: impl Into<String>) -> Self {
+        Self {
+            success: true,
+            message: message.into(),
+            content: None,
+        }
+    }
+
+    /// A success with content.
+    pub fn ok_with(message: impl Into<String>, content: impl Into<String>) -> Self {
+        Self {
+            success: true,
+            message: message.into(),
+            content: Some(content.into()),
+        }
+    }
+
+    /// A failure the model can act on.
+    pub fn error(message: impl Into<String>) -> Self {
+        Self {
+            success: false,
+            message: message.into(),
+            content: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_is_left_out_of_json_when_absent() {
+        let json = serde_json::to_value(ToolResult::error("no")).unwrap_or_default();
+        assert_eq!(json, serde_json::json!({"success": false, "message": "no"}));
+        let back: Result<ToolResult, _> = serde_json::from_value(json);
+        assert_eq!(back.ok(), Some(ToolResult::error("no")));
+    }
+}
