@@ -23,7 +23,7 @@ mod schema;
 mod search;
 mod tokenize;
 
-pub use baseline::WholeFileBaseline;
+pub use baseline::{BaselineTokenizer, WholeFileBaseline};
 pub use chunk::{Chunk, ChunkKind, chunk_file};
 pub use config::{
     DEFAULT_QUERY_ARGUMENT, PROJECT_SERVER, RagConfig, RagSection, RagServer, ServerSource,
