@@ -17,7 +17,7 @@
 //!   processes.
 //! - `cargo xtask bench-index DIR` measures the search index: build, one edit, query latency.
 //! - `cargo xtask eval-rag [--set FILE] [--source DIR]` scores the search index on a question set
-//!   beside a whole-file BM25 baseline.
+//!   beside whole-file BM25 baselines (sets: `eval/rag/`, sdists fetched and SHA-256-checked).
 //! - `cargo xtask bench-startup` measures `keel run` from spawn to its first model request.
 //! - `cargo xtask bench-sandbox` measures what the command sandbox adds to a tool call.
 //! - `cargo xtask bench-mcp-serve` measures `read_file` through `keel mcp serve` against
@@ -101,7 +101,7 @@ tasks:
   bench-index DIR [--keel PATH]
                            search index build (cold, one edit), peak memory, query p50/p99
   eval-rag [--set FILE] [--source DIR] [--verbose]
-                           search quality (hit@1/hit@5/MRR) against a whole-file BM25 baseline
+                           search quality (hit@1/hit@5/MRR, warm p50/p95) against whole-file BM25
   bench-mcp-serve [--calls N] [--runs N] [--keel PATH]
                            read_file through keel mcp serve (one round trip) vs keel tool call
   bench-server [OPTIONS]   keel-server: 1,000-subscriber SSE fan-out, events/s stored, idle RSS";

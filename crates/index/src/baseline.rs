@@ -1,15 +1,29 @@
-//! The whole-file BM25 baseline the evaluation compares against: one document per file,
-//! tantivy's default tokenizer, no structure, weights or prior.
+//! The whole-file BM25 baseline the evaluation compares against: one document per file, no
+//! structure, weights or prior; tantivy's default tokenizer or the index's code-aware one.
 
 use std::path::Path;
 
 use tantivy::collector::TopDocs;
 use tantivy::query::QueryParser;
-use tantivy::schema::{STORED, STRING, Schema, TEXT, TantivyDocument, Value};
+use tantivy::schema::{
+    IndexRecordOption, STORED, STRING, Schema, TEXT, TantivyDocument, TextFieldIndexing,
+    TextOptions, Value,
+};
 use tantivy::{Index, IndexReader, IndexWriter};
 
 use crate::error::IndexError;
 use crate::files;
+use crate::tokenize::{CODE_TOKENIZER, code_analyzer};
+
+/// How the baseline splits text into terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BaselineTokenizer {
+    /// tantivy's default: words at non-alphanumerics, lower-cased, no stop words or stemming.
+    Default,
+    /// The index's code-aware analyzer (identifier parts, English stop words, stemming), for
+    /// queries too.
+    Code,
+}
 
 /// A whole-file BM25 index of a root, in memory.
 pub struct WholeFileBaseline {
@@ -33,12 +47,34 @@ fn tantivy(root: &Path) -> impl FnOnce(tantivy::TantivyError) -> IndexError + '_
 }
 
 impl WholeFileBaseline {
-    /// Indexes every text file under `root` no larger than `max_file_bytes`.
+    /// Indexes every text file under `root` no larger than `max_file_bytes` with tantivy's
+    /// default tokenizer.
     pub fn build(root: &Path, max_file_bytes: u64) -> Result<Self, IndexError> {
+        Self::build_with(root, max_file_bytes, BaselineTokenizer::Default)
+    }
+
+    /// Indexes every text file under `root` no larger than `max_file_bytes`, split by
+    /// `tokenizer`.
+    pub fn build_with(
+        root: &Path,
+        max_file_bytes: u64,
+        tokenizer: BaselineTokenizer,
+    ) -> Result<Self, IndexError> {
         let mut builder = Schema::builder();
         let path = builder.add_text_field("path", STRING | STORED);
-        let body = builder.add_text_field("body", TEXT);
+        let body = match tokenizer {
+            BaselineTokenizer::Default => builder.add_text_field("body", TEXT),
+            BaselineTokenizer::Code => builder.add_text_field(
+                "body",
+                TextOptions::default().set_indexing_options(
+                    TextFieldIndexing::default()
+                        .set_tokenizer(CODE_TOKENIZER)
+                        .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+                ),
+            ),
+        };
         let index = Index::create_in_ram(builder.build());
+        index.tokenizers().register(CODE_TOKENIZER, code_analyzer());
         let mut writer: IndexWriter<TantivyDocument> = index
             .writer_with_num_threads(1, 64 * 1024 * 1024)
             .map_err(tantivy(root))?;

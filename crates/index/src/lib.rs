@@ -1,8 +1,9 @@
 //! Search by meaning over a project: a tantivy index in `.keel/index` of chunks that follow code
-//! structure (a definition with its doc comment, a Markdown section, a window of other text),
-//! ranked by BM25 with code-aware tokenising (identifiers split at `snake_case`, `camelCase` and
-//! path separators), symbol names and doc comments weighted, the repo map's PageRank as a
-//! prior, and — when an OpenAI-compatible `/v1/embeddings` endpoint is configured — dense
+//! structure (a definition with its doc comment, a Markdown section, a window of other text)
+//! plus one document per file, files ranked by BM25 with code-aware tokenising (identifiers
+//! split at `snake_case`, `camelCase` and path separators) over their own document and their
+//! best chunks, symbol names and doc comments weighted, the repo map's PageRank as a
+//! tie-breaking prior, and — when an OpenAI-compatible `/v1/embeddings` endpoint is configured — dense
 //! vectors fused with the lexical ranks by reciprocal rank fusion.
 //!
 //! [`ProjectIndex`] builds the index on first use, refreshes only changed files, rebuilds a
@@ -15,6 +16,7 @@ mod chunk;
 mod config;
 mod embed;
 mod error;
+mod filedoc;
 mod files;
 mod live;
 mod project;
@@ -23,7 +25,7 @@ mod schema;
 mod search;
 mod tokenize;
 
-pub use baseline::WholeFileBaseline;
+pub use baseline::{BaselineTokenizer, WholeFileBaseline};
 pub use chunk::{Chunk, ChunkKind, chunk_file};
 pub use config::{
     DEFAULT_QUERY_ARGUMENT, PROJECT_SERVER, RagConfig, RagSection, RagServer, ServerSource,

@@ -21,7 +21,7 @@ use crate::schema::{self, Fields};
 /// Where the index lives, relative to the root.
 pub const INDEX_DIR: &str = ".keel/index";
 /// The on-disk format; an index written in another one is rebuilt.
-const FORMAT_VERSION: u32 = 2;
+const FORMAT_VERSION: u32 = 3;
 /// Memory the writer may use per indexing thread.
 const WRITER_MEMORY_PER_THREAD: usize = 32 * 1024 * 1024;
 /// Updates of at most this many files use one writer thread.
@@ -543,12 +543,13 @@ impl ProjectIndex {
         progress: &dyn Fn(u64, u64),
         ranks: Ranks,
     ) -> Result<(), IndexError> {
-        let chunked: Vec<(FoundFile, String, Vec<Chunk>)> = changes
+        let chunked: Vec<(FoundFile, String, Vec<Chunk>, String)> = changes
             .reindex
             .into_par_iter()
             .map(|(file, text, hash)| {
                 let chunks = chunk_file(&file.rel, &text, map.file(&file.rel));
-                (file, hash, chunks)
+                let whole = crate::filedoc::file_text(&file.rel, &text, &chunks);
+                (file, hash, chunks, whole)
             })
             .collect();
         // A few files (the watcher's batch) are written by one thread with a small arena:
@@ -598,7 +599,7 @@ impl ProjectIndex {
         }
         let mut new_chunks: Vec<Chunk> = Vec::new();
         let total = chunked.len() as u64;
-        for (file, hash, chunks) in chunked {
+        for (file, hash, chunks, whole) in chunked {
             progress(stats.indexed, total);
             writer.delete_term(path_term(&file.rel));
             self.vectors.forget(&file.rel);
@@ -612,6 +613,11 @@ impl ProjectIndex {
                 doc.add_u64(fields.start, u64::from(chunk.start_line));
                 doc.add_u64(fields.end, u64::from(chunk.end_line));
                 doc.add_text(fields.kind, chunk.kind.as_str());
+                writer
+                    .add_document(doc)
+                    .map_err(|e| self.tantivy_error(e))?;
+            }
+            if let Some(doc) = crate::filedoc::document(&fields, &file.rel, &chunks, &whole) {
                 writer
                     .add_document(doc)
                     .map_err(|e| self.tantivy_error(e))?;

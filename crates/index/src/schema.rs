@@ -24,8 +24,11 @@ pub struct Fields {
     pub start: Field,
     /// Last line.
     pub end: Field,
-    /// Chunk kind name.
+    /// Chunk kind name (`file` for a file's own document).
     pub kind: Field,
+    /// A file's own document only: its path, names, doc comments and text, as one field
+    /// (not stored).
+    pub file_text: Field,
 }
 
 fn analyzed(stored: bool) -> TextOptions {
@@ -53,6 +56,7 @@ pub fn schema() -> (Schema, Fields) {
         start: builder.add_u64_field("start", STORED | INDEXED),
         end: builder.add_u64_field("end", STORED),
         kind: builder.add_text_field("kind", STRING | STORED),
+        file_text: builder.add_text_field("file_text", analyzed(false)),
     };
     (builder.build(), fields)
 }

@@ -155,3 +155,41 @@ fn results_fit_the_token_budget() {
         .unwrap();
     assert!(full.hits.len() >= outcome.hits.len());
 }
+
+/// Files are ranked as wholes: the file whose definitions together answer the question comes
+/// before one that repeats a single word of it, the guide in `docs/` below the code it
+/// describes, and a file's chunks come together.
+#[test]
+fn files_rank_as_wholes_with_their_chunks_together_and_docs_below_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("pkg")).unwrap();
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::write(
+        root.join("pkg/fields.py"),
+        "class Field:\n    \"\"\"A model field: a column, its default, its validators.\"\"\"\n\n    def clean(self, value):\n        return value\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("pkg/paginator.py"),
+        "class Paginator:\n    \"\"\"Splits a list of objects into pages.\"\"\"\n\n    def page(self, number):\n        \"\"\"The objects on page `number`.\"\"\"\n        return self.objects[number]\n\n\ndef count_pages(objects, per_page):\n    \"\"\"How many pages a list of objects fills.\"\"\"\n    return -(-len(objects) // per_page)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("docs/pagination.rst"),
+        "Pagination\n==========\n\nThe paginator splits a list of objects into pages: objects, pages, pages.\n",
+    )
+    .unwrap();
+    let mut index = open(root);
+    index.refresh().unwrap();
+    let outcome = index
+        .search(&SearchRequest::new(
+            "how does the paginator split a list of objects into pages?",
+        ))
+        .unwrap();
+    let paths: Vec<&str> = outcome.hits.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths.first(), Some(&"pkg/paginator.py"), "{paths:?}");
+    assert_eq!(paths.get(1), Some(&"pkg/paginator.py"), "{paths:?}");
+    let docs = paths.iter().position(|p| *p == "docs/pagination.rst");
+    assert!(docs.is_none_or(|at| at >= 2), "{paths:?}");
+}
