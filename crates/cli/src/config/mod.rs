@@ -18,7 +18,7 @@ use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
 pub use file::{CONFIG_FILE, ConfigError, FileConfig, split_models};
 
 use crate::commands::agent_args::AgentArgs;
-use crate::i18n::Lang;
+use keel_events::Lang;
 use crate::render::ColorWhen;
 
 /// Default most model calls in one turn.
