@@ -24,15 +24,26 @@ pub struct ToolResult {
     /// The tool's output (file text, listing, matches, command output), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    /// A few words on the outcome for people (`run.tool.end.result_summary`), when the tool
+    /// has its own (seed 003 §6.1: `文件已移动`); absent, the message's first line stands in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
 }
 
 impl ToolResult {
+    /// The same result with a summary of its own for people.
+    pub fn with_summary(mut self, summary: impl Into<String>) -> Self {
+        self.summary = Some(summary.into());
+        self
+    }
+
     /// A success with a message and no content.
     pub fn ok(message: impl Into<String>) -> Self {
         Self {
             success: true,
             message: message.into(),
             content: None,
+            summary: None,
         }
     }
 
@@ -42,6 +53,7 @@ impl ToolResult {
             success: true,
             message: message.into(),
             content: Some(content.into()),
+            summary: None,
         }
     }
 
@@ -51,6 +63,7 @@ impl ToolResult {
             success: false,
             message: message.into(),
             content: None,
+            summary: None,
         }
     }
 }
@@ -86,6 +99,9 @@ pub struct ToolContext {
     /// The session's MCP servers, for built-in tools that call them (`None`: no session
     /// servers, e.g. one `keel tool call` without any).
     pub mcp: Option<Arc<dyn McpCalls>>,
+    /// The language of the messages the seeds fix in Chinese (`move_file`'s, seed 003 §5.3;
+    /// default English).
+    pub lang: keel_events::Lang,
 }
 
 impl ToolContext {
@@ -106,7 +122,14 @@ impl ToolContext {
             approval_edits: crate::approval::EditApproval::Never,
             shadowed: false,
             mcp: None,
+            lang: keel_events::Lang::En,
         }
+    }
+
+    /// The same context speaking `lang` where a seed fixes the words.
+    pub fn with_lang(mut self, lang: keel_events::Lang) -> Self {
+        self.lang = lang;
+        self
     }
 
     /// The same context reaching the session's MCP servers through `mcp`.

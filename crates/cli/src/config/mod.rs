@@ -18,8 +18,8 @@ use keel_tools::sandbox::{SandboxMode, SandboxPolicy};
 pub use file::{CONFIG_FILE, ConfigError, FileConfig, split_models};
 
 use crate::commands::agent_args::AgentArgs;
-use keel_events::Lang;
 use crate::render::ColorWhen;
+use keel_events::Lang;
 
 /// Default most model calls in one turn.
 pub const DEFAULT_MAX_ITERATIONS: u32 = 25;

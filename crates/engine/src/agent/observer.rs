@@ -4,8 +4,8 @@
 //! the `run.llm.retry` of the next attempt, or the failure of the call).
 
 use keel_events::{
-    Emitter, LogLevel, ResponseMode, RunLlmDelta, RunThinkingDelta, RunThinkingEnd, RunThinkingFail,
-    RunThinkingStart, SystemLog,
+    Emitter, LogLevel, ResponseMode, RunLlmDelta, RunThinkingDelta, RunThinkingEnd,
+    RunThinkingFail, RunThinkingStart, SystemLog,
 };
 
 use super::control_tools::CREATE_PLAN;

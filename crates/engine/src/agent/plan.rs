@@ -90,7 +90,9 @@ impl TurnRun<'_> {
     /// when direct mode had started.
     fn answer_in_plan_mode(&mut self) {
         if !self.state.response.open {
-            self.state.response.announce(self.emitter, ResponseMode::Plan);
+            self.state
+                .response
+                .announce(self.emitter, ResponseMode::Plan);
         } else if self.state.response.mode == ResponseMode::Direct {
             self.emitter.emit(RunResponseEnd {
                 mode: ResponseMode::Direct,
