@@ -859,3 +859,57 @@ async fn a_stuck_plan_step_is_told_to_replan() {
         .collect();
     assert_eq!(thinking, [(true, true), (false, false)]);
 }
+
+/// Seed 003 §6 through the real tool under the Chinese locale: the move's `tool_call` and
+/// `file_update` timeline records are the seed's examples word for word.
+#[tokio::test]
+async fn a_move_under_the_chinese_locale_is_seed_003s_timeline() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/old.ts"), "export {}\n").unwrap();
+    let (mut session, collector) = scripted(
+        dir.path(),
+        json!({"turns": [
+            {"tool_calls": [{"id": "m", "name": "move_file",
+                             "arguments": {"fromPath": "src/old.ts", "toPath": "src/new.ts"}}]},
+            {"text": "移好了。"}
+        ]}),
+        |c| {
+            c.lang = keel_events::Lang::ZhCn;
+            c.mode = Mode::Direct;
+        },
+    );
+    let outcome = session.run_turn("把 src/old.ts 移到 src/new.ts").await;
+    assert_eq!(outcome.status, AgentStatus::Completed, "{}", outcome.result);
+    let records: Vec<serde_json::Value> = collector
+        .events()
+        .iter()
+        .filter_map(keel_events::projection::to_timeline)
+        .map(|record| serde_json::to_value(record).unwrap())
+        .filter(|record| record["type"] == "tool_call" || record["type"] == "file_update")
+        .collect();
+    assert_eq!(records.len(), 2, "{records:?}");
+    let tool_call = records.iter().find(|r| r["type"] == "tool_call").unwrap();
+    assert_eq!(
+        tool_call["payload"],
+        json!({
+            "toolName": "move_file",
+            "argsSummary": "src/old.ts → src/new.ts",
+            "fromPath": "src/old.ts",
+            "toPath": "src/new.ts",
+            "success": true,
+            "resultSummary": "文件已移动"
+        })
+    );
+    let file_update = records.iter().find(|r| r["type"] == "file_update").unwrap();
+    assert_eq!(
+        file_update["payload"],
+        json!({
+            "path": "src/new.ts",
+            "op": "move",
+            "fromPath": "src/old.ts",
+            "toPath": "src/new.ts",
+            "summary": "移动文件 src/old.ts → src/new.ts"
+        })
+    );
+}

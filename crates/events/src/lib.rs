@@ -12,6 +12,7 @@ mod catalogue;
 pub mod codegen;
 mod envelope;
 mod jsonl;
+mod lang;
 mod parse;
 pub mod payload;
 pub mod projection;
@@ -21,6 +22,7 @@ pub use bus::{Bus, DEFAULT_CAPACITY, Delivery, Emitter, EventHandler, Subscripti
 pub use catalogue::{EventKind, PayloadError};
 pub use envelope::{Event, format_ts};
 pub use jsonl::JsonlHandler;
+pub use lang::{Lang, UnknownLang};
 pub use parse::{ParseError, parse_line, read_jsonl};
 pub use payload::*;
 pub use sequencer::{Sequencer, now_millis};

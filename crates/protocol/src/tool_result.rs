@@ -12,15 +12,26 @@ pub struct ToolResult {
     /// The tool's output (file text, listing, matches, command output), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    /// A few words on the outcome for people (`run.tool.end.result_summary`), when the tool
+    /// has its own (seed 003 §6.1: `文件已移动`); absent, the message's first line stands in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
 }
 
 impl ToolResult {
+    /// The same result with a summary of its own for people.
+    pub fn with_summary(mut self, summary: impl Into<String>) -> Self {
+        self.summary = Some(summary.into());
+        self
+    }
+
     /// A success with a message and no content.
     pub fn ok(message: impl Into<String>) -> Self {
         Self {
             success: true,
             message: message.into(),
             content: None,
+            summary: None,
         }
     }
 
@@ -30,6 +41,7 @@ impl ToolResult {
             success: true,
             message: message.into(),
             content: Some(content.into()),
+            summary: None,
         }
     }
 
@@ -39,6 +51,7 @@ impl ToolResult {
             success: false,
             message: message.into(),
             content: None,
+            summary: None,
         }
     }
 }

@@ -191,7 +191,10 @@ pub fn emit_move(ctx: &ToolContext, from: &str, to: &str, size: Option<u64>) {
         op: FileOp::Move,
         from_path: Some(from.to_owned()),
         to_path: Some(to.to_owned()),
-        summary: format!("Moved {from} → {to}"),
+        summary: match ctx.lang {
+            keel_events::Lang::En => format!("Moved {from} → {to}"),
+            keel_events::Lang::ZhCn => format!("移动文件 {from} → {to}"),
+        },
         lines_added: 0,
         lines_removed: 0,
         size,

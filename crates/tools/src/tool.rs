@@ -46,6 +46,9 @@ pub struct ToolContext {
     /// The session's MCP servers, for built-in tools that call them (`None`: no session
     /// servers, e.g. one `keel tool call` without any).
     pub mcp: Option<Arc<dyn McpCalls>>,
+    /// The language of the messages the seeds fix in Chinese (`move_file`'s, seed 003 §5.3;
+    /// default English).
+    pub lang: keel_events::Lang,
 }
 
 impl ToolContext {
@@ -66,7 +69,14 @@ impl ToolContext {
             approval_edits: keel_protocol::EditApproval::Never,
             shadowed: false,
             mcp: None,
+            lang: keel_events::Lang::En,
         }
+    }
+
+    /// The same context speaking `lang` where a seed fixes the words.
+    pub fn with_lang(mut self, lang: keel_events::Lang) -> Self {
+        self.lang = lang;
+        self
     }
 
     /// The same context reaching the session's MCP servers through `mcp`.

@@ -309,3 +309,71 @@ async fn move_file_four_outcomes() {
         "{r:?}"
     );
 }
+
+/// Seed 003 §5.3 and §6 under the Chinese locale: the tool's own four messages, word for word,
+/// its summary (`文件已移动`) and the move's `run.file.change` summary (`移动文件 a → b`).
+#[tokio::test]
+async fn move_file_speaks_the_seeds_chinese() {
+    let mut h = Harness::new();
+    h.ctx = h.ctx.clone().with_lang(keel_events::Lang::ZhCn);
+    h.write("src/old.ts", "export {}\n");
+    h.write("src/taken.ts", "x\n");
+
+    let r = h
+        .call(
+            "move_file",
+            json!({"fromPath": "src/nope.ts", "toPath": "src/x.ts"}),
+        )
+        .await;
+    assert_eq!(
+        (r.success, r.message.as_str()),
+        (false, "源文件不存在: src/nope.ts")
+    );
+    let r = h
+        .call(
+            "move_file",
+            json!({"fromPath": "src/old.ts", "toPath": "src/taken.ts"}),
+        )
+        .await;
+    assert_eq!(
+        (r.success, r.message.as_str()),
+        (false, "目标文件已存在: src/taken.ts")
+    );
+    let r = h
+        .call(
+            "move_file",
+            json!({"fromPath": "src/old.ts", "toPath": "../out.ts"}),
+        )
+        .await;
+    assert!(
+        !r.success && r.message.starts_with("移动文件失败: "),
+        "{r:?}"
+    );
+
+    let r = h
+        .call(
+            "move_file",
+            json!({"fromPath": "src/old.ts", "toPath": "src/new.ts"}),
+        )
+        .await;
+    assert_eq!(
+        (r.success, r.message.as_str(), r.summary.as_deref()),
+        (
+            true,
+            "文件已移动: src/old.ts → src/new.ts",
+            Some("文件已移动")
+        )
+    );
+    let change = &h.changes()[0];
+    assert_eq!(change.summary, "移动文件 src/old.ts → src/new.ts");
+
+    // English keeps its own words, with a summary too.
+    h.ctx = h.ctx.clone().with_lang(keel_events::Lang::En);
+    let r = h
+        .call(
+            "move_file",
+            json!({"fromPath": "src/new.ts", "toPath": "src/old.ts"}),
+        )
+        .await;
+    assert_eq!(r.summary.as_deref(), Some("File moved"));
+}

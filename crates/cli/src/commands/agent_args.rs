@@ -129,7 +129,7 @@ pub struct AgentArgs {
     /// Language of the terminal's words: en or zh-CN [default: from LC_ALL, LC_MESSAGES or
     /// LANG, else en].
     #[arg(long, value_name = "en|zh-CN")]
-    pub lang: Option<crate::i18n::Lang>,
+    pub lang: Option<keel_events::Lang>,
 }
 
 fn parse_policy(s: &str) -> Result<ApprovalPolicy, String> {

@@ -42,7 +42,7 @@ pub struct ReplayArgs {
     /// Language of the terminal's words: en or zh-CN [default: from LC_ALL, LC_MESSAGES or
     /// LANG, else en].
     #[arg(long, value_name = "en|zh-CN")]
-    pub lang: Option<crate::i18n::Lang>,
+    pub lang: Option<keel_events::Lang>,
 }
 
 fn parse_speed(text: &str) -> Result<f64, String> {
@@ -74,7 +74,7 @@ pub fn run(args: ReplayArgs) -> ExitCode {
     let options = RenderOptions {
         color: args.color.for_stdout(),
         verbose: args.verbose,
-        lang: crate::i18n::Lang::from_env(args.lang),
+        lang: keel_events::Lang::from_env(args.lang),
     };
     let speed = if args.no_delay { None } else { args.speed };
     // A spinner only makes sense when there is something to wait for.

@@ -6,7 +6,7 @@ use fluent_bundle::concurrent::FluentBundle;
 use fluent_bundle::{FluentArgs, FluentResource, FluentValue};
 use serde_json::Value;
 
-use super::Lang;
+use keel_events::Lang;
 
 /// The catalogues of one language: the CLI's own words, then the tool action text.
 fn sources(lang: Lang) -> [&'static str; 2] {

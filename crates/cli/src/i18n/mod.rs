@@ -2,8 +2,6 @@
 //! catalogues (Fluent, `i18n/{en,zh-CN}/cli.ftl` and `tools.ftl`, embedded at compile time),
 //! the language chosen by `--lang`, then `LC_ALL`, `LC_MESSAGES` and `LANG`.
 
-mod lang;
 mod messages;
 
-pub use lang::Lang;
 pub use messages::{Arg, Messages};

@@ -9,7 +9,8 @@ use keel_events::{Event, EventHandler, EventKind, RunToolStart, StatusKind, Syst
 
 use super::spinner::{NoSpinner, Spinner};
 use super::style::{Painter, Tone};
-use crate::i18n::{Arg, Lang, Messages};
+use crate::i18n::{Arg, Messages};
+use keel_events::Lang;
 
 /// How the renderer shows events.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use keel_events::*;
 use serde_json::json;
 
 use super::{ConsoleRenderer, RenderOptions, Spinner};
-use crate::i18n::Lang;
+use keel_events::Lang;
 
 fn plan() -> Plan {
     Plan {

@@ -8,7 +8,8 @@ use keel_protocol::{CANNOT_ANSWER, Question, QuestionAnswerer, QuestionKind};
 
 use super::BoxFuture;
 use super::input::LineReader;
-use crate::i18n::{Arg, Lang, Messages};
+use crate::i18n::{Arg, Messages};
+use keel_events::Lang;
 
 /// Asks the model's questions on the terminal.
 #[derive(Debug)]

@@ -243,6 +243,9 @@ pub struct AgentConfig {
     /// folded into the summary of earlier turns by the session's summariser (no model call)
     /// and reported by `run.context.compress`. `None`: no limit. A turn itself is never cut.
     pub max_history_messages: Option<usize>,
+    /// The language of the words the seeds fix in Chinese — `move_file`'s messages and
+    /// summaries (seed 003 §5.3, §6) — (default English; the CLI passes the locale's).
+    pub lang: keel_events::Lang,
     /// The shadow copy the running session's tools use, once made.
     pub(crate) shadow_env: Option<ShadowEnv>,
 }
@@ -290,6 +293,7 @@ impl AgentConfig {
             test_rounds: 3,
             attempts: None,
             max_history_messages: Some(DEFAULT_MAX_HISTORY_MESSAGES),
+            lang: keel_events::Lang::En,
             shadow_env: None,
         }
     }

@@ -40,9 +40,9 @@ pub fn args_summary(tool: &str, arguments: &serde_json::Value) -> String {
     one_line(&summary)
 }
 
-/// A one-line summary of a result: its message's first line.
+/// A one-line summary of a result: the tool's own summary, else its message's first line.
 pub fn result_summary(result: &ToolResult) -> String {
-    one_line(&result.message)
+    one_line(result.summary.as_deref().unwrap_or(&result.message))
 }
 
 /// The text a tool result is given back to the model as: the message, then the content.

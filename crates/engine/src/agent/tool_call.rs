@@ -111,6 +111,8 @@ pub(crate) struct ToolEnv<'a> {
     pub(crate) cancel: &'a CancellationToken,
     /// Whether `root` is the session's shadow copy.
     pub(crate) shadowed: bool,
+    /// The language of the words the seeds fix.
+    pub(crate) lang: keel_events::Lang,
 }
 
 impl<'a> ToolEnv<'a> {
@@ -133,6 +135,7 @@ impl<'a> ToolEnv<'a> {
             emitter,
             cancel,
             shadowed: config.shadow_env.is_some(),
+            lang: config.lang,
         }
     }
 }
@@ -336,7 +339,8 @@ impl Toolbox {
             .with_approval(env.approval, self.approver.clone())
             .with_sandbox(env.sandbox.clone())
             .with_rules(env.rules.clone())
-            .with_edit_approval(env.approval_edits);
+            .with_edit_approval(env.approval_edits)
+            .with_lang(env.lang);
         if let Some(store) = &self.checkpoints {
             ctx = ctx.with_checkpoints(store.clone());
         }

@@ -83,7 +83,7 @@ pub struct ShowArgs {
     /// Language of the terminal's words: en or zh-CN [default: from LC_ALL, LC_MESSAGES or
     /// LANG, else en].
     #[arg(long, value_name = "en|zh-CN")]
-    pub lang: Option<crate::i18n::Lang>,
+    pub lang: Option<keel_events::Lang>,
 }
 
 /// Arguments of `keel sessions resume`.
@@ -288,7 +288,7 @@ async fn show(args: ShowArgs) -> ExitCode {
     let options = RenderOptions {
         color: args.color.for_stdout(),
         verbose: args.verbose,
-        lang: crate::i18n::Lang::from_env(args.lang),
+        lang: keel_events::Lang::from_env(args.lang),
     };
     let rewrite = std::io::stdout().is_terminal() && options.color;
     let mut renderer =

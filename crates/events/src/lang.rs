@@ -1,4 +1,6 @@
-//! Which language to speak: `--lang`, then the locale variables.
+//! The language Keel speaks to people — the terminal's words, and the texts the seeds fix in
+//! Chinese (tool messages, history references, summaries) — chosen by `--lang`, then the
+//! locale variables.
 
 use std::fmt;
 use std::str::FromStr;
@@ -75,12 +77,17 @@ impl fmt::Display for Lang {
     }
 }
 
+/// A language name Keel does not speak.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown language `{0}` (expected en or zh-CN)")]
+pub struct UnknownLang(pub String);
+
 impl FromStr for Lang {
-    type Err = String;
+    type Err = UnknownLang;
 
     /// `en` or `zh-CN` (and the locale spellings [`Lang::from_locale`] accepts).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Lang::from_locale(s).ok_or_else(|| format!("unknown language `{s}` (expected en or zh-CN)"))
+        Lang::from_locale(s).ok_or_else(|| UnknownLang(s.to_owned()))
     }
 }
 
@@ -133,7 +140,7 @@ mod tests {
     fn bad_flags_say_what_is_expected() {
         assert_eq!("zh-CN".parse::<Lang>(), Ok(Lang::ZhCn));
         assert_eq!("en".parse::<Lang>(), Ok(Lang::En));
-        let err = "klingon".parse::<Lang>().unwrap_err();
+        let err = "klingon".parse::<Lang>().unwrap_err().to_string();
         assert!(err.contains("expected en or zh-CN"), "{err}");
     }
 
