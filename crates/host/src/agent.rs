@@ -4,16 +4,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use keel_context::{InstructionSources, MemoryStore};
-use keel_engine::agent::QuestionAnswerer;
 use keel_engine::agent::ToolProfile;
 use keel_engine::{
     AgentConfig, AgentSession, ModelChain, Pricing, Provider, RepoMapConfig, Sampling, ToolFormat,
 };
 use keel_events::Emitter;
+use keel_protocol::Approver;
 use keel_protocol::Mode;
+use keel_protocol::QuestionAnswerer;
 use keel_protocol::{ApprovalPolicy, EditApproval};
 use keel_tools::builtin::ImageSettings;
-use keel_protocol::Approver;
 use keel_tools::{RuleSet, ToolRegistry};
 
 use crate::error::HostError;

@@ -3,12 +3,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use keel_engine::agent::CannotAnswer;
-use keel_engine::{Mode, Script, ScriptedProvider};
+use keel_engine::{Script, ScriptedProvider};
 use keel_events::AgentStatus;
 use keel_host::{AgentSettings, Interaction, SessionHost, SessionSource, TurnEnd};
+use keel_protocol::{CannotAnswer, CannotAsk, Mode};
 use keel_store::{NewSession, SessionStatus, SqliteStore, Store, TurnStatus, default_db_path};
-use keel_tools::CannotAsk;
 
 fn provider(answer: &str) -> Arc<ScriptedProvider> {
     let script = serde_json::json!({

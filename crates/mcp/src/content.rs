@@ -31,6 +31,7 @@ pub fn call_result(server: &str, tool: &str, result: &Value) -> ToolResult {
             success: false,
             message: format!("The MCP tool `{tool}` of server `{server}` reported an error."),
             content: Some(text),
+            summary: None,
         }
     } else {
         ToolResult::ok_with(

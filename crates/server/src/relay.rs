@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use keel_events::ApprovalDecision;
 use keel_protocol::ApprovalReply;
-use keel_store::{ControlKind, ControlMessage, EventRange, Store, Turn, TurnStatus};
+use keel_store::{ControlKind, ControlMessage, EventRange};
 
 use crate::error::{ApiError, ApiResult};
 use crate::interaction::{

@@ -7,7 +7,7 @@ use crate::common;
 
 use common::{TestDb, kind, session, status_event, status_events, turn_events};
 use keel_events::projection::{AgentEventRow, TimelineEvent, to_timeline_all};
-use keel_events::{Event, EventKind, Sequencer};
+use keel_events::{Event, Sequencer};
 use keel_store::{EventRange, PostgresStore, Store, StoreError, project_uuid, task_uuid};
 use pretty_assertions::assert_eq;
 use sqlx::postgres::PgListener;

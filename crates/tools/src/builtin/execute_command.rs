@@ -322,6 +322,7 @@ impl TypedTool for ExecuteCommand {
             success: outcome.exit_code == Some(0) && !outcome.timed_out && !outcome.cancelled,
             message,
             content: Some(content),
+            summary: None,
         }
     }
 }

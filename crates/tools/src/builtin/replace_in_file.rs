@@ -164,6 +164,7 @@ impl TypedTool for ReplaceInFile {
                 change.added, change.removed
             ),
             content: change.diff,
+            summary: None,
         }
     }
 }

@@ -266,6 +266,7 @@ impl McpSearch<'_> {
                     success: false,
                     message,
                     content: Some(content),
+                    summary: None,
                 }
             };
         }
