@@ -425,6 +425,21 @@ fn modified_plan(modified: Option<&serde_json::Value>) -> Result<Plan, String> {
     parse_args::<CreatePlanArgs>(CREATE_PLAN, value)?.into_plan()
 }
 
+/// `run.execution.fail`'s status line: which step of which plan failed.
+fn execution_failed_message(plan: &Plan, step_id: Option<u32>) -> String {
+    let step = step_id.and_then(|id| plan.steps.iter().find(|s| s.index == id));
+    match step {
+        Some(step) => format!(
+            "Plan execution failed at step {} of {} ({}): {}",
+            step.index,
+            plan.steps.len(),
+            step.title,
+            plan.goal
+        ),
+        None => format!("Plan execution failed: {}", plan.goal),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -438,20 +453,5 @@ mod tests {
         assert_eq!(modified_plan(Some(&text)).unwrap().goal, "g");
         assert!(modified_plan(None).is_err());
         assert!(modified_plan(Some(&serde_json::json!({"goal": "g"}))).is_err());
-    }
-}
-
-/// `run.execution.fail`'s status line: which step of which plan failed.
-fn execution_failed_message(plan: &Plan, step_id: Option<u32>) -> String {
-    let step = step_id.and_then(|id| plan.steps.iter().find(|s| s.index == id));
-    match step {
-        Some(step) => format!(
-            "Plan execution failed at step {} of {} ({}): {}",
-            step.index,
-            plan.steps.len(),
-            step.title,
-            plan.goal
-        ),
-        None => format!("Plan execution failed: {}", plan.goal),
     }
 }
