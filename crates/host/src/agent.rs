@@ -78,6 +78,11 @@ pub struct AgentSettings {
     /// How many times a turn whose work failed may start over (`attempts`; `None`: the
     /// engine's default).
     pub attempts: Option<u32>,
+    /// Most messages of history a turn opens with (`[context] max_messages`; `None`: no
+    /// limit).
+    pub max_history_messages: Option<usize>,
+    /// The language of the words the seeds fix in Chinese (`--lang`, the locale).
+    pub lang: keel_events::Lang,
 }
 
 impl AgentSettings {
@@ -110,6 +115,8 @@ impl AgentSettings {
             test_command: None,
             auto_test: true,
             attempts: None,
+            max_history_messages: Some(keel_engine::DEFAULT_MAX_HISTORY_MESSAGES),
+            lang: keel_events::Lang::En,
         }
     }
 
@@ -158,6 +165,8 @@ impl AgentSettings {
             .map(str::to_owned);
         config.auto_test = self.auto_test;
         config.attempts = self.attempts;
+        config.max_history_messages = self.max_history_messages;
+        config.lang = self.lang;
         Ok(config)
     }
 

@@ -100,6 +100,21 @@ pub struct ContextConfig {
     /// (e.g. `["tokio"]`), at the versions the project locks.
     #[serde(default, deserialize_with = "library_names")]
     pub libraries: Option<Vec<String>>,
+    /// Most messages of history a turn opens with (seed 002 §3.2; default 50, `0`: no
+    /// limit); older whole turns are folded into the summary.
+    pub max_messages: Option<usize>,
+}
+
+impl ContextConfig {
+    /// The history limit `max_messages` sets: `None` for `0` (no limit), the engine's
+    /// default when unset.
+    pub fn history_limit(config: Option<&ContextConfig>) -> Option<usize> {
+        match config.and_then(|c| c.max_messages) {
+            Some(0) => None,
+            Some(max) => Some(max),
+            None => Some(keel_engine::DEFAULT_MAX_HISTORY_MESSAGES),
+        }
+    }
 }
 
 /// `[images]`: where `generate_image` asks for pictures.

@@ -242,6 +242,9 @@ pub struct ProviderSettings {
     pub pricing: BTreeMap<String, PriceConfig>,
     /// `[context] libraries`: dependencies whose docs are preloaded into each session's prompt.
     pub libraries: Vec<String>,
+    /// `[context] max_messages`: most messages of history a turn opens with (`None`: no
+    /// limit).
+    pub max_history_messages: Option<usize>,
     /// `[images]`: where `generate_image` asks (`base_url` defaults to the chat provider's).
     pub images: ImageSettings,
     /// `temperature`, `top_p`: how answers are sampled.
@@ -268,6 +271,7 @@ impl Default for ProviderSettings {
             instructions_files: Vec::new(),
             pricing: BTreeMap::new(),
             libraries: Vec::new(),
+            max_history_messages: Some(keel_engine::DEFAULT_MAX_HISTORY_MESSAGES),
             images: ImageSettings::default(),
             sampling: keel_engine::Sampling::default(),
             tool_profile: keel_engine::agent::ToolProfile::default(),
@@ -647,6 +651,7 @@ fn provider_settings(
         instructions_files: file.instructions_files.unwrap_or_default(),
         pricing,
         libraries: Vec::new(),
+        max_history_messages: Some(keel_engine::DEFAULT_MAX_HISTORY_MESSAGES),
         images: ImageSettings::default(),
         sampling,
         tool_profile,
@@ -663,6 +668,7 @@ impl ProviderSettings {
         context: Option<ContextConfig>,
     ) -> Self {
         self.images = image_settings(images, self.base_url.clone());
+        self.max_history_messages = ContextConfig::history_limit(context.as_ref());
         self.libraries = context.and_then(|c| c.libraries).unwrap_or_default();
         self
     }
@@ -760,6 +766,7 @@ output = 1.5
 model = "gpt-image-1"
 [context]
 libraries = ["tokio", "serde"]
+max_messages = 0
 "#,
         )
         .unwrap();
@@ -781,6 +788,10 @@ libraries = ["tokio", "serde"]
         assert_eq!(config.provider.instructions_files, vec!["CLAUDE.md"]);
         assert_eq!(config.provider.pricing["local-model"].output, 1.5);
         assert_eq!(config.provider.libraries, vec!["tokio", "serde"]);
+        assert_eq!(
+            config.provider.max_history_messages, None,
+            "0: no history limit"
+        );
         assert_eq!(config.provider.images.model.as_deref(), Some("gpt-image-1"));
         assert!(config.provider.images.base_url.is_some());
         assert_eq!(config.provider.sandbox.mode, SandboxMode::ReadOnly);
@@ -819,6 +830,7 @@ libraries = ["tokio", "serde"]
         assert!(!flagged.provider.include_system_prompt);
         let defaults = ServerConfig::resolve(&ServerArgs::default()).unwrap();
         assert!(!defaults.provider.include_system_prompt);
+        assert_eq!(defaults.provider.max_history_messages, Some(50));
         assert_eq!(
             defaults.stream_coalesce,
             Duration::from_millis(DEFAULT_STREAM_COALESCE_MS)

@@ -903,6 +903,7 @@ impl LiveSession {
             },
             pricing: keel_host::pricing_with([&settings.pricing]),
             libraries: settings.libraries.clone(),
+            max_history_messages: settings.max_history_messages,
             images: settings.images.clone(),
             checkpoint_max_bytes: state.config.checkpoint_max_bytes(&session.project_id),
             sampling: settings.sampling,

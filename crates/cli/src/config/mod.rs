@@ -149,6 +149,9 @@ pub struct Settings {
     pub sandbox: SandboxPolicy,
     /// Dependencies whose docs are preloaded into the prompt (`[context] libraries`).
     pub libraries: Vec<String>,
+    /// Most messages of history a turn opens with (`[context] max_messages`, default 50,
+    /// `0`: no limit).
+    pub max_history_messages: Option<usize>,
     /// Most bytes `.keel/checkpoints/` may hold (`checkpoint_max_mb`, default 512 MB).
     pub checkpoint_max_bytes: u64,
     /// Where `generate_image` gets images (`[images]`, the chat `base_url`, `OPENAI_API_KEY`).
@@ -282,6 +285,12 @@ impl Settings {
                 .iter()
                 .find_map(|l| l.config.context.as_ref()?.libraries.clone())
                 .unwrap_or_default(),
+            max_history_messages: keel_host::ContextConfig::history_limit(
+                files
+                    .iter()
+                    .filter_map(|l| l.config.context.as_ref())
+                    .find(|c| c.max_messages.is_some()),
+            ),
             images: image_settings(&files, base_url_for_images),
             checkpoint_max_bytes: checkpoint_max_bytes(&files),
             mcp_servers: keel_mcp::config::merge_layers(
@@ -424,6 +433,20 @@ mod tests {
         assert_eq!(s.color, ColorWhen::Auto);
         assert!(s.distill_memory);
         assert_eq!(s.pricing, Pricing::builtin());
+    }
+
+    #[test]
+    fn the_history_limit_comes_from_context_max_messages() {
+        let none = layer("");
+        let s = Settings::resolve(&args(&[]), &Environment::default(), &none, &none);
+        assert_eq!(s.max_history_messages, Some(50), "seed 002's 50 by default");
+        let user = layer("[context]\nmax_messages = 80\n");
+        let s = Settings::resolve(&args(&[]), &Environment::default(), &none, &user);
+        assert_eq!(s.max_history_messages, Some(80));
+        // The project's wins; 0 means no limit.
+        let project = layer("[context]\nmax_messages = 0\n");
+        let s = Settings::resolve(&args(&[]), &Environment::default(), &project, &user);
+        assert_eq!(s.max_history_messages, None);
     }
 
     #[test]

@@ -439,6 +439,8 @@ fn agent_settings(
         test_command: settings.test_command.clone(),
         auto_test: settings.auto_test,
         attempts: settings.attempts,
+        max_history_messages: settings.max_history_messages,
+        lang: settings.lang,
         ..AgentSettings::new(root, models)
     }
 }
