@@ -258,13 +258,9 @@ impl LiveSession {
         *self.turn.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
-    /// Cancels the running turn and file runs; true if there was anything to cancel.
-    pub fn cancel(&self) -> bool {
+    /// Cancels the session's file runs; true if any ran.
+    pub fn cancel_file_runs(&self) -> bool {
         let mut any = false;
-        if let Some(turn) = &*self.turn.lock().unwrap_or_else(|p| p.into_inner()) {
-            turn.cancel.cancel();
-            any = true;
-        }
         for cancel in self
             .file_runs
             .lock()
@@ -275,6 +271,16 @@ impl LiveSession {
             any = true;
         }
         any
+    }
+
+    /// Cancels the running turn and file runs; true if there was anything to cancel.
+    pub fn cancel(&self) -> bool {
+        let mut any = false;
+        if let Some(turn) = &*self.turn.lock().unwrap_or_else(|p| p.into_inner()) {
+            turn.cancel.cancel();
+            any = true;
+        }
+        self.cancel_file_runs() || any
     }
 
     /// The session's producer for a piece of work, under this instance's writer claim: with

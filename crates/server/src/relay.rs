@@ -29,8 +29,13 @@ pub fn apply(state: &Arc<AppState>, message: ControlMessage) {
         return;
     };
     match message.kind {
+        // A cancel names the turn that ran when it was sent: one that arrives late must not
+        // cancel a turn started since.
         ControlKind::Cancel => {
-            live.cancel();
+            if let Some(turn_id) = &message.id {
+                live.cancel_turn(turn_id);
+            }
+            live.cancel_file_runs();
         }
         ControlKind::Approval => {
             let (Some(id), Some(reply)) = (message.id.clone(), approval_reply(&message)) else {
@@ -178,10 +183,10 @@ pub async fn relay_answer(
 pub async fn relay_cancel(state: &AppState, session_id: &str) -> ApiResult<bool> {
     let store = state.store.as_ref();
     let running = state.host.running_turn(session_id).await?;
-    // File runs are not stored: relay even without a running turn.
-    store
-        .send_control(&ControlMessage::new(session_id, ControlKind::Cancel))
-        .await?;
+    // File runs are not stored: relay even without a running turn (then naming none).
+    let mut message = ControlMessage::new(session_id, ControlKind::Cancel);
+    message.id = running.as_ref().map(|turn| turn.id.clone());
+    store.send_control(&message).await?;
     let Some(turn) = running else {
         return Ok(false);
     };

@@ -652,3 +652,39 @@ async fn bodies_and_queries_are_what_the_document_says() {
     assert_eq!(status, StatusCode::NOT_FOUND, "no batch to apply: {reply}");
     assert_eq!(reply["error"]["code"], "not_found");
 }
+
+/// A relayed cancel names the turn that ran when it was sent: one sent with no turn running
+/// (it still reaches file runs) and delivered late does not cancel a turn started since.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_cancel_relay_leaves_a_newer_turn_running() {
+    use keel_store::{ControlKind, ControlMessage};
+    let s = TestServer::start(Options::new("sleep.json")).await;
+    let id = s.create_session("p1", ALL).await;
+    let turn = s.start_turn(&id, "wait").await;
+    s.wait_event(&id, "run.tool.start").await;
+    let turn_id = turn["id"].as_str().unwrap().to_owned();
+    // As a cancel sent before this turn began arrives: no turn named.
+    s.store
+        .send_control(&ControlMessage::new(&id, ControlKind::Cancel))
+        .await
+        .unwrap();
+    // So is one naming another turn.
+    let mut other = ControlMessage::new(&id, ControlKind::Cancel);
+    other.id = Some("an-earlier-turn".to_owned());
+    s.store.send_control(&other).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let (_, turns) = s.get(&format!("/v1/sessions/{id}/turns"), ALL).await;
+    let running = turns["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == turn_id.as_str())
+        .unwrap();
+    assert_eq!(running["status"], "running", "{running}");
+    // The turn itself, named, is cancelled.
+    let mut this = ControlMessage::new(&id, ControlKind::Cancel);
+    this.id = Some(turn_id.clone());
+    s.store.send_control(&this).await.unwrap();
+    let ended = s.wait_turn(&id, &turn_id).await;
+    assert_eq!(ended["status"], "cancelled", "{ended}");
+}

@@ -51,7 +51,8 @@ pub struct ControlMessage {
     pub session_id: String,
     /// What is asked.
     pub kind: ControlKind,
-    /// The approval or question id (`None` for a cancel).
+    /// The approval or question id; for a cancel, the turn to cancel (`None`: only the
+    /// session's file runs, which are not stored).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// An approval's decision (`approve`, `reject`, `modify`).

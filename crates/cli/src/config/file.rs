@@ -420,6 +420,7 @@ path = "../docs"
                 }),
                 context: Some(ContextConfig {
                     libraries: Some(vec!["tokio".into(), "serde".into()]),
+                    max_messages: None,
                 }),
                 images: Some(ImagesConfig {
                     base_url: Some("http://localhost:9000/v1".into()),
