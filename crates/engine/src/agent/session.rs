@@ -360,22 +360,7 @@ impl AgentSession {
             });
         }
         self.config.models.announce(&self.emitter);
-        self.repo_map
-            .prepare(
-                &self.config.repo_map,
-                &self.config.root,
-                &self.emitter,
-                &mut self.context,
-                &input,
-            )
-            .await;
-        self.context.turn_prompt.start_turn(
-            &self.config.root,
-            self.config.test_command.as_deref(),
-            &self.config.instructions,
-            keel_context::TokenCounter::for_model(self.config.models.current()),
-            &self.emitter,
-        );
+        self.prepare_turn_context(&input).await;
         let task = input.clone();
         self.focus_task_files(&input).await;
         self.context.turn_focus = self.context.focused.clone();
@@ -435,6 +420,27 @@ impl AgentSession {
 
     /// Starts turn `turn_id`: `agent.start`, and on the session's first turn
     /// `prepare.conversation.open` (+ `prepare.history.load`).
+    /// The turn's context before its first call, for a new turn and a continued one alike:
+    /// the repo map for `input`, the environment and project instructions.
+    pub(super) async fn prepare_turn_context(&mut self, input: &str) {
+        self.repo_map
+            .prepare(
+                &self.config.repo_map,
+                &self.config.root,
+                &self.emitter,
+                &mut self.context,
+                input,
+            )
+            .await;
+        self.context.turn_prompt.start_turn(
+            &self.config.root,
+            self.config.test_command.as_deref(),
+            &self.config.instructions,
+            keel_context::TokenCounter::for_model(self.config.models.current()),
+            &self.emitter,
+        );
+    }
+
     fn open_turn(&mut self, turn_id: String, input: &str) {
         self.turns += 1;
         self.emitter.set_turn(Some(turn_id));

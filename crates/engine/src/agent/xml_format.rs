@@ -209,27 +209,17 @@ fn coerce(text: &str, schema: &Value, root: &Value) -> Value {
 }
 
 /// One call as an XML block: `<name>`, one child tag per argument (strings verbatim, other
-/// values as JSON), `</name>`. Arguments that are not a JSON object are written as they are.
+/// values as JSON), `</name>` — the rendering seed 004's `tool_xml` uses too
+/// ([`keel_events::projection::tool_xml`]). Arguments that are not a JSON object are written as
+/// they are.
 pub(crate) fn call_block(name: &str, arguments: &str) -> String {
-    let mut block = format!("<{name}>\n");
     match serde_json::from_str::<Value>(arguments) {
-        Ok(Value::Object(map)) => {
-            for (key, value) in map {
-                let text = match value {
-                    Value::String(s) => s,
-                    other => other.to_string(),
-                };
-                block.push_str(&format!("<{key}>{text}</{key}>\n"));
-            }
+        Ok(value @ Value::Object(_)) => keel_events::projection::tool_xml(name, &value),
+        _ if arguments.trim().is_empty() || arguments.trim() == "{}" => {
+            format!("<{name}>\n</{name}>")
         }
-        _ if arguments.trim().is_empty() || arguments.trim() == "{}" => {}
-        _ => {
-            block.push_str(arguments);
-            block.push('\n');
-        }
+        _ => format!("<{name}>\n{arguments}\n</{name}>"),
     }
-    block.push_str(&format!("</{name}>"));
-    block
 }
 
 /// One tool result as a `<tool_result>` block.

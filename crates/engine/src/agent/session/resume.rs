@@ -45,22 +45,7 @@ impl AgentSession {
         self.emitter.set_turn(Some(turn.turn_id));
         self.changes.clear();
         let input = turn.input;
-        self.repo_map
-            .prepare(
-                &self.config.repo_map,
-                &self.config.root,
-                &self.emitter,
-                &mut self.context,
-                &input,
-            )
-            .await;
-        self.context.turn_prompt.start_turn(
-            &self.config.root,
-            self.config.test_command.as_deref(),
-            &self.config.instructions,
-            keel_context::TokenCounter::for_model(self.config.models.current()),
-            &self.emitter,
-        );
+        self.prepare_turn_context(&input).await;
         self.context.turn_focus = self.context.focused.clone();
         self.context.turn_notes.clear();
         self.note_task_excerpts(&input).await;
