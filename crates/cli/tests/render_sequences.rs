@@ -343,6 +343,7 @@ fn plan_turn() -> Turn {
         kind: ApprovalKind::Plan,
         subject: "Add a --json output flag (3 steps)".into(),
         reason: "plans are approved before they run".into(),
+        plan: None,
     })
     .push(SystemStatus::waiting(
         StatusKind::WaitingForApproval,

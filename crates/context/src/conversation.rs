@@ -9,6 +9,7 @@
 //! requests repeat is decided when the prompt is built (see [`crate::dedup`]).
 
 use chrono::{DateTime, Utc};
+use keel_events::Lang;
 use serde::{Deserialize, Serialize};
 
 use crate::dedup::{Retention, RetentionPolicy};
@@ -104,6 +105,9 @@ pub struct ToolMessage {
     /// When it was added.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<DateTime<Utc>>,
+    /// The language of the references history shows instead of the result (seed 002 §3.2.1).
+    #[serde(default, skip_serializing_if = "Lang::is_en")]
+    pub lang: Lang,
 }
 
 fn yes() -> bool {
@@ -349,6 +353,7 @@ impl Conversation {
             retention: policy.retention_for(&call.name),
             path: policy.path_of(call),
             at: Some(Utc::now()),
+            lang: policy.lang(),
         };
         self.push_tool_message(message)
     }
@@ -398,6 +403,7 @@ impl Conversation {
                 retention: Retention::Whole,
                 path: None,
                 at: Some(Utc::now()),
+                lang: Lang::default(),
             }));
         }
     }

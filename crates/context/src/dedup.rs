@@ -11,10 +11,15 @@
 //!
 //! A reference is used only while the file is focused; otherwise (evicted, too large, read by
 //! range) the result is capped like command output. Failed results are kept, capped.
+//!
+//! Under the Chinese locale the references and the cap's note are seed 002's own words:
+//! `[已读取 {path}，完整内容见 focused_files]`, `[已写入 {path}，操作成功]` and
+//! `... [截断，完整输出 {N} 字符]`.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use keel_events::Lang;
 use serde::{Deserialize, Serialize};
 
 use crate::conversation::ToolMessage;
@@ -51,6 +56,7 @@ pub struct RetentionPolicy {
     rules: BTreeMap<String, Retention>,
     default: Retention,
     path_keys: Vec<String>,
+    lang: Lang,
 }
 
 impl Default for RetentionPolicy {
@@ -75,6 +81,7 @@ impl Default for RetentionPolicy {
             rules,
             default: Retention::Whole,
             path_keys: vec!["path".into(), "file_path".into(), "filePath".into()],
+            lang: Lang::default(),
         }
     }
 }
@@ -95,6 +102,17 @@ impl RetentionPolicy {
     pub fn with_default(mut self, retention: Retention) -> Self {
         self.default = retention;
         self
+    }
+
+    /// The same policy with history's references written in `lang`.
+    pub fn with_lang(mut self, lang: Lang) -> Self {
+        self.lang = lang;
+        self
+    }
+
+    /// The language history's references are written in.
+    pub fn lang(&self) -> Lang {
+        self.lang
     }
 
     /// The retention for tool `name`.
@@ -118,32 +136,48 @@ impl RetentionPolicy {
 pub fn history_content<'a>(tool: &'a ToolMessage, focused: &FocusedFiles) -> Cow<'a, str> {
     let focused_path = tool.path.as_deref().filter(|p| focused.contains(p));
     if !tool.success {
-        return cap(&tool.content, HISTORY_CAP_CHARS);
+        return cap_in(&tool.content, HISTORY_CAP_CHARS, tool.lang);
     }
     match (tool.retention, focused_path) {
         (Retention::Whole, _) => Cow::Borrowed(&tool.content),
-        (Retention::Capped { max_chars }, _) => cap(&tool.content, max_chars),
-        (Retention::FileRead, Some(path)) => Cow::Owned(format!(
+        (Retention::Capped { max_chars }, _) => cap_in(&tool.content, max_chars, tool.lang),
+        (Retention::FileRead, Some(path)) => Cow::Owned(read_reference(tool, path)),
+        (Retention::FileWrite, Some(path)) => Cow::Owned(write_reference(tool, path)),
+        (Retention::FileRead | Retention::FileWrite, None) => {
+            cap_in(&tool.content, HISTORY_CAP_CHARS, tool.lang)
+        }
+    }
+}
+
+/// What history shows for a read of focused file `path`.
+fn read_reference(tool: &ToolMessage, path: &str) -> String {
+    match tool.lang {
+        Lang::ZhCn => format!("[已读取 {path}，完整内容见 focused_files]"),
+        Lang::En => format!(
             "[{} {path}: {} lines returned earlier. The file's content is under \"Focused files\" with the current task.]",
             tool.tool_name,
             tool.content.lines().count()
-        )),
-        (Retention::FileWrite, Some(path)) => {
-            let first = tool.content.lines().next().unwrap_or("").trim();
-            let mut said = truncate_chars(first, 200).into_owned();
-            if said.is_empty() {
-                said.push_str("Succeeded");
-            }
-            if !said.ends_with(['.', '!', '…']) {
-                said.push('.');
-            }
-            Cow::Owned(format!(
-                "[{} {path}: {said} The file's content is under \"Focused files\" with the current task.]",
-                tool.tool_name
-            ))
-        }
-        (Retention::FileRead | Retention::FileWrite, None) => cap(&tool.content, HISTORY_CAP_CHARS),
+        ),
     }
+}
+
+/// What history shows for a successful write of focused file `path`.
+fn write_reference(tool: &ToolMessage, path: &str) -> String {
+    if tool.lang == Lang::ZhCn {
+        return format!("[已写入 {path}，操作成功]");
+    }
+    let first = tool.content.lines().next().unwrap_or("").trim();
+    let mut said = truncate_chars(first, 200).into_owned();
+    if said.is_empty() {
+        said.push_str("Succeeded");
+    }
+    if !said.ends_with(['.', '!', '…']) {
+        said.push('.');
+    }
+    format!(
+        "[{} {path}: {said} The file's content is under \"Focused files\" with the current task.]",
+        tool.tool_name
+    )
 }
 
 /// The arguments of `call` as history repeats them. A successful file-writing call whose file
@@ -189,6 +223,11 @@ pub fn history_arguments<'a>(
 
 /// `text` capped at `max_chars` characters: its head and tail with a note of what was cut.
 pub fn cap(text: &str, max_chars: usize) -> Cow<'_, str> {
+    cap_in(text, max_chars, Lang::En)
+}
+
+/// [`cap`] with the note in `lang` (seed 002's `... [截断，完整输出 N 字符]` in Chinese).
+pub fn cap_in(text: &str, max_chars: usize, lang: Lang) -> Cow<'_, str> {
     let total = text.chars().count();
     if total <= max_chars {
         return Cow::Borrowed(text);
@@ -203,10 +242,16 @@ pub fn cap(text: &str, max_chars: usize) -> Cow<'_, str> {
         .char_indices()
         .nth(total - tail_chars)
         .map_or(text.len(), |(i, _)| i);
+    let note = match lang {
+        Lang::ZhCn => format!("... [截断，完整输出 {total} 字符] ..."),
+        Lang::En => format!(
+            "… [{} of {total} characters omitted] …",
+            total - head_chars - tail_chars
+        ),
+    };
     Cow::Owned(format!(
-        "{}\n… [{} of {total} characters omitted] …\n{}",
+        "{}\n{note}\n{}",
         &text[..head_end],
-        total - head_chars - tail_chars,
         &text[tail_start..]
     ))
 }
@@ -231,7 +276,26 @@ mod tests {
             retention: RetentionPolicy::default().retention_for(name),
             path: path.map(str::to_owned),
             at: None,
+            lang: Lang::En,
         }
+    }
+
+    #[test]
+    fn the_chinese_cap_note_is_seed_002s() {
+        let text = "输出".repeat(2_000);
+        let capped = cap_in(&text, 100, Lang::ZhCn);
+        assert!(
+            capped.contains("\n... [截断，完整输出 4000 字符] ...\n"),
+            "{capped}"
+        );
+        assert!(capped.starts_with(&"输出".repeat(25)));
+        let failed = ToolMessage {
+            success: false,
+            lang: Lang::ZhCn,
+            ..tool("execute_command", &text, None)
+        };
+        let shown = history_content(&failed, &FocusedFiles::new());
+        assert!(shown.contains("[截断，完整输出 4000 字符]"), "{shown}");
     }
 
     #[test]

@@ -232,3 +232,67 @@ async fn reasoning_cut_off_by_a_dropped_stream_fails_its_thinking_block() {
         .collect();
     assert_eq!(starts, [true]);
 }
+
+/// One streamed answer calling tool `name` with `args`.
+fn call(id: &str, name: &str, args: serde_json::Value) -> Reply {
+    Reply::Sse(vec![
+        role(),
+        tool_start(0, id, name),
+        tool_args(0, &args.to_string()),
+        finish("tool_calls"),
+        usage(100, 10),
+        done(),
+    ])
+}
+
+/// Seed 002 §3.2.1 under the Chinese locale: the next turn's history repeats a read and a
+/// write of focused files as the seed's own references, produced by the real tools and the
+/// real prompt builder.
+#[tokio::test]
+async fn history_references_are_seed_002s_words_under_the_chinese_locale() {
+    let ws = sample_project();
+    let server = MockServer::sequence(vec![
+        call(
+            "r",
+            "read_file",
+            serde_json::json!({"path": "calc/stats.py"}),
+        ),
+        call(
+            "w",
+            "write_file",
+            serde_json::json!({"path": "notes.txt", "content": "均值已修复\n"}),
+        ),
+        text_answer(&["好了。"]),
+        text_answer(&["没有别的了。"]),
+    ])
+    .await;
+    let provider = Arc::new(
+        OpenAiProvider::new(OpenAiConfig::new(&server.base_url, "k", "mock-model")).unwrap(),
+    );
+    let (mut session, _collector) = session_with(ws.path(), provider, &["mock-model"], |c| {
+        c.mode = Mode::Direct;
+        c.lang = keel_events::Lang::ZhCn;
+    });
+    let first = session
+        .run_turn("读一下 calc/stats.py，写个 notes.txt")
+        .await;
+    assert_eq!(first.status, AgentStatus::Completed, "{}", first.result);
+    let second = session.run_turn("还有吗？").await;
+    assert_eq!(second.status, AgentStatus::Completed, "{}", second.result);
+
+    let requests = server.requests();
+    let history: Vec<&str> = requests[3].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(
+        history,
+        [
+            "[已读取 calc/stats.py，完整内容见 focused_files]",
+            "[已写入 notes.txt，操作成功]"
+        ]
+    );
+}

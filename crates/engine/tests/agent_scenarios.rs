@@ -200,7 +200,18 @@ async fn approval_rejected() {
         outcome.result
     );
     assert_conversation_consistent(session.conversation());
-    insta::assert_snapshot!(describe(&collector.events()));
+    // Seed 000's `PlanAwaitingApprovalEvent{message, plan}`: the request carries the plan,
+    // and so does its v1 projection.
+    let events = collector.events();
+    let request = events
+        .iter()
+        .find(|e| matches!(e.kind, EventKind::RunApprovalRequest(_)))
+        .unwrap();
+    let v1 = keel_events::projection::to_legacy(request).unwrap();
+    assert_eq!(v1["type"], "awaiting_approval");
+    assert_eq!(v1["plan"]["goal"], "Rewrite everything");
+    assert_eq!(v1["plan"]["steps"][0]["title"], "Rewrite");
+    insta::assert_snapshot!(describe(&events));
 }
 
 /// Cancels the turn when a tool starts running a command.
@@ -929,4 +940,34 @@ async fn a_move_under_the_chinese_locale_is_seed_003s_timeline() {
             "summary": "移动文件 src/old.ts → src/new.ts"
         })
     );
+}
+
+/// Seed 002 §6 under the Chinese locale: `create_plan` answers the model with the seed's words.
+#[tokio::test]
+async fn create_plan_speaks_the_seeds_chinese() {
+    let ws = sample_project();
+    let (mut session, collector) = scripted(
+        ws.path(),
+        json!({"turns": [
+            {"tool_calls": [{"id": "p", "name": "create_plan", "arguments": {
+                "goal": "修复 mean()", "estimated_complexity": "low",
+                "steps": [{"title": "读代码", "description": "读 calc/stats.py。"},
+                          {"title": "修复", "description": "除以 len(values)。"}]}}]},
+            {"text": "读完了。"},
+            {"text": "修好了。"}
+        ]}),
+        |c| c.lang = keel_events::Lang::ZhCn,
+    );
+    let _ = session.run_turn("修复 mean()").await;
+    let plan_results: Vec<String> = collector
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::RunToolEnd(end) if end.tool_name == "create_plan" => {
+                Some(end.result.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(plan_results, ["计划已创建，共 2 个步骤"]);
 }

@@ -65,6 +65,11 @@ impl Lang {
             .unwrap_or_default()
     }
 
+    /// Whether this is English, the default (for `skip_serializing_if`).
+    pub fn is_en(&self) -> bool {
+        *self == Lang::En
+    }
+
     /// [`Lang::choose`] with this process's environment.
     pub fn from_env(flag: Option<Lang>) -> Lang {
         Lang::choose(flag, |name| std::env::var(name).ok())
@@ -74,6 +79,21 @@ impl Lang {
 impl fmt::Display for Lang {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.tag())
+    }
+}
+
+/// Written as its tag (`"en"`, `"zh-CN"`).
+impl serde::Serialize for Lang {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.tag())
+    }
+}
+
+/// Read from a tag or locale name ([`Lang::from_locale`]); another language is an error.
+impl<'de> serde::Deserialize<'de> for Lang {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -103,6 +123,17 @@ mod tests {
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| (*v).to_owned())
         }
+    }
+
+    #[test]
+    fn serde_writes_the_tag_and_reads_locales() {
+        assert_eq!(serde_json::to_string(&Lang::ZhCn).unwrap(), "\"zh-CN\"");
+        assert_eq!(
+            serde_json::from_str::<Lang>("\"zh_CN.UTF-8\"").unwrap(),
+            Lang::ZhCn
+        );
+        assert_eq!(serde_json::from_str::<Lang>("\"en\"").unwrap(), Lang::En);
+        assert!(serde_json::from_str::<Lang>("\"de\"").is_err());
     }
 
     #[test]

@@ -159,6 +159,7 @@ impl CommittedTurn {
                             retention: Retention::Whole,
                             path: None,
                             at: Some(event.ts),
+                            lang: Default::default(),
                         }));
                         committed.calls_done += 1;
                     }
@@ -185,6 +186,7 @@ impl CommittedTurn {
                     retention: Retention::Whole,
                     path: None,
                     at: None,
+                    lang: Default::default(),
                 }));
                 committed.interrupted.push(call.name);
             } else {
@@ -411,6 +413,7 @@ mod tests {
                     kind: ApprovalKind::Command,
                     subject: "rm -rf build".to_owned(),
                     reason: "deletes".to_owned(),
+                    plan: None,
                 },
             ),
         ];

@@ -354,17 +354,45 @@ impl ToolContext {
         subject: impl Into<String>,
         reason: impl Into<String>,
     ) -> keel_protocol::ApprovalReply {
+        self.ask_approval(kind, subject.into(), reason.into(), None)
+            .await
+    }
+
+    /// [`ToolContext::request_approval`] for `plan`, which `run.approval.request` carries.
+    pub async fn request_plan_approval(
+        &self,
+        plan: &keel_events::Plan,
+        subject: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> keel_protocol::ApprovalReply {
+        self.ask_approval(
+            keel_events::ApprovalKind::Plan,
+            subject.into(),
+            reason.into(),
+            Some(plan.clone()),
+        )
+        .await
+    }
+
+    async fn ask_approval(
+        &self,
+        kind: keel_events::ApprovalKind,
+        subject: String,
+        reason: String,
+        plan: Option<keel_events::Plan>,
+    ) -> keel_protocol::ApprovalReply {
         let request = keel_protocol::ApprovalRequest {
             approval_id: format!("appr_{}", uuid::Uuid::now_v7().simple()),
             kind,
-            subject: subject.into(),
-            reason: reason.into(),
+            subject,
+            reason,
         };
         self.emitter.emit(keel_events::RunApprovalRequest {
             approval_id: request.approval_id.clone(),
             kind,
             subject: request.subject.clone(),
             reason: request.reason.clone(),
+            plan,
         });
         // Holds until `run.approval.resolve`.
         let what = match kind {

@@ -377,3 +377,27 @@ async fn move_file_speaks_the_seeds_chinese() {
         .await;
     assert_eq!(r.summary.as_deref(), Some("File moved"));
 }
+
+/// Seed 002 §3.2 under the Chinese locale: a file over 2,000 lines read whole gives the seed's
+/// preview text, word for word, around its first 100 lines.
+#[tokio::test]
+async fn a_large_file_preview_speaks_the_seeds_chinese() {
+    let mut h = Harness::new();
+    h.ctx = h.ctx.clone().with_lang(keel_events::Lang::ZhCn);
+    let text: String = (1..=2_500).map(|i| format!("line {i}\n")).collect();
+    h.write("big.txt", &text);
+    let r = h.call("read_file", json!({"path": "big.txt"})).await;
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.message, "文件较大（2500 行），以下是前 100 行预览：");
+    let preview: Vec<String> = (1..=100).map(|i| format!("line {i}")).collect();
+    assert_eq!(
+        r.content.as_deref(),
+        Some(
+            format!(
+                "{}\n\n... [文件共 2500 行]\n\n提示：请使用 read_file(path, start_line=X, end_line=Y) 分段读取特定部分。\n",
+                preview.join("\n")
+            )
+            .as_str()
+        )
+    );
+}

@@ -570,7 +570,11 @@ subject: string,
 /**
  * Why approval is needed.
  */
-reason: string, };
+reason: string, 
+/**
+ * The plan itself, for an approval of kind `plan` (seed 000's `PlanAwaitingApprovalEvent`).
+ */
+plan?: Plan, };
 
 /**
  * `run.approval.resolve`: the decision on an approval request.

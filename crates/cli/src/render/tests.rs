@@ -196,6 +196,7 @@ fn one_of_each() -> Vec<EventKind> {
             kind: ApprovalKind::Command,
             subject: "rm -rf target".into(),
             reason: "deletes files".into(),
+            plan: None,
         }
         .into(),
         RunApprovalResolve {
@@ -904,6 +905,7 @@ fn no_spinner_while_the_person_is_asked() {
             kind: ApprovalKind::Command,
             subject: "rm -rf build".into(),
             reason: "dangerous".into(),
+            plan: None,
         }
         .into(),
         SystemStatus::waiting(

@@ -159,8 +159,12 @@ impl TypedTool for CreatePlan {
         "Create a step-by-step plan when the task is complex: it changes several files, has interdependent parts, or needs analysis before changes. Do not use it for simple edits, single-file changes or questions. After the plan is created, you will be asked to carry out each step in turn."
     }
 
-    async fn run(&self, _ctx: &ToolContext, args: CreatePlanArgs) -> ToolResult {
+    async fn run(&self, ctx: &ToolContext, args: CreatePlanArgs) -> ToolResult {
         match args.into_plan() {
+            // Seed 002 §6's words under the Chinese locale.
+            Ok(plan) if ctx.lang == keel_events::Lang::ZhCn => {
+                ToolResult::ok(format!("计划已创建，共 {} 个步骤", plan.steps.len()))
+            }
             Ok(plan) => ToolResult::ok(format!(
                 "Plan created with {} steps: {}",
                 plan.steps.len(),

@@ -3,10 +3,10 @@
 use std::time::Instant;
 
 use keel_events::{
-    AgentStatus, ApprovalDecision, ApprovalKind, Plan, PlanStep, Progress, RepairResult,
-    ResponseMode, RunExecutionCancel, RunExecutionEnd, RunExecutionFail, RunExecutionStart,
-    RunPlanComplete, RunPlanCreate, RunPlanModify, RunRepairAttempt, RunResponseEnd,
-    RunResponseStart, RunStepEnd, RunStepFail, RunStepOutput, RunStepStart, ToolStatus,
+    AgentStatus, ApprovalDecision, Plan, PlanStep, Progress, RepairResult, ResponseMode,
+    RunExecutionCancel, RunExecutionEnd, RunExecutionFail, RunExecutionStart, RunPlanComplete,
+    RunPlanCreate, RunPlanModify, RunRepairAttempt, RunResponseEnd, RunResponseStart, RunStepEnd,
+    RunStepFail, RunStepOutput, RunStepStart, ToolStatus,
 };
 use keel_protocol::ToolResult;
 
@@ -70,9 +70,13 @@ impl TurnRun<'_> {
             }
         };
         let total = plan.steps.len();
-        let accepted = ToolResult::ok(format!(
-            "Plan accepted ({total} steps). You will now be asked to carry out each step in turn."
-        ));
+        let accepted = ToolResult::ok(match self.config.lang {
+            // Seed 002 §6's words.
+            keel_events::Lang::ZhCn => format!("计划已创建，共 {total} 个步骤"),
+            keel_events::Lang::En => format!(
+                "Plan accepted ({total} steps). You will now be asked to carry out each step in turn."
+            ),
+        });
         self.finish_plan_call(&call_id, &arguments, accepted, ToolStatus::Success, started);
         self.state.plan = Some(plan.clone());
         self.emitter.emit(RunExecutionStart {
@@ -112,8 +116,8 @@ impl TurnRun<'_> {
         }
         let ctx = self.tools.tool_context(self.tool_env(), call_id, None);
         let reply = ctx
-            .request_approval(
-                ApprovalKind::Plan,
+            .request_plan_approval(
+                &plan,
                 plan_subject(&plan),
                 "plans need approval before they run (approve_plans is on)",
             )

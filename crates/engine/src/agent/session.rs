@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use futures::Stream;
-use keel_context::{Conversation, FocusedFiles, Memory, Summarizer};
+use keel_context::{Conversation, FocusedFiles, Memory, RetentionPolicy, Summarizer};
 use keel_events::{
     AgentEnd, AgentStart, AgentStatus, ConversationAction, Emitter, Event, LogLevel,
     PrepareConversationOpen, PrepareHistoryLoad, ResponseMode, RunResponseEnd, RunResponseStart,
@@ -130,7 +130,10 @@ impl AgentSession {
             CheckpointStore::open(&config.root)?.with_max_bytes(config.checkpoint_max_bytes),
         );
         let changes = ChangeLog::attach(emitter.bus());
-        let mut context = ModelContext::default();
+        let mut context = ModelContext {
+            retention: RetentionPolicy::default().with_lang(config.lang),
+            ..ModelContext::default()
+        };
         if !config.libraries.is_empty() {
             let preloaded = keel_tools::builtin::preload(
                 &config.root,

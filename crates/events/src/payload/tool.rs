@@ -4,6 +4,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::Plan;
+
 /// `run.tool.start`: a tool is about to run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 pub struct RunToolStart {
@@ -105,6 +107,10 @@ pub struct RunApprovalRequest {
     pub subject: String,
     /// Why approval is needed.
     pub reason: String,
+    /// The plan itself, for an approval of kind `plan` (seed 000's `PlanAwaitingApprovalEvent`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub plan: Option<Plan>,
 }
 
 /// What an approval is about.

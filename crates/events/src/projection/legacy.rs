@@ -12,7 +12,7 @@
 //! | `run.plan.create` | `plan_created` | adds `message` (`"Plan created: <goal>"`) |
 //! | `run.plan.complete` | `plan_completed` | |
 //! | `run.plan.modify` | `plan_modified` | |
-//! | `run.approval.request` kind `plan` | `awaiting_approval` | adds `message` (= `reason`) |
+//! | `run.approval.request` kind `plan` | `awaiting_approval` | adds `message` (= `reason`); `plan` when the request carries it |
 //! | `run.approval.resolve` `approve` | `plan_approved` | `approval_id`, `message`, `reason`? |
 //! | `run.approval.resolve` `reject` | `plan_rejected` | `approval_id`, `message`, `reason`? |
 //! | `run.approval.resolve` `modify` | `plan_modified` | `approval_id`, `plan` (= `modified`)?, `reason`? |
@@ -64,6 +64,9 @@ pub fn to_legacy(event: &Event) -> Option<Value> {
             o.insert("subject".into(), json!(p.subject));
             o.insert("reason".into(), json!(p.reason));
             o.insert("message".into(), json!(p.reason));
+            if let Some(plan) = &p.plan {
+                o.insert("plan".into(), json!(plan));
+            }
             o
         }
         K::RunApprovalResolve(p) => {
@@ -269,6 +272,7 @@ mod tests {
             kind,
             subject: "g".into(),
             reason: "plan needs approval".into(),
+            plan: None,
         };
         assert_eq!(
             ty(request(ApprovalKind::Plan).into()),

@@ -7,13 +7,15 @@
 //! | `ToolCallEvent` | `/agent/edit/tool/call` | `run.tool.start` |
 //! | `ToolResultEvent` | `/agent/edit/tool/result` | `run.tool.end` |
 //! | `CompletionEvent` | `/agent/edit/completion` | `run.completion.attempt` |
+//! | `PlanModeRespondEvent` | `/agent/edit/completion` | `run.plan.respond` |
 //! | `ErrorEvent` | `/agent/edit/error` | `system.error` |
 //! | `TokenUsageEvent` | `/agent/edit/token_usage` | `run.usage.report` |
 //! | `WindowLengthChangeEvent` `{tokens_used}` | `/agent/edit/window_length_change` | `run.context.window` |
 //! | `ConversationIdEvent` | `/agent/edit/conversation_id` | `prepare.conversation.open` |
 //!
-//! Seed 004 gives `PlanModeRespondEvent` no path, so `run.plan.respond` has none; nor does any
-//! other catalogue type.
+//! Seed 004 lists no path of its own for `PlanModeRespondEvent`, whose shape is a completion's
+//! (`{completion, completion_xml}`): it is published as the plan-mode turn's completion. No
+//! other catalogue type has a path.
 
 use crate::catalogue::EventKind;
 use crate::envelope::Event;
@@ -63,7 +65,7 @@ pub fn kind_path(kind: &EventKind) -> Option<&'static str> {
         K::RunLlmDelta(_) => OUTPUT,
         K::RunToolStart(_) => TOOL_CALL,
         K::RunToolEnd(_) => TOOL_RESULT,
-        K::RunCompletionAttempt(_) => COMPLETION,
+        K::RunCompletionAttempt(_) | K::RunPlanRespond(_) => COMPLETION,
         K::SystemError(_) => ERROR,
         K::RunUsageReport(_) => TOKEN_USAGE,
         K::RunContextWindow(_) => WINDOW_LENGTH_CHANGE,
@@ -126,7 +128,7 @@ mod tests {
                 }
                 .into()
             ),
-            None
+            Some(COMPLETION)
         );
     }
 }

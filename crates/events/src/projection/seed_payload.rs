@@ -7,7 +7,7 @@
 //! | `/agent/edit/thinking`, `/agent/edit/output` | `{text}` |
 //! | `/agent/edit/tool/call` | `{tool_name, tool: <arguments>, tool_xml}` |
 //! | `/agent/edit/tool/result` | `{tool_name, result: {success, message, content}}` |
-//! | `/agent/edit/completion` | `{completion: {result, command?}, completion_xml}` |
+//! | `/agent/edit/completion` | `{completion: {result, command?}, completion_xml}` (`CompletionEvent`), or `{completion: {response, options?}, completion_xml}` for `run.plan.respond` (`PlanModeRespondEvent`) |
 //! | `/agent/edit/error` | `{message}` |
 //! | `/agent/edit/token_usage` | `{usage: {model_name, input_tokens_count, generated_tokens_count, cached_tokens_count?, cost_usd?}}` |
 //! | `/agent/edit/window_length_change` | `{tokens_used}` |
@@ -49,6 +49,18 @@ pub fn seed_payload(kind: &EventKind) -> Option<Value> {
             let completion = Value::Object(completion);
             json!({
                 "completion_xml": tool_xml("attempt_completion", &completion),
+                "completion": completion,
+            })
+        }
+        K::RunPlanRespond(p) => {
+            let mut completion = Map::new();
+            completion.insert("response".into(), Value::String(p.response.clone()));
+            if !p.options.is_empty() {
+                completion.insert("options".into(), json!(p.options));
+            }
+            let completion = Value::Object(completion);
+            json!({
+                "completion_xml": tool_xml("plan_mode_respond", &completion),
                 "completion": completion,
             })
         }
@@ -138,5 +150,26 @@ mod tests {
         }
         .into();
         assert_eq!(seed_payload(&kind).unwrap(), json!({"message": "boom"}));
+    }
+
+    #[test]
+    fn a_plan_mode_response_is_a_completion_with_its_xml() {
+        let kind: EventKind = RunPlanRespond {
+            response: "Two options.".into(),
+            options: vec!["A".into(), "B".into()],
+            question_id: "q".into(),
+        }
+        .into();
+        assert_eq!(
+            crate::projection::kind_path(&kind),
+            Some("/agent/edit/completion")
+        );
+        assert_eq!(
+            seed_payload(&kind).unwrap(),
+            json!({
+                "completion": {"response": "Two options.", "options": ["A", "B"]},
+                "completion_xml": "<plan_mode_respond>\n<response>Two options.</response>\n<options>[\"A\",\"B\"]</options>\n</plan_mode_respond>",
+            })
+        );
     }
 }

@@ -201,6 +201,7 @@ pub fn scripted_run() -> Vec<Event> {
         kind: ApprovalKind::Plan,
         subject: plan().goal,
         reason: "Plans need approval before they run".into(),
+        plan: None,
     })
     .push(RunApprovalResolve {
         approval_id: "appr-1".into(),
@@ -563,6 +564,7 @@ pub fn scripted_run() -> Vec<Event> {
         kind: ApprovalKind::Plan,
         subject: split_plan.goal.clone(),
         reason: "Plans need approval before they run".into(),
+        plan: None,
     })
     .push(RunApprovalResolve {
         approval_id: "appr-2".into(),

@@ -457,6 +457,7 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
                     kind,
                     subject,
                     reason,
+                    plan: None,
                 },
             )),
         ),

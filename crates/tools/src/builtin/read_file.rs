@@ -1,6 +1,7 @@
 //! `read_file`: a text file's content, whole or a range of lines.
 
 use async_trait::async_trait;
+use keel_events::Lang;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -125,27 +126,41 @@ impl TypedTool for ReadFile {
         }
 
         if total > LARGE_FILE_LINES {
-            let mut content = lines[..PREVIEW_LINES].join("\n");
-            content.push_str(&format!(
-                "\n\n... [{} lines in total; lines {}-{} not shown]\n",
-                thousands(total),
-                PREVIEW_LINES + 1,
-                total
-            ));
-            return ToolResult::ok_with(
-                format!(
-                    "`{rel}` is large ({} lines): showing the first {PREVIEW_LINES} lines. Read other parts with start_line and end_line, e.g. {{\"path\": \"{rel}\", \"start_line\": {}, \"end_line\": {}}}.{lossy_note}",
-                    thousands(total),
-                    PREVIEW_LINES + 1,
-                    (PREVIEW_LINES + 500).min(total)
-                ),
-                content,
-            );
+            return large_file_preview(&rel, &lines, ctx.lang, lossy_note);
         }
 
         ToolResult::ok_with(
             format!("Read `{rel}` ({} lines).{lossy_note}", thousands(total)),
             text,
         )
+    }
+}
+
+/// The first [`PREVIEW_LINES`] lines of a file over [`LARGE_FILE_LINES`] lines, with how to
+/// read the rest; under the Chinese locale in seed 002's words.
+fn large_file_preview(rel: &str, lines: &[&str], lang: Lang, lossy_note: &str) -> ToolResult {
+    let total = lines.len();
+    let preview = lines[..PREVIEW_LINES.min(total)].join("\n");
+    match lang {
+        Lang::ZhCn => ToolResult::ok_with(
+            format!("文件较大（{total} 行），以下是前 {PREVIEW_LINES} 行预览：{lossy_note}"),
+            format!(
+                "{preview}\n\n... [文件共 {total} 行]\n\n提示：请使用 read_file(path, start_line=X, end_line=Y) 分段读取特定部分。\n"
+            ),
+        ),
+        Lang::En => ToolResult::ok_with(
+            format!(
+                "`{rel}` is large ({} lines): showing the first {PREVIEW_LINES} lines. Read other parts with start_line and end_line, e.g. {{\"path\": \"{rel}\", \"start_line\": {}, \"end_line\": {}}}.{lossy_note}",
+                thousands(total),
+                PREVIEW_LINES + 1,
+                (PREVIEW_LINES + 500).min(total)
+            ),
+            format!(
+                "{preview}\n\n... [{} lines in total; lines {}-{} not shown]\n",
+                thousands(total),
+                PREVIEW_LINES + 1,
+                total
+            ),
+        ),
     }
 }
