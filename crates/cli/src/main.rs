@@ -7,8 +7,6 @@
 mod commands;
 mod config;
 mod host;
-mod i18n;
-mod render;
 mod stdout;
 mod terminal;
 

@@ -5,7 +5,7 @@
 pub const MAX_NAME_LEN: usize = 64;
 
 /// The prefix of every MCP tool's offered name.
-pub const PREFIX: &str = "mcp__";
+pub const PREFIX: &str = keel_protocol::MCP_TOOL_PREFIX;
 
 /// `name` with every character outside `[A-Za-z0-9_-]` replaced by `_`.
 pub fn sanitise(name: &str) -> String {

@@ -32,7 +32,7 @@ pub use approval::{
 pub use mode::{Mode, UnknownMode};
 pub use question::{CANNOT_ANSWER, CannotAnswer, Question, QuestionAnswerer, QuestionKind};
 pub use tool_result::ToolResult;
-pub use tool_service::{CallContext, ToolService, ToolSpec};
+pub use tool_service::{CallContext, MCP_TOOL_PREFIX, ToolService, ToolSpec};
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -9,6 +9,10 @@ use tokio_util::sync::CancellationToken;
 use crate::approval::Approver;
 use crate::tool_result::ToolResult;
 
+/// The prefix of the name an MCP server's tool is offered to the model under:
+/// `mcp__SERVER__TOOL`.
+pub const MCP_TOOL_PREFIX: &str = "mcp__";
+
 /// One tool as a client sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolSpec {

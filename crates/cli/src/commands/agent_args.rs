@@ -11,7 +11,7 @@ use keel_protocol::ApprovalPolicy;
 use keel_protocol::Mode;
 use keel_sandbox::SandboxMode;
 
-use crate::render::ColorWhen;
+use keel_render::ColorWhen;
 
 /// Planning mode flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -9,7 +9,7 @@ use super::agent_args::AgentArgs;
 use super::run::{EXIT_INTERRUPTED, block_on, usage};
 use crate::config::Settings;
 use crate::host::{Host, Input, TurnEnd};
-use crate::i18n::Arg;
+use keel_render::i18n::Arg;
 
 /// Arguments of `keel chat`.
 ///

@@ -10,9 +10,7 @@ use clap::Args;
 use keel_events::{EventHandler as _, ParseError, read_jsonl};
 
 use super::EXIT_USAGE;
-use crate::render::{
-    ColorWhen, ConsoleRenderer, NoSpinner, RenderOptions, Spinner, TerminalSpinner,
-};
+use keel_render::{ColorWhen, ConsoleRenderer, NoSpinner, RenderOptions, Spinner, TerminalSpinner};
 
 /// Longest pause between two replayed events, after scaling: idle waits (an approval left
 /// open for minutes) do not stall a replay.
@@ -86,7 +84,7 @@ pub fn run(args: ReplayArgs) -> ExitCode {
     let rewrite = stdout.is_terminal() && options.color;
     let mut renderer = ConsoleRenderer::new(stdout, options).with_spinner(spinner);
     if rewrite {
-        renderer = renderer.with_rewrite(crate::render::stdout_width());
+        renderer = renderer.with_rewrite(keel_render::stdout_width());
     }
 
     let mut bad_lines = 0usize;

@@ -14,7 +14,7 @@ use keel_sandbox::{Fallback, SandboxMode};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
-use crate::render::ColorWhen;
+use keel_render::ColorWhen;
 
 /// The name of the settings file, in the project root and in the user's config folder.
 pub const CONFIG_FILE: &str = "keel.toml";

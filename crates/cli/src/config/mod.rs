@@ -19,8 +19,8 @@ use keel_tools::builtin::ImageSettings;
 pub use file::{CONFIG_FILE, ConfigError, FileConfig, split_models};
 
 use crate::commands::agent_args::AgentArgs;
-use crate::render::ColorWhen;
 use keel_events::Lang;
+use keel_render::ColorWhen;
 
 /// Default most model calls in one turn.
 pub const DEFAULT_MAX_ITERATIONS: u32 = 25;

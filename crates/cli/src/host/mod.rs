@@ -28,9 +28,9 @@ pub use interrupts::Interrupts;
 pub use notices::{StderrNotices, notice};
 
 use crate::config::Settings;
-use crate::i18n::{Arg, Messages};
-use crate::render::{ConsoleRenderer, NoSpinner, RenderOptions, Spinner, TerminalSpinner};
 use crate::terminal::{LineReader, TerminalAnswerer, TerminalApprover};
+use keel_render::i18n::{Arg, Messages};
+use keel_render::{ConsoleRenderer, NoSpinner, RenderOptions, Spinner, TerminalSpinner};
 
 /// Opens the project's store, `<root>/.keel/keel.db` (see [`keel_host::open_project_store`]);
 /// errors as the CLI shows them.
@@ -217,7 +217,7 @@ impl Host {
             let mut renderer = ConsoleRenderer::new(stdout, options).with_spinner(spinner);
             if rewrite {
                 // A retried model attempt's text is erased from the terminal.
-                renderer = renderer.with_rewrite(crate::render::stdout_width());
+                renderer = renderer.with_rewrite(keel_render::stdout_width());
             }
             let shared = SharedRenderer(Arc::new(Mutex::new(renderer)));
             emitter.bus().add_handler(shared.clone());

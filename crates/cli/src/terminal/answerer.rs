@@ -8,8 +8,8 @@ use keel_protocol::{CANNOT_ANSWER, Question, QuestionAnswerer, QuestionKind};
 
 use super::BoxFuture;
 use super::input::LineReader;
-use crate::i18n::{Arg, Messages};
 use keel_events::Lang;
+use keel_render::i18n::{Arg, Messages};
 
 /// Asks the model's questions on the terminal.
 #[derive(Debug)]

@@ -18,8 +18,8 @@ use keel_tools::approval_rules::{append_always_rules, describe_written, subject_
 
 use super::BoxFuture;
 use super::input::LineReader;
-use crate::i18n::{Arg, Messages};
 use keel_events::Lang;
+use keel_render::i18n::{Arg, Messages};
 
 /// Reason recorded when "always" answered an approval.
 const ALWAYS_REASON: &str = "approved for the rest of the session";

@@ -22,7 +22,7 @@ use super::chat::chat;
 use super::run::{block_on, turn_exit_code, usage};
 use crate::config::Settings;
 use crate::host::{Host, Resume, TurnEnd};
-use crate::render::{ColorWhen, ConsoleRenderer, NoSpinner, RenderOptions};
+use keel_render::{ColorWhen, ConsoleRenderer, NoSpinner, RenderOptions};
 
 /// `keel sessions` subcommands. An unknown session id is a usage error (exit 2).
 #[derive(Debug, Subcommand)]
@@ -294,7 +294,7 @@ async fn show(args: ShowArgs) -> ExitCode {
     let mut renderer =
         ConsoleRenderer::new(std::io::stdout(), options).with_spinner(Box::new(NoSpinner));
     if rewrite {
-        renderer = renderer.with_rewrite(crate::render::stdout_width());
+        renderer = renderer.with_rewrite(keel_render::stdout_width());
     }
     for event in &events {
         renderer.handle(event);

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Utc};
 use keel_store::{Session, SessionUsage, Turn};
 
-use crate::render::{count, usd};
+use keel_render::{count, usd};
 
 /// Widest title shown in the list.
 const TITLE_WIDTH: usize = 48;

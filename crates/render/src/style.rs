@@ -69,7 +69,8 @@ impl Painter {
 }
 
 /// When to colour the output (`--color`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum ColorWhen {
     /// When standard output is a terminal and `NO_COLOR` is unset (also honours
     /// `CLICOLOR`/`CLICOLOR_FORCE` and `TERM=dumb`).

@@ -1,4 +1,4 @@
-//! Human rendering of the event stream for the terminal.
+//! Keel's terminal renderer: the event stream as a person reads it, in their language.
 //!
 //! [`ConsoleRenderer`] is an inline [`keel_events::EventHandler`] that turns every catalogue
 //! event into text on any [`std::io::Write`]: streamed answer text as it arrives, each tool
@@ -12,6 +12,8 @@
 //! matches every [`keel_events::EventKind`] variant without a wildcard, so a new catalogue entry
 //! does not compile until it has a rendering. Some renderings are empty outside verbose mode
 //! (`run.response.*`, `run.llm.start`, `run.tool.output`, `run.thinking.delta`, debug logs).
+
+pub mod i18n;
 
 mod agent;
 mod checkpoint;
@@ -30,7 +32,12 @@ mod tools;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use format::{brief_arguments, count, one_line, usd};
+pub use format::{brief_arguments, count, one_line, usd};
 pub use renderer::{ConsoleRenderer, RenderOptions, stdout_width};
 pub use spinner::{NoSpinner, Spinner, TerminalSpinner};
 pub use style::ColorWhen;
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;

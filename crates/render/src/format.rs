@@ -15,7 +15,7 @@ pub(crate) fn duration(ms: u64) -> String {
 }
 
 /// A count with thousands separators: `12,345`.
-pub(crate) fn count(n: u64) -> String {
+pub fn count(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
@@ -28,7 +28,7 @@ pub(crate) fn count(n: u64) -> String {
 }
 
 /// A cost in US dollars: `$12.34`, `$0.0125`, `<$0.0001`, `$0.00`.
-pub(crate) fn usd(cost: f64) -> String {
+pub fn usd(cost: f64) -> String {
     if cost <= 0.0 {
         "$0.00".to_owned()
     } else if cost < 0.0001 {
@@ -42,7 +42,7 @@ pub(crate) fn usd(cost: f64) -> String {
 
 /// The first non-blank line of `text`, cut to `max` characters with `…` (and `…` appended when
 /// more lines follow).
-pub(crate) fn one_line(text: &str, max: usize) -> String {
+pub fn one_line(text: &str, max: usize) -> String {
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next().unwrap_or("");
     let more = lines.next().is_some();
@@ -70,7 +70,7 @@ const TELLING_KEYS: &[&str] = &[
 ];
 
 /// A short description of tool arguments: the most telling string value, or compact JSON.
-pub(crate) fn brief_arguments(arguments: &Value) -> String {
+pub fn brief_arguments(arguments: &Value) -> String {
     match arguments {
         Value::Null => String::new(),
         Value::String(s) => one_line(s, 60),

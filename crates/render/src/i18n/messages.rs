@@ -12,12 +12,12 @@ use keel_events::Lang;
 fn sources(lang: Lang) -> [&'static str; 2] {
     match lang {
         Lang::En => [
-            include_str!("../../../../i18n/en/cli.ftl"),
-            include_str!("../../../../i18n/en/tools.ftl"),
+            include_str!("../../i18n/en/cli.ftl"),
+            include_str!("../../i18n/en/tools.ftl"),
         ],
         Lang::ZhCn => [
-            include_str!("../../../../i18n/zh-CN/cli.ftl"),
-            include_str!("../../../../i18n/zh-CN/tools.ftl"),
+            include_str!("../../i18n/zh-CN/cli.ftl"),
+            include_str!("../../i18n/zh-CN/tools.ftl"),
         ],
     }
 }
@@ -169,7 +169,7 @@ impl Messages {
         if let Value::Object(map) = arguments {
             for (key, value) in map {
                 let text = match value {
-                    Value::String(s) => crate::render::one_line(s, 60),
+                    Value::String(s) => crate::one_line(s, 60),
                     Value::Number(n) => n.to_string(),
                     Value::Bool(b) => b.to_string(),
                     _ => continue,
@@ -181,7 +181,7 @@ impl Messages {
             Some((text, true)) => text,
             // Arguments that lack what the message names (a malformed call): the tool's name
             // and its most telling argument instead.
-            _ => format!("{name} {}", crate::render::brief_arguments(arguments))
+            _ => format!("{name} {}", crate::brief_arguments(arguments))
                 .trim_end()
                 .to_owned(),
         }
@@ -191,7 +191,7 @@ impl Messages {
 /// The server and tool of an MCP server's tool as offered to the model (`mcp__SERVER__TOOL`).
 fn mcp_tool(name: &str) -> Option<(&str, &str)> {
     let (server, tool) = name
-        .strip_prefix(keel_mcp::names::PREFIX)?
+        .strip_prefix(keel_protocol::MCP_TOOL_PREFIX)?
         .split_once("__")?;
     (!server.is_empty() && !tool.is_empty()).then_some((server, tool))
 }
