@@ -24,6 +24,9 @@ pub enum HostError {
         /// Why.
         reason: String,
     },
+    /// No session has this id in the project's store.
+    #[error("no session `{0}` in the project's store")]
+    UnknownSession(String),
     /// The settings cannot make a working agent (no API key, a bad script, a bad root…).
     #[error("{0}")]
     Settings(String),

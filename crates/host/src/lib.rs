@@ -15,7 +15,8 @@
 //! recorded by [`append_outside_turn`]. A process hosting a session alone (every CLI front end)
 //! opens it with [`SessionHost::open`] and runs its turns through [`HostedSession`]; a server
 //! instance hosting sessions beside others writes turns, leases, claims and session rows through
-//! [`InstanceHost`]. Front ends keep only what is theirs: terminal prompts and rendering, HTTP
+//! [`InstanceHost`]. A program using Keel as a library runs turns through a [`Runner`] (seed
+//! 004's terminal, event-system and SDK runners over one base). Front ends keep only what is theirs: terminal prompts and rendering, HTTP
 //! routes and broadcast, and when work starts or stops.
 
 mod agent;
@@ -35,6 +36,7 @@ mod outside_turn;
 mod project_store;
 mod recorder;
 mod rewind;
+mod runner;
 mod saved;
 mod session;
 mod turn;
@@ -63,10 +65,12 @@ pub use lease::{
 pub use mcp::{attach_mcp, server_specs};
 pub use outside_turn::append_outside_turn;
 pub use project_store::{
-    TURN_LEASE, TURN_LEASE_VAR, open_project_store, process_lease, recover_interrupted,
+    TURN_LEASE, TURN_LEASE_VAR, open_project_store, process_lease, project_id_of,
+    recover_interrupted,
 };
 pub use recorder::{Warnings, title_of};
 pub use rewind::{RewindError, RewindReport, append_rewind, rewind};
+pub use runner::{ConversationName, Runner, RunnerConfig};
 pub use saved::{CONVERSATION_ID_KEY, SAVED_CONVERSATION_VERSION, SavedConversation};
 pub use session::{OpenedSession, open_session, session_turns};
 pub use turn::{TurnEnd, finish_turn, finish_turn_fenced};

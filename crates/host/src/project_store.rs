@@ -40,6 +40,14 @@ pub fn process_lease() -> TurnLease {
     )
 }
 
+/// The project id of a workspace: its folder's name (`keel` for a root with none).
+pub fn project_id_of(root: &Path) -> String {
+    root.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "keel".to_owned())
+}
+
 /// Opens the project's store, `<root>/.keel/keel.db`, creating it if needed, and fails the
 /// turns a killed process left running there ([`recover_interrupted`]); returns the store and
 /// the warning of a recovery that failed.

@@ -3,4 +3,5 @@
 
 mod hosted;
 mod instance;
+mod runner;
 mod saved_shapes;

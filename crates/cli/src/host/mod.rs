@@ -176,7 +176,7 @@ impl Host {
                 opened: resume.opened,
             },
             None => SessionSource::New(
-                NewSession::new(project_id_of(&root), root.clone())
+                NewSession::new(keel_host::project_id_of(&root), root.clone())
                     .with_model(models.join(","))
                     .with_mode(settings.mode.as_str()),
             ),
@@ -443,12 +443,4 @@ fn agent_settings(
         lang: settings.lang,
         ..AgentSettings::new(root, models)
     }
-}
-
-/// The project id of a workspace: its folder's name.
-fn project_id_of(root: &std::path::Path) -> String {
-    root.file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .filter(|name| !name.is_empty())
-        .unwrap_or_else(|| "keel".to_owned())
 }
