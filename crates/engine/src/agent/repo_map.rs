@@ -42,6 +42,9 @@ pub(crate) fn mentions(root: &Path, input: &str) -> Mentions {
         if word.is_empty() || word.chars().count() > MAX_MENTION_CHARS {
             continue;
         }
+        if let Some(file) = root_document(root, word) {
+            files.insert(file);
+        }
         let looks_like_path = word.contains('/') || word.contains('.');
         if looks_like_path {
             let rel = word.trim_start_matches("./");
@@ -69,6 +72,28 @@ pub(crate) fn mentions(root: &Path, input: &str) -> Mentions {
         files: files.into_iter().collect(),
         identifiers: identifiers.into_iter().collect(),
     }
+}
+
+/// The project's own document a capitalised word names: `README` is `README.md` (or
+/// `README.rst`, `README.txt`, `README`), likewise `CHANGELOG`, `CONTRIBUTING`… — a file at the
+/// root whose name without extension is the word, written in capitals as such files are.
+fn root_document(root: &Path, word: &str) -> Option<String> {
+    let capitals = word.chars().count() >= 4
+        && word.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+        && word.chars().any(|c| c.is_ascii_uppercase());
+    if !capitals {
+        return None;
+    }
+    ["md", "rst", "txt", "markdown", ""]
+        .iter()
+        .map(|ext| {
+            if ext.is_empty() {
+                word.to_owned()
+            } else {
+                format!("{word}.{ext}")
+            }
+        })
+        .find(|name| root.join(name).is_file())
 }
 
 /// The map a session shows: built or refreshed at each turn by an engine kept between turns,
@@ -218,5 +243,17 @@ mod tests {
             );
         }
         assert!(!found.identifiers.iter().any(|i| i == "py" || i == "in"));
+    }
+
+    #[test]
+    fn a_capitalised_word_names_the_projects_own_document() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("README.md"), "# x").unwrap();
+        std::fs::write(dir.path().join("CHANGELOG"), "").unwrap();
+        let found = mentions(
+            dir.path(),
+            "Make the port behave as the README documents; note it in the CHANGELOG. readme, NOTES, API.",
+        );
+        assert_eq!(found.files, ["CHANGELOG", "README.md"]);
     }
 }
