@@ -12,9 +12,11 @@
 //!
 //! [`AgentConfig::test_rounds`]: super::AgentConfig::test_rounds
 
+use std::sync::LazyLock;
 use std::time::Instant;
 
 use keel_events::{RunToolStart, ToolStatus};
+use regex::Regex;
 
 use super::tool_call::ToolEnd;
 use super::tool_loop::TurnRun;
@@ -159,12 +161,14 @@ impl TurnRun<'_> {
     }
 }
 
-/// Test output as the model reads it: paths relative to the project, and a Python traceback's
-/// frames without their source lines and column marks (`^^^^`, `~~~^~~`), which small models
-/// copy into their edits as if they were the file's text.
+/// Test output as the model reads it: paths relative to the project, no timings (they differ
+/// on every run, which would change the prompt's stable part and so defeat the provider's
+/// prompt cache when the tests run again), and a Python traceback's frames without their
+/// source lines and column marks (`^^^^`, `~~~^~~`), which small models copy into their edits
+/// as if they were the file's text.
 fn for_the_model(output: &str, root: &std::path::Path) -> String {
     let prefix = format!("{}/", root.display());
-    let relative = output.replace(&prefix, "");
+    let relative = without_timings(&output.replace(&prefix, ""));
     let mut kept = Vec::new();
     // The indentation of the traceback frame whose source lines are being skipped.
     let mut frame: Option<usize> = None;
@@ -188,6 +192,25 @@ fn for_the_model(output: &str, root: &std::path::Path) -> String {
     kept.join("\n")
 }
 
+/// `text` without the times test runners print: TAP's `duration_ms` lines (node), pytest's
+/// `in 0.12s`, Go's `(0.00s)` and package times, cargo's `finished in 0.00s`.
+fn without_timings(text: &str) -> String {
+    static TAP_DURATION: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"^\s*(?:# )?duration_ms:? [0-9.]+\s*$").ok());
+    static TIMES: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"(?: in [0-9]+(?:\.[0-9]+)?m?s\b| \([0-9]+(?:\.[0-9]+)?m?s\)|\t[0-9]+(?:\.[0-9]+)?m?s$)")
+            .ok()
+    });
+    let (Some(tap), Some(times)) = (TAP_DURATION.as_ref(), TIMES.as_ref()) else {
+        return text.to_owned();
+    };
+    text.lines()
+        .filter(|line| !tap.is_match(line))
+        .map(|line| times.replace_all(line, ""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The last `max` characters of `text`, marked when cut.
 fn tail(text: &str, max: usize) -> String {
     let count = text.chars().count();
@@ -209,6 +232,31 @@ mod tests {
         assert_eq!(
             for_the_model(output, root),
             "  File \"calc/stats.py\", line 8, in mean\n\nZeroDivisionError: division by zero"
+        );
+    }
+
+    #[test]
+    fn timings_are_left_out() {
+        let tap = "ok 1 - parsePort\n  ---\n  duration_ms: 1.441374\n  ...\n# pass 3\n# duration_ms 129.176391";
+        assert_eq!(
+            without_timings(tap),
+            "ok 1 - parsePort\n  ---\n  ...\n# pass 3"
+        );
+        assert_eq!(
+            without_timings("=== 1 failed, 2 passed in 0.12s ==="),
+            "=== 1 failed, 2 passed ==="
+        );
+        assert_eq!(
+            without_timings("--- FAIL: TestTies (0.00s)\nFAIL\texample.com/wf\t0.003s"),
+            "--- FAIL: TestTies\nFAIL\texample.com/wf"
+        );
+        assert_eq!(
+            without_timings("test result: FAILED. 1 passed; 1 failed; finished in 0.00s"),
+            "test result: FAILED. 1 passed; 1 failed; finished"
+        );
+        assert_eq!(
+            without_timings("took 5 tries in total"),
+            "took 5 tries in total"
         );
     }
 
