@@ -14,6 +14,7 @@ tool-read_library_docs = Reading the docs of { $library }
 tool-generate_image = Generating image { $path }
 tool-use_rag_tool = Searching { $server_name } for “{ $query }”
 tool-execute_command = Running { $command }
+tool-fetch_url = Fetching { $url }
 tool-use_mcp_tool = Calling { $tool_name } on { $server_name }
 tool-access_mcp_resource = Reading { $uri } from { $server_name }
 tool-ask_followup_question = Asking a question

@@ -14,6 +14,7 @@ tool-read_library_docs = 正在阅读 { $library } 的文档
 tool-generate_image = 正在生成图片 { $path }
 tool-use_rag_tool = 正在 { $server_name } 中检索“{ $query }”
 tool-execute_command = 正在运行 { $command }
+tool-fetch_url = 正在获取 { $url }
 tool-use_mcp_tool = 正在调用 { $server_name } 上的 { $tool_name }
 tool-access_mcp_resource = 正在从 { $server_name } 读取 { $uri }
 tool-ask_followup_question = 正在提问

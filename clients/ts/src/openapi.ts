@@ -736,6 +736,8 @@ export interface components {
             decision: string;
             /** @description The rules file it is in. */
             file: string;
+            /** @description The web host glob, for `fetch_url` host rules. */
+            host?: string | null;
             /** @description Its number in that file, from 1 (what revoking takes). */
             index: number;
             /** @description The line of its `[[rule]]` header, from 1. */

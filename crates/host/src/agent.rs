@@ -182,7 +182,11 @@ impl AgentSettings {
         let memory = MemoryStore::for_project(&config.root).load();
         let mut agent = AgentSession::new(config, provider, emitter)
             .map_err(|e| HostError::Settings(e.to_string()))?
-            .with_tools(ToolRegistry::builtin().with_images(self.images.clone()));
+            .with_tools(
+                ToolRegistry::builtin()
+                    .with_images(self.images.clone())
+                    .with_network(self.sandbox.is_off() || self.sandbox.network),
+            );
         match memory {
             Ok(memory) if !memory.is_empty() => agent = agent.with_memory(memory),
             Ok(_) => {}

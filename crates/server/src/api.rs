@@ -509,6 +509,9 @@ pub struct RuleView {
     /// The tool rule's path globs (empty: every call).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<String>,
+    /// The web host glob, for `fetch_url` host rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// Whether it may allow what the dangerous-command check flags.
     pub override_safety: bool,
     /// One line: `ask git push`, `deny tool write_file migrations/**`.
@@ -518,11 +521,14 @@ pub struct RuleView {
 impl RuleView {
     /// The view of a loaded rule.
     pub fn new(rule: &keel_tools::Rule) -> Self {
-        let (prefix, tool, paths) = match &rule.spec.target {
-            keel_tools::RuleTarget::Command { prefix } => (Some(prefix.clone()), None, Vec::new()),
-            keel_tools::RuleTarget::Tool { tool, paths } => {
-                (None, Some(tool.clone()), paths.clone())
+        let (prefix, tool, paths, host) = match &rule.spec.target {
+            keel_tools::RuleTarget::Command { prefix } => {
+                (Some(prefix.clone()), None, Vec::new(), None)
             }
+            keel_tools::RuleTarget::Tool { tool, paths } => {
+                (None, Some(tool.clone()), paths.clone(), None)
+            }
+            keel_tools::RuleTarget::Host { host } => (None, None, Vec::new(), Some(host.clone())),
         };
         Self {
             scope: rule.scope.as_str().to_owned(),
@@ -533,6 +539,7 @@ impl RuleView {
             prefix,
             tool,
             paths,
+            host,
             override_safety: rule.spec.override_safety,
             summary: rule.describe(),
         }

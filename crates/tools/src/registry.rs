@@ -53,8 +53,16 @@ impl ToolRegistry {
             .register(builtin::ReadLibraryDocs)
             .register(builtin::GenerateImage::default())
             .register(builtin::UseRagTool::default())
+            .register(builtin::FetchUrl::default())
             .register(builtin::ExecuteCommand::default());
         registry
+    }
+
+    /// The same registry with `fetch_url` offered only when `network` (the sandbox's
+    /// `network` setting, or no sandbox).
+    pub fn with_network(mut self, network: bool) -> Self {
+        self.register(builtin::FetchUrl::new(network));
+        self
     }
 
     /// The same registry with `generate_image` calling the image server in `settings`.

@@ -179,6 +179,21 @@ fn bad_files_name_the_file_and_line() {
             1,
             "paths",
         ),
+        (
+            "[[rule]]\nhost = \"docs.rs\"\ntool = \"fetch_url\"\ndecision = \"deny\"\n",
+            1,
+            "one of `match`, `tool` or `host`",
+        ),
+        (
+            "[[rule]]\nhost = \" \"\ndecision = \"deny\"\n",
+            1,
+            "`host` is empty",
+        ),
+        (
+            "[[rule]]\nhost = \"a[\"\ndecision = \"deny\"\n",
+            1,
+            "bad host glob",
+        ),
     ];
     for (text, line, needle) in cases {
         let err =
@@ -272,4 +287,36 @@ fn edits_keep_comments_and_broken_files_are_left_alone() {
     let err = append_rule(&file, RuleScope::Project, &spec(&["ls"], Allow)).unwrap_err();
     assert!(err.to_string().contains("rules.toml:"), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), broken);
+}
+
+#[test]
+fn hosts_are_globs_deny_beating_allow_and_always_names_the_host() {
+    let text = "[[rule]]\nhost = \"*.python.org\"\ndecision = \"allow\"\n\n[[rule]]\nhost = \"evil.python.org\"\ndecision = \"deny\"\n";
+    let set = RuleSet::parse(text, Path::new(".keel/rules.toml"), RuleScope::Project).unwrap();
+    let decide = |host: &str| set.check_host(host).map(|v| v.decision);
+    assert_eq!(decide("docs.python.org"), Some(Allow));
+    assert_eq!(decide("DOCS.Python.org."), Some(Allow));
+    assert_eq!(decide("evil.python.org"), Some(Deny));
+    assert_eq!(decide("python.org.example.com"), None);
+    assert_eq!(set.check_command("curl docs.python.org"), None);
+    assert_eq!(set.rules()[0].describe(), "allow host *.python.org");
+
+    let always = keel_tools::approval_rules::always_rules(
+        keel_events::ApprovalKind::Tool,
+        "fetch_url https://docs.rs/serde/latest",
+    );
+    assert_eq!(
+        always.iter().map(|r| r.target.clone()).collect::<Vec<_>>(),
+        [RuleTarget::Host {
+            host: "docs.rs".to_owned()
+        }]
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rules.toml");
+    let written = append_rule(&file, RuleScope::Project, &always[0]).unwrap();
+    assert_eq!(written.describe(), "allow host docs.rs");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "[[rule]]\nhost = \"docs.rs\"\ndecision = \"allow\"\n"
+    );
 }

@@ -13,6 +13,7 @@ mod checkpoint_bounds;
 mod checkpoints;
 mod edit_approval;
 mod execute_command;
+mod fetch_url;
 mod file_run;
 mod file_tools;
 mod list_search;

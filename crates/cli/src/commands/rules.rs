@@ -53,6 +53,10 @@ pub struct AddArgs {
     /// Globs relative to the root the tool rule applies to (repeatable).
     #[arg(long = "path", value_name = "GLOB", requires = "tool")]
     pub paths: Vec<String>,
+    /// A web host glob `fetch_url` may (or may not) reach instead of a command prefix
+    /// (`docs.rs`, `*.python.org`).
+    #[arg(long, value_name = "GLOB", conflicts_with_all = ["command", "tool"])]
+    pub host: Option<String>,
     /// Let an allow rule allow what the dangerous-command check flags.
     #[arg(long)]
     pub override_safety: bool,
@@ -148,6 +152,9 @@ pub fn table(set: &RuleSet, root: &Path, user_dir: Option<&Path>) -> String {
 
 fn add(args: AddArgs, user_dir: Option<&Path>) -> ExitCode {
     let target = match (args.tool, args.command.is_empty()) {
+        _ if args.host.is_some() => RuleTarget::Host {
+            host: args.host.unwrap_or_default(),
+        },
         (Some(tool), _) => RuleTarget::Tool {
             tool,
             paths: args.paths,
@@ -157,8 +164,8 @@ fn add(args: AddArgs, user_dir: Option<&Path>) -> ExitCode {
         },
         (None, true) => {
             eprintln!(
-                "keel rules add: give the command prefix after `--` (e.g. `-- git push`) or \
-                 `--tool NAME`"
+                "keel rules add: give the command prefix after `--` (e.g. `-- git push`), \
+                 `--tool NAME` or `--host GLOB`"
             );
             return ExitCode::from(2);
         }

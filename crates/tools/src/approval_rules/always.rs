@@ -22,7 +22,8 @@ pub fn subject_tool(subject: &str) -> &str {
 
 /// The allow rules an "always" to an approval of `kind` about `subject` stands for: one per
 /// command of a command line (its words as a prefix, so wrappers such as `sudo` are left
-/// out), or one for the tool a tool call or an edit names; none for a plan. Never
+/// out), one for the host of a page fetch (`fetch_url URL`), or one for the tool a tool call or
+/// an edit names; none for a plan. Never
 /// `override_safety`: a command the safety check flags is still asked about next time.
 pub fn always_rules(kind: ApprovalKind, subject: &str) -> Vec<RuleSpec> {
     let targets: Vec<RuleTarget> = match kind {
@@ -33,6 +34,15 @@ pub fn always_rules(kind: ApprovalKind, subject: &str) -> Vec<RuleSpec> {
             .collect(),
         ApprovalKind::Tool => match subject_tool(subject) {
             "" => Vec::new(),
+            // A page fetch: its host.
+            "fetch_url" => subject
+                .split_whitespace()
+                .nth(1)
+                .and_then(|url| reqwest::Url::parse(url).ok())
+                .and_then(|url| url.host_str().map(str::to_owned))
+                .map(|host| RuleTarget::Host { host })
+                .into_iter()
+                .collect(),
             tool => vec![RuleTarget::Tool {
                 tool: tool.to_owned(),
                 paths: Vec::new(),

@@ -55,6 +55,9 @@ pub fn append_rule(file: &Path, scope: RuleScope, spec: &RuleSpec) -> Result<Rul
         RuleTarget::Command { prefix } => {
             table.insert("match", value(prefix.iter().collect::<Array>()));
         }
+        RuleTarget::Host { host } => {
+            table.insert("host", value(host.as_str()));
+        }
         RuleTarget::Tool { tool, paths } => {
             table.insert("tool", value(tool.as_str()));
             if !paths.is_empty() {

@@ -57,6 +57,7 @@ struct RawRule {
     prefix: Option<Vec<String>>,
     tool: Option<String>,
     paths: Option<Vec<String>>,
+    host: Option<String>,
     decision: super::RuleDecision,
     #[serde(default)]
     override_safety: bool,
@@ -96,6 +97,21 @@ pub(crate) fn parse(text: &str, file: &Path, scope: RuleScope) -> Result<Vec<Rul
         };
         let raw = spanned.into_inner();
         let target = match (raw.prefix, raw.tool) {
+            (None, None) if raw.host.is_some() => {
+                let host = raw.host.unwrap_or_default();
+                if raw.paths.is_some() {
+                    return Err(invalid("`paths` goes with `tool`, not with `host`"));
+                }
+                if host.trim().is_empty() {
+                    return Err(invalid("`host` is empty"));
+                }
+                globset::Glob::new(&host)
+                    .map_err(|e| invalid(&format!("bad host glob `{host}`: {e}")))?;
+                RuleTarget::Host { host }
+            }
+            _ if raw.host.is_some() => {
+                return Err(invalid("give one of `match`, `tool` or `host`"));
+            }
             (Some(prefix), None) => {
                 if raw.paths.is_some() {
                     return Err(invalid("`paths` goes with `tool`, not with `match`"));
@@ -119,7 +135,7 @@ pub(crate) fn parse(text: &str, file: &Path, scope: RuleScope) -> Result<Vec<Rul
             (Some(_), Some(_)) => return Err(invalid("give `match` or `tool`, not both")),
             (None, None) => {
                 return Err(invalid(
-                    "give `match = [\"cmd\", …]` (a command prefix) or `tool = \"name\"`",
+                    "give `match = [\"cmd\", …]` (a command prefix), `tool = \"name\"` or `host = \"example.com\"`",
                 ));
             }
         };

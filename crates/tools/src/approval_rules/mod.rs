@@ -10,6 +10,9 @@
 //! tool = "write_file"
 //! paths = ["migrations/**"]
 //! decision = "deny"
+//! [[rule]]  # web hosts `fetch_url` may reach (a glob; a private address needs a rule naming it)
+//! host = "*.python.org"
+//! decision = "allow"
 //! ```
 //!
 //! A command line is split into every simple command it runs ([`keel_safety::commands`]).
@@ -112,6 +115,11 @@ pub enum RuleTarget {
         #[serde(rename = "match")]
         prefix: Vec<String>,
     },
+    /// Web pages fetched from a host matching this glob (`docs.rs`, `*.github.com`).
+    Host {
+        /// The host glob, matched case-insensitively.
+        host: String,
+    },
     /// Calls of a tool, optionally only on paths matching these globs.
     Tool {
         /// The tool's name.
@@ -161,6 +169,7 @@ impl Rule {
     pub fn describe(&self) -> String {
         let what = match &self.spec.target {
             RuleTarget::Command { prefix } => prefix.join(" "),
+            RuleTarget::Host { host } => format!("host {host}"),
             RuleTarget::Tool { tool, paths } if paths.is_empty() => format!("tool {tool}"),
             RuleTarget::Tool { tool, paths } => format!("tool {tool} {}", paths.join(" ")),
         };
@@ -261,6 +270,25 @@ impl RuleSet {
             first.get_or_insert(allow);
         }
         first.map(|rule| verdict(rule, line))
+    }
+
+    /// The rules' verdict on fetching a page from `host`; `None` when they do not decide it.
+    pub fn check_host(&self, host: &str) -> Option<RuleVerdict> {
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        let applies = |rule: &Rule| match &rule.spec.target {
+            RuleTarget::Host { host: pattern } => Glob::new(&pattern.to_ascii_lowercase())
+                .map(|glob| glob.compile_matcher().is_match(&host))
+                .unwrap_or(false),
+            _ => false,
+        };
+        [RuleDecision::Deny, RuleDecision::Ask, RuleDecision::Allow]
+            .into_iter()
+            .find_map(|decision| {
+                self.rules
+                    .iter()
+                    .find(|r| r.spec.decision == decision && applies(r))
+            })
+            .map(|rule| verdict(rule, &format!("fetch_url {host}")))
     }
 
     /// The rules' verdict on a call of `tool` touching `paths` (relative to the workspace

@@ -3,6 +3,7 @@
 pub mod code_definitions;
 pub mod delete_file;
 pub mod execute_command;
+pub mod fetch_url;
 pub mod generate_image;
 pub mod library_docs;
 pub mod list_files;
@@ -18,6 +19,7 @@ pub mod write_file;
 pub use code_definitions::ListCodeDefinitionNames;
 pub use delete_file::DeleteFile;
 pub use execute_command::{ExecuteCommand, ExecuteCommandArgs};
+pub use fetch_url::FetchUrl;
 pub use generate_image::{GenerateImage, ImageSettings};
 pub use library_docs::{LibraryDigest, Preloaded, ReadLibraryDocs, library_digest, preload};
 pub use list_files::ListFiles;

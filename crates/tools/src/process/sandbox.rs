@@ -48,6 +48,16 @@ impl CommandSandbox {
         }
     }
 
+    /// Whether the network may be used (`network = true`, or no sandbox); a refused sandbox
+    /// allows nothing.
+    pub fn network_allowed(&self) -> bool {
+        match self {
+            Self::Off => true,
+            Self::Confined(sandbox) => sandbox.policy().network,
+            Self::Refused(_) => false,
+        }
+    }
+
     /// Whether commands are confined or refused (anything but off).
     pub fn is_on(&self) -> bool {
         !matches!(self, Self::Off)
