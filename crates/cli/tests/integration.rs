@@ -37,6 +37,7 @@ mod sandbox_command;
 mod sessions;
 mod shadow_command;
 mod stream_faults;
+mod telemetry;
 mod terminal_prompts;
 mod tool_command;
 mod wire_formats;

@@ -385,6 +385,9 @@ pub struct ServerConfig {
     /// the terminal finds it, [`keel_host::user_config_dir`], when the server starts; `None`
     /// for [`ServerConfig::new`]: tests and embedding programs read no one's home folder).
     pub user_config_dir: Option<PathBuf>,
+    /// OpenTelemetry export: off from [`ServerConfig::new`]; the standard
+    /// `OTEL_EXPORTER_OTLP_*` variables when the server starts.
+    pub telemetry: keel_telemetry::TelemetryConfig,
 }
 
 impl ServerConfig {
@@ -413,6 +416,7 @@ impl ServerConfig {
             drain: Duration::from_secs(DEFAULT_DRAIN_SECS),
             log_format: LogFormat::default(),
             user_config_dir: None,
+            telemetry: keel_telemetry::TelemetryConfig::off(),
         }
     }
 
@@ -478,6 +482,7 @@ impl ServerConfig {
             ),
             log_format: args.log_format.or(file.log_format).unwrap_or_default(),
             user_config_dir: keel_host::user_config_dir(),
+            telemetry: keel_telemetry::TelemetryConfig::new(None, false),
         })
     }
 

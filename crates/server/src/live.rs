@@ -365,6 +365,9 @@ impl LiveSession {
                 },
             )?
         };
+        if let Some(telemetry) = &state.telemetry {
+            log.emitter().bus().add_handler(telemetry.spans());
+        }
         let built = Producer {
             log,
             generation,

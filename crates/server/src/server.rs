@@ -134,6 +134,13 @@ impl Server {
         };
         watcher.abort();
         keeper.abort();
+        if let Some(telemetry) = self.state.telemetry.clone() {
+            // The last batch of spans, off the async threads.
+            if let Ok(Err(error)) = tokio::task::spawn_blocking(move || telemetry.shutdown()).await
+            {
+                tracing::warn!(%error, "the last traces were not exported");
+            }
+        }
         result
     }
 }

@@ -41,6 +41,9 @@ pub struct AppState {
     draining: std::sync::atomic::AtomicBool,
     /// Held by the lease keeper through each renewal and sweep.
     pub keeper: tokio::sync::Mutex<()>,
+    /// The trace exporter, when an OTLP endpoint is configured: each session's events become
+    /// GenAI spans.
+    pub telemetry: Option<keel_telemetry::Telemetry>,
 }
 
 impl AppState {
@@ -61,7 +64,13 @@ impl AppState {
             .clone()
             .unwrap_or_else(|| format!("keel-server-{}", uuid::Uuid::now_v7().simple()));
         let lease = TurnLease::new(owner, config.turn_lease);
+        let telemetry =
+            keel_telemetry::Telemetry::start(&config.telemetry).unwrap_or_else(|error| {
+                tracing::warn!(%error, "traces will not be exported");
+                None
+            });
         Ok(Self {
+            telemetry,
             producers,
             host: InstanceHost::new(Arc::clone(&store), lease.clone()),
             lease,

@@ -688,3 +688,29 @@ async fn a_late_cancel_relay_leaves_a_newer_turn_running() {
     let ended = s.wait_turn(&id, &turn_id).await;
     assert_eq!(ended["status"], "cancelled", "{ended}");
 }
+
+/// With an OTLP endpoint, a turn run over HTTP is exported as GenAI spans.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_is_exported_as_traces() {
+    let sink = keel_test_support::http_sink::HttpSink::start();
+    let mut options = Options::new("edit.json");
+    options.otlp_endpoint = Some(sink.base.clone());
+    let s = TestServer::start(options).await;
+    let session = s.create_session("p1", ALL).await;
+    let turn = s.start_turn(&session, "number the second line").await;
+    let ended = s.wait_turn(&session, turn["id"].as_str().unwrap()).await;
+    assert_eq!(ended["status"], "completed", "{ended}");
+    s.stop_gracefully().await;
+    let exported = sink.drain(std::time::Duration::from_secs(1));
+    assert!(exported.iter().all(|r| r.path == "/v1/traces"));
+    for span in ["invoke_agent keel", "chat ", "execute_tool write_file"] {
+        assert!(
+            exported.iter().any(|r| r.contains(span)),
+            "no `{span}` span"
+        );
+    }
+    assert!(
+        exported.iter().any(|r| r.contains(&session)),
+        "spans name the session"
+    );
+}

@@ -17,6 +17,7 @@
 pub mod fs;
 pub mod golden;
 pub mod http;
+pub mod http_sink;
 pub mod mock_openai;
 pub mod packages;
 pub mod peers;

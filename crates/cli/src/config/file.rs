@@ -90,6 +90,8 @@ pub struct FileConfig {
     pub instructions_files: Option<Vec<String>>,
     /// `[memory]`: project memory settings.
     pub memory: Option<MemoryConfig>,
+    /// `[telemetry]`: OpenTelemetry export.
+    pub telemetry: Option<TelemetrySection>,
     /// `[context]`: what the prompt carries as background.
     pub context: Option<ContextConfig>,
     /// `[images]`: where `generate_image` gets images.
@@ -129,6 +131,17 @@ pub struct MemoryConfig {
     /// Make the end-of-session call that distils decisions into `.keel/memory.json` (default
     /// true).
     pub distill: Option<bool>,
+}
+
+/// `[telemetry]` in `keel.toml`: traces over OTLP/HTTP (off unless an endpoint is named here or
+/// in `OTEL_EXPORTER_OTLP_ENDPOINT`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetrySection {
+    /// The collector's base URL (`http://localhost:4318`).
+    pub otlp_endpoint: Option<String>,
+    /// Record prompts, answers, tool arguments and results on the spans (default false).
+    pub capture_content: Option<bool>,
 }
 
 /// A `keel.toml` that cannot be used.
@@ -357,6 +370,9 @@ attempts = 2
 
 [memory]
 distill = false
+[telemetry]
+otlp_endpoint = "http://localhost:4318"
+capture_content = true
 
 [context]
 libraries = ["tokio", "serde"]
@@ -417,6 +433,10 @@ path = "../docs"
                 instructions_files: Some(vec!["CLAUDE.md".into(), "docs/RULES.md".into()]),
                 memory: Some(MemoryConfig {
                     distill: Some(false)
+                }),
+                telemetry: Some(TelemetrySection {
+                    otlp_endpoint: Some("http://localhost:4318".into()),
+                    capture_content: Some(true),
                 }),
                 context: Some(ContextConfig {
                     libraries: Some(vec!["tokio".into(), "serde".into()]),

@@ -159,6 +159,8 @@ pub struct Settings {
     /// MCP servers by name: the project's `keel.toml`, then its `.mcp.json`, then the user's
     /// `keel.toml` (a name defined earlier wins as a whole).
     pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
+    /// OpenTelemetry export (`[telemetry]`, the `OTEL_EXPORTER_OTLP_*` variables).
+    pub telemetry: keel_telemetry::TelemetryConfig,
 }
 
 impl Settings {
@@ -270,6 +272,18 @@ impl Settings {
                     .unwrap_or(false),
             color: pick!(args.color, color, ColorWhen::Auto),
             lang: args.lang.unwrap_or(env.lang),
+            telemetry: keel_telemetry::TelemetryConfig::new(
+                files.iter().find_map(|l| {
+                    l.config
+                        .telemetry
+                        .as_ref()
+                        .and_then(|t| t.otlp_endpoint.clone())
+                }),
+                files
+                    .iter()
+                    .find_map(|l| l.config.telemetry.as_ref().and_then(|t| t.capture_content))
+                    .unwrap_or(false),
+            ),
             user_config_dir: env.user_config_dir(),
             instructions_files: files
                 .iter()

@@ -126,6 +126,8 @@ pub struct Host {
     input: LineReader,
     /// The terminal's words in the session's language (`--lang`, the locale).
     messages: Messages,
+    /// The trace exporter, when an OTLP endpoint is configured.
+    telemetry: Option<keel_telemetry::Telemetry>,
 }
 
 impl std::fmt::Debug for Host {
@@ -224,6 +226,17 @@ impl Host {
             (Some(shared), None)
         };
         let messages = Messages::new(settings.lang);
+        let mut warnings = warnings;
+        let telemetry = match keel_telemetry::Telemetry::start(&settings.telemetry) {
+            Ok(telemetry) => telemetry,
+            Err(e) => {
+                warnings.push(e.to_string());
+                None
+            }
+        };
+        if let Some(telemetry) = &telemetry {
+            emitter.bus().add_handler(telemetry.spans());
+        }
         for warning in warnings {
             notice(
                 &emitter,
@@ -292,6 +305,7 @@ impl Host {
             },
             input,
             messages,
+            telemetry,
         })
     }
 
@@ -392,6 +406,13 @@ impl Host {
         self.emitter.bus().flush();
         self.finish_rendering();
         self.session.close().await;
+        if let Some(telemetry) = self.telemetry.take() {
+            // The last batch; a collector that is down is logged, not an exit failure.
+            let stopped = tokio::task::spawn_blocking(move || telemetry.shutdown()).await;
+            if let Ok(Err(e)) = stopped {
+                eprintln!("keel: warning: {e}");
+            }
+        }
     }
 
     fn finish_rendering(&mut self) {

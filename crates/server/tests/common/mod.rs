@@ -119,6 +119,8 @@ pub struct Options {
     pub mcp_servers: std::collections::BTreeMap<String, keel_mcp::ServerConfig>,
     /// A server config file's text to start from (default: no file).
     pub config_file: Option<String>,
+    /// An OTLP collector to export traces to (default: none).
+    pub otlp_endpoint: Option<String>,
 }
 
 impl Options {
@@ -135,6 +137,7 @@ impl Options {
             provider: |_| {},
             mcp_servers: std::collections::BTreeMap::new(),
             config_file: None,
+            otlp_endpoint: None,
         }
     }
 }
@@ -215,6 +218,10 @@ impl TestServer {
         if let Some(lease) = options.turn_lease {
             config.turn_lease = lease;
         }
+        config.telemetry =
+            keel_telemetry::TelemetryConfig::with_env(options.otlp_endpoint.clone(), false, |_| {
+                None
+            });
         let server = Server::bind(config).await.unwrap();
         let base = format!("http://{}", server.local_addr());
         let store = std::sync::Arc::clone(&server.state().store);
@@ -248,6 +255,19 @@ impl TestServer {
         }
         if let Some(task) = self.task.take() {
             task.abort();
+        }
+    }
+
+    /// Stops the server as a signal does (drained, its traces exported) and waits for it.
+    pub async fn stop_gracefully(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(task) = self.task.take() {
+            tokio::time::timeout(Duration::from_secs(30), task)
+                .await
+                .expect("the server stops within its drain time")
+                .unwrap();
         }
     }
 

@@ -1,0 +1,4 @@
+//! keel-telemetry's integration tests, one binary.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod export;
