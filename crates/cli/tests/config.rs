@@ -101,7 +101,10 @@ fn an_unknown_key_names_the_file_and_the_key() {
         "{stderr}"
     );
     assert!(stderr.contains("line 2"), "{stderr}");
-    assert!(stderr.contains("unknown field `modle`"), "{stderr}");
+    assert!(
+        stderr.contains("unknown key `modle` in ") && stderr.contains("did you mean `model`?"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -81,6 +81,26 @@ pub enum ColorWhen {
     Never,
 }
 
+impl From<keel_config::Color> for ColorWhen {
+    fn from(color: keel_config::Color) -> Self {
+        match color {
+            keel_config::Color::Auto => ColorWhen::Auto,
+            keel_config::Color::Always => ColorWhen::Always,
+            keel_config::Color::Never => ColorWhen::Never,
+        }
+    }
+}
+
+impl From<ColorWhen> for keel_config::Color {
+    fn from(color: ColorWhen) -> Self {
+        match color {
+            ColorWhen::Auto => keel_config::Color::Auto,
+            ColorWhen::Always => keel_config::Color::Always,
+            ColorWhen::Never => keel_config::Color::Never,
+        }
+    }
+}
+
 impl ColorWhen {
     /// Whether output written to standard output should be coloured.
     pub fn for_stdout(self) -> bool {
