@@ -326,6 +326,87 @@ mod tests {
         assert_eq!(command("c"), "c");
     }
 
+    /// One keel.toml read as the project's file by the CLI and as the server's file by the
+    /// server gives the same agent settings.
+    #[test]
+    fn the_cli_and_the_server_resolve_one_file_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let text = r#"
+provider = "openai"
+model = ["m1", "m2"]
+base_url = "http://127.0.0.1:9/v1"
+approval = "always"
+mode = "plan"
+max_iterations = 7
+max_retries = 4
+idle_timeout = 30
+approve_plans = true
+approval_edits = "ask"
+shadow = true
+tool_format = "xml"
+tool_profile = "compact"
+temperature = 0.3
+top_p = 0.9
+test_command = "make test"
+auto_test = false
+attempts = 2
+context_window = 32768
+repo_map = false
+include_system_prompt = true
+instructions_files = ["CLAUDE.md"]
+sandbox = "read-only"
+network = true
+writable_roots = ["/tmp/shared"]
+sandbox_fallback = "warn"
+checkpoint_max_mb = 64
+[memory]
+distill = false
+[context]
+libraries = ["tokio"]
+max_messages = 9
+[images]
+model = "img"
+[pricing.m1]
+input = 1
+output = 2
+"#;
+        std::fs::write(root.join("keel.toml"), text).unwrap();
+        let user_dir = keel_host::user_config_dir();
+        let env = Environment {
+            config_dir: user_dir.clone(),
+            ..Environment::default()
+        };
+        let files = FileLayers::load(root, None, None).unwrap();
+        let root_flag = root.display().to_string();
+        let cli = Settings::resolve(
+            &args(&["--root", &root_flag]),
+            &env,
+            Lang::En,
+            &files.layers,
+            None,
+        );
+        let server = keel_server::config::ServerConfig::resolve(&keel_server::config::ServerArgs {
+            config: Some(root.join("keel.toml")),
+            ..Default::default()
+        })
+        .unwrap();
+        let models = vec!["m1".to_owned(), "m2".to_owned()];
+        let from_cli = cli.agent_settings(root, models.clone());
+        let from_server = server.provider.agent_settings(root, models);
+        assert_eq!(format!("{from_cli:#?}"), format!("{from_server:#?}"));
+        assert_eq!(cli.config, server.provider);
+        // And the values are the file's, not defaults.
+        assert_eq!(from_cli.max_retries, Some(4));
+        assert_eq!(from_cli.tool_format, ToolFormat::Xml);
+        assert!(!from_cli.repo_map && !from_cli.distill_memory && from_cli.shadow);
+        assert_eq!(
+            server.provider.provider_spec().idle_timeout,
+            Some(std::time::Duration::from_secs(30))
+        );
+        assert_eq!(server.checkpoint_max_bytes("any"), 64 * 1024 * 1024);
+    }
+
     #[test]
     fn mode_flags_map_to_engine_modes() {
         assert_eq!(Mode::from(ModeArg::Direct), Mode::Direct);
