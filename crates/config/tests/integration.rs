@@ -3,3 +3,4 @@
 
 mod keys;
 mod layers;
+mod schema;
