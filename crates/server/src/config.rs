@@ -791,4 +791,44 @@ max_messages = 0
             "{err}"
         );
     }
+
+    #[test]
+    fn the_file_takes_every_keel_toml_key_and_warns_of_old_spellings() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("server.toml");
+        std::fs::write(
+            &path,
+            "addr = \"127.0.0.1:9002\"\nmax_retries = 5\ntool_format = \"xml\"\n[provider]\nidle_timeout = 40\nmemory_distill = false\n",
+        )
+        .unwrap();
+        let config = ServerConfig::resolve(&ServerArgs {
+            config: Some(path.clone()),
+            ..ServerArgs::default()
+        })
+        .unwrap();
+        assert_eq!(config.provider.max_retries, Some(5));
+        assert_eq!(config.provider.tool_format, ToolFormat::Xml);
+        assert_eq!(config.provider.idle_timeout, Some(40));
+        assert!(!config.provider.distill_memory);
+        let warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("`[provider] memory_distill`")
+                && warnings[0].contains(&format!("{} line 6", path.display()))
+                && warnings[0].contains("`[memory] distill`"),
+            "{warnings:?}"
+        );
+        // The flags still win.
+        let flagged = ServerConfig::resolve(&ServerArgs {
+            config: Some(path),
+            max_retries: Some(1),
+            tool_format: Some("native".to_owned()),
+            memory_distill: Some(true),
+            ..ServerArgs::default()
+        })
+        .unwrap();
+        assert_eq!(flagged.provider.max_retries, Some(1));
+        assert_eq!(flagged.provider.tool_format, ToolFormat::Native);
+        assert!(flagged.provider.distill_memory);
+    }
 }
