@@ -22,29 +22,43 @@ pub fn run(args: &[String]) -> anyhow::Result<ExitCode> {
     };
     let root = repo_root();
     if check {
-        let drift =
-            keel_events::codegen::drift(|path| std::fs::read_to_string(root.join(path)).ok());
+        let mut drift: Vec<(String, String)> =
+            keel_events::codegen::drift(|path| std::fs::read_to_string(root.join(path)).ok())
+                .into_iter()
+                .map(|d| (d.path.to_string(), d.summary))
+                .collect();
+        let schema = keel_config::schema::contents();
+        match std::fs::read_to_string(root.join(keel_config::schema::PATH)) {
+            Ok(old) if old == schema => {}
+            Ok(_) => drift.push((keel_config::schema::PATH.to_owned(), "differs".to_owned())),
+            Err(_) => drift.push((keel_config::schema::PATH.to_owned(), "missing".to_owned())),
+        }
         if drift.is_empty() {
             println!("codegen: generated files are up to date");
             return Ok(ExitCode::SUCCESS);
         }
         eprintln!("codegen: generated files are out of date (run `cargo xtask codegen`):");
-        for d in drift {
-            eprintln!("  {}: {}", d.path, d.summary);
+        for (path, summary) in drift {
+            eprintln!("  {path}: {summary}");
         }
         return Ok(ExitCode::FAILURE);
     }
-    for file in keel_events::codegen::generate() {
-        let path = root.join(file.path);
+    let config_schema = (keel_config::schema::PATH, keel_config::schema::contents());
+    let files = keel_events::codegen::generate()
+        .into_iter()
+        .map(|file| (file.path, file.contents))
+        .chain([config_schema]);
+    for (file_path, contents) in files {
+        let path = root.join(file_path);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .with_context(|| format!("creating {}", parent.display()))?;
         }
-        let unchanged = std::fs::read_to_string(&path).is_ok_and(|old| old == file.contents);
+        let unchanged = std::fs::read_to_string(&path).is_ok_and(|old| old == contents);
         if !unchanged {
-            std::fs::write(&path, &file.contents)
+            std::fs::write(&path, &contents)
                 .with_context(|| format!("writing {}", path.display()))?;
-            println!("wrote {}", file.path);
+            println!("wrote {file_path}");
         }
     }
     write_openapi(&root)

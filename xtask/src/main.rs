@@ -1,7 +1,8 @@
 //! `cargo xtask`: project automation.
 //!
-//! - `cargo xtask codegen` writes the generated schemas and TypeScript package (`schemas/`) and
-//!   the server's OpenAPI document (`crates/server/openapi.json`).
+//! - `cargo xtask codegen` writes the generated schemas (the event contract's and
+//!   `keel.toml`'s) and TypeScript package (`schemas/`) and the server's OpenAPI document
+//!   (`crates/server/openapi.json`).
 //! - `cargo xtask codegen --check` fails, listing what differs, when the committed files are out
 //!   of date.
 //! - `cargo xtask ci` runs every check CI runs.
@@ -76,7 +77,7 @@ fn main() -> ExitCode {
 const USAGE: &str = "usage: cargo xtask <task>
 
 tasks:
-  codegen [--check]        write (or check) schemas/ from the event contract
+  codegen [--check]        write (or check) schemas/ from the event contract and keel.toml's keys
   ci                       every check CI runs: fmt, clippy, tests, codegen --check, tsc, ajv,
                            the web page's tests, the page end to end in Chromium
   api-test [--server PATH] [-- ARGS...]

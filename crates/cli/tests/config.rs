@@ -101,7 +101,10 @@ fn an_unknown_key_names_the_file_and_the_key() {
         "{stderr}"
     );
     assert!(stderr.contains("line 2"), "{stderr}");
-    assert!(stderr.contains("unknown field `modle`"), "{stderr}");
+    assert!(
+        stderr.contains("unknown key `modle` in ") && stderr.contains("did you mean `model`?"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -230,5 +233,86 @@ async fn context_window_setting_beats_the_servers_which_beats_the_table() {
     assert_eq!(
         window_limit(dir, root, &reporting, &["--context-window", "2048"]).await,
         2048
+    );
+}
+
+/// `keel config show --origin`: every effective value and where it came from (default, the
+/// user's file, the project's file, a profile, the environment, a flag).
+#[test]
+fn config_show_prints_every_value_and_its_origin() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    let root = dir.path().join("project");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        user.join("keel.toml"),
+        "model = 'user-model'\napproval = 'always'\n[pricing.local]\ninput = 0\noutput = 0\n\
+         [profiles.fast]\ntool_profile = 'compact'\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("keel.toml"),
+        "mode = 'plan'\ninstructions_files = ['CLAUDE.md']\n[memory]\ndistill = false\n\
+         [mcp_servers.docs]\ncommand = 'docs-server'\n[profiles.fast]\nmax_iterations = 5\n",
+    )
+    .unwrap();
+    let out = keel(&user)
+        .env("KEEL_BASE_URL", "http://127.0.0.1:8080/v1")
+        .args([
+            "config",
+            "show",
+            "--origin",
+            "--profile",
+            "fast",
+            "--max-retries",
+            "2",
+            "--root",
+        ])
+        .arg(&root)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = String::from_utf8(out.stdout)
+        .unwrap()
+        .replace(&dir.path().display().to_string(), "[TMP]");
+    insta::assert_snapshot!("config_show_origin", shown);
+    // Without --origin: the values only.
+    let plain = keel(&user)
+        .args(["config", "show", "--root"])
+        .arg(&root)
+        .output()
+        .unwrap();
+    let plain = String::from_utf8(plain.stdout).unwrap();
+    assert!(plain.contains("mode = \"plan\"\n"), "{plain}");
+    assert!(!plain.contains('#'), "{plain}");
+}
+
+/// A misspelt key stops `keel config show` too, naming file, line and the key meant.
+#[test]
+fn config_show_names_a_misspelt_key() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("keel.toml"),
+        "mode = 'plan'\nmax_iteration = 3\n",
+    )
+    .unwrap();
+    let out = keel(dir.path())
+        .args(["config", "show", "--root"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "unknown key `max_iteration` in {} line 2: did you mean `max_iterations`?",
+            dir.path().join("keel.toml").display()
+        )),
+        "{stderr}"
     );
 }

@@ -25,7 +25,6 @@ mod continuation;
 mod error;
 mod event_log;
 mod file_run;
-mod file_settings;
 mod fork;
 mod handover;
 mod hosted;
@@ -50,10 +49,6 @@ pub use continuation::{CommittedTurn, INTERRUPTED_CALL_RESULT};
 pub use error::HostError;
 pub use event_log::EventLog;
 pub use file_run::file_run_sandbox;
-pub use file_settings::{
-    ContextConfig, ImagesConfig, PriceConfig, checkpoint_max_bytes, image_settings,
-    instruction_files, pricing_with,
-};
 pub use fork::{FORKED_FROM_KEY, Fork, fork_session};
 pub use handover::{Continuation, plan_continuation};
 pub use hosted::{HostedSession, SessionHost, SessionSource};

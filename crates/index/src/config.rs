@@ -13,7 +13,7 @@ use crate::embed::EmbeddingSettings;
 pub const PROJECT_SERVER: &str = "project";
 
 /// `[rag]` in `keel.toml`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RagSection {
     /// An OpenAI-compatible API base serving `/embeddings` (e.g. `http://localhost:11434/v1`).
@@ -51,14 +51,29 @@ pub enum RagServer {
     },
 }
 
+impl schemars::JsonSchema for RagServer {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RagServer".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        RagServerTable::json_schema(generator)
+    }
+}
+
 /// `[rag_servers.NAME]` as written, before its keys are checked together.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RagServerTable {
+    /// A folder to index and search (relative to the project root, or absolute).
     path: Option<PathBuf>,
+    /// The MCP server whose search tool is called (instead of `path`).
     mcp_server: Option<String>,
+    /// That server's search tool.
     tool: Option<String>,
+    /// The tool's argument the query goes in (default `query`).
     query_argument: Option<String>,
+    /// Other arguments passed with every call.
     arguments: Option<serde_json::Map<String, serde_json::Value>>,
 }
 

@@ -67,7 +67,7 @@ impl<'de> Deserialize<'de> for ServerApproval {
 
 /// One `[mcp_servers.NAME]` table, as written. Either `command` (a stdio server) or `url` (a
 /// streamable HTTP server).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServerConfig {
     /// The program of a stdio server.
@@ -106,20 +106,43 @@ pub struct ServerConfig {
     /// Globs of tool names never offered (wins over `enabled_tools`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disabled_tools: Option<Vec<String>>,
-    /// When calls need approval (default: on-dangerous).
+    /// When calls need approval: never, on-dangerous (default) or always.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<ServerApprovalName>")]
     pub approval: Option<ServerApproval>,
     /// Per-tool approval, over `approval`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(with = "BTreeMap<String, ServerApprovalName>")]
     pub tool_approval: BTreeMap<String, ServerApproval>,
     /// The OS sandbox of a stdio server: read-only, workspace-write or off (default: the
     /// session's mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<SandboxModeName>")]
     pub sandbox: Option<SandboxMode>,
     /// Whether a sandboxed stdio server may use the network (default true: most servers
     /// reach an API).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<bool>,
+}
+
+/// The names `approval` takes, for the JSON Schema of `keel.toml`.
+#[derive(schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+#[allow(dead_code)]
+enum ServerApprovalName {
+    Never,
+    OnDangerous,
+    Always,
+}
+
+/// The names `sandbox` takes, for the JSON Schema of `keel.toml`.
+#[derive(schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+#[allow(dead_code)]
+enum SandboxModeName {
+    ReadOnly,
+    WorkspaceWrite,
+    Off,
 }
 
 /// One entry of `.mcp.json`: `{command, args, env}` or `{url, headers}` (a `type` is accepted

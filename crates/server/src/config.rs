@@ -6,10 +6,10 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use keel_host::{ContextConfig, ImagesConfig, PriceConfig, image_settings};
+use keel_config::{FileConfig, Layer, Origin, Shape, Warning};
+use keel_engine::agent::ToolFormat;
 use keel_protocol::{ApprovalPolicy, EditApproval};
-use keel_sandbox::{Fallback, SandboxMode, SandboxPolicy};
-use keel_tools::builtin::ImageSettings;
+use keel_sandbox::SandboxMode;
 use serde::Deserialize;
 
 use crate::logging::LogFormat;
@@ -47,14 +47,10 @@ pub enum ConfigError {
         /// Why.
         source: std::io::Error,
     },
-    /// The config file is not valid TOML of the expected shape.
-    #[error("config file `{path}`: {message}")]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// The parser's message.
-        message: String,
-    },
+    /// The config file is not valid TOML of the expected shape: an unknown key, a value of
+    /// the wrong type (naming file and line).
+    #[error(transparent)]
+    File(#[from] keel_config::ConfigError),
     /// A value is not valid.
     #[error("invalid {what}: {message}")]
     Invalid {
@@ -157,6 +153,15 @@ pub struct ServerArgs {
     /// the built-in table.
     #[arg(long, env = "KEEL_CONTEXT_WINDOW", value_name = "TOKENS")]
     pub context_window: Option<u64>,
+    /// Retries of a failed model call (429, 5xx, dropped connections).
+    #[arg(long, env = "KEEL_MAX_RETRIES", value_name = "N")]
+    pub max_retries: Option<u32>,
+    /// Seconds without data from the model before the call fails (and is retried).
+    #[arg(long, env = "KEEL_IDLE_TIMEOUT", value_name = "SECS")]
+    pub idle_timeout: Option<u64>,
+    /// How tools are offered to the model: native or xml.
+    #[arg(long, env = "KEEL_TOOL_FORMAT", value_name = "native|xml")]
+    pub tool_format: Option<String>,
     /// This instance's name among those sharing the database; keep it across restarts so a
     /// restarted instance fails the turns it left running at once (default: HOST:PORT).
     #[arg(long, env = "KEEL_SERVER_INSTANCE_ID", value_name = "ID")]
@@ -207,82 +212,11 @@ pub struct ProjectConfig {
     pub checkpoint_max_mb: Option<u64>,
 }
 
-/// Model settings, as the CLI takes them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProviderSettings {
-    /// `openai` or `scripted:FILE`.
-    pub provider: String,
-    /// Model chain (empty: the provider's default).
-    pub models: Vec<String>,
-    /// Base URL of the OpenAI-compatible API.
-    pub base_url: Option<String>,
-    /// Most model calls per turn.
-    pub max_iterations: u32,
-    /// Command approval policy.
-    pub approval: ApprovalPolicy,
-    /// Ask before executing plans.
-    pub approve_plans: bool,
-    /// File edits put up for approval with their diff before they apply
-    /// (`approval_edits = "ask"`; default: never).
-    pub approval_edits: EditApproval,
-    /// The OS sandbox for commands (`--sandbox`; `sandbox`, `network`, `writable_roots`,
-    /// `sandbox_fallback` in `[provider]`).
-    pub sandbox: SandboxPolicy,
-    /// Repo map in the system prompt.
-    pub repo_map: bool,
-    /// The system prompt in every `run.llm.start`.
-    pub include_system_prompt: bool,
-    /// Distil each turn that changed files into project memory.
-    pub memory_distill: bool,
-    /// The model's context window (`None`: what the model server reports, else the table).
-    pub context_window: Option<u64>,
-    /// Instruction files read besides `AGENTS.md` in each session's root and folders.
-    pub instructions_files: Vec<String>,
-    /// `[pricing.MODEL]`: prices over the built-in table.
-    pub pricing: BTreeMap<String, PriceConfig>,
-    /// `[context] libraries`: dependencies whose docs are preloaded into each session's prompt.
-    pub libraries: Vec<String>,
-    /// `[context] max_messages`: most messages of history a turn opens with (`None`: no
-    /// limit).
-    pub max_history_messages: Option<usize>,
-    /// `[images]`: where `generate_image` asks (`base_url` defaults to the chat provider's).
-    pub images: ImageSettings,
-    /// `temperature`, `top_p`: how answers are sampled.
-    pub sampling: keel_engine::Sampling,
-    /// `tool_profile`: which tool definitions the model is offered.
-    pub tool_profile: keel_engine::agent::ToolProfile,
-}
-
-impl Default for ProviderSettings {
-    fn default() -> Self {
-        Self {
-            provider: "openai".to_owned(),
-            models: Vec::new(),
-            base_url: None,
-            max_iterations: 25,
-            approval: ApprovalPolicy::default(),
-            approve_plans: false,
-            approval_edits: EditApproval::Never,
-            sandbox: SandboxPolicy::default(),
-            repo_map: true,
-            include_system_prompt: false,
-            memory_distill: true,
-            context_window: None,
-            instructions_files: Vec::new(),
-            pricing: BTreeMap::new(),
-            libraries: Vec::new(),
-            max_history_messages: Some(keel_engine::DEFAULT_MAX_HISTORY_MESSAGES),
-            images: ImageSettings::default(),
-            sampling: keel_engine::Sampling::default(),
-            tool_profile: keel_engine::agent::ToolProfile::default(),
-        }
-    }
-}
-
-/// The TOML file's shape.
+/// The keys the server's file holds besides keel.toml's (which it reads the same way, at the
+/// top level or in `[provider]`).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FileConfig {
+struct ServerKeys {
     addr: Option<String>,
     data_dir: Option<PathBuf>,
     database_url: Option<String>,
@@ -301,40 +235,32 @@ struct FileConfig {
     tokens: Vec<TokenConfig>,
     #[serde(default)]
     projects: BTreeMap<String, ProjectConfig>,
-    #[serde(default)]
-    mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
-    #[serde(default)]
-    provider: FileProvider,
-    #[serde(default)]
-    pricing: BTreeMap<String, PriceConfig>,
-    images: Option<ImagesConfig>,
-    context: Option<ContextConfig>,
-    checkpoint_max_mb: Option<u64>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileProvider {
-    provider: Option<String>,
-    model: Option<String>,
-    base_url: Option<String>,
-    max_iterations: Option<u32>,
-    approval: Option<String>,
-    approve_plans: Option<bool>,
-    approval_edits: Option<String>,
-    sandbox: Option<String>,
-    network: Option<bool>,
-    writable_roots: Option<Vec<PathBuf>>,
-    sandbox_fallback: Option<String>,
-    repo_map: Option<bool>,
-    include_system_prompt: Option<bool>,
-    memory_distill: Option<bool>,
-    context_window: Option<u64>,
-    #[serde(default, deserialize_with = "keel_host::instruction_files")]
-    instructions_files: Option<Vec<String>>,
-    temperature: Option<f32>,
-    top_p: Option<f32>,
-    tool_profile: Option<String>,
+/// The top-level keys of [`ServerKeys`].
+const SERVER_KEYS: &[&str] = &[
+    "addr",
+    "data_dir",
+    "database_url",
+    "stream_key",
+    "allowed_roots",
+    "body_limit",
+    "stream_buffer",
+    "stream_coalesce_ms",
+    "stream_token_ttl_secs",
+    "instance_id",
+    "turn_lease_secs",
+    "drain_secs",
+    "log_format",
+    "tokens",
+    "projects",
+];
+
+/// The server's file: its own keys, and keel.toml's as a layer.
+struct ServerFile {
+    keys: ServerKeys,
+    layer: Option<Layer>,
+    warnings: Vec<Warning>,
 }
 
 /// Everything the server runs with.
@@ -359,11 +285,11 @@ pub struct ServerConfig {
     /// `[mcp_servers.NAME]`: MCP servers every project's sessions start (only from this
     /// configuration, never from a request or a workspace's own files).
     pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
-    /// Model settings.
-    pub provider: ProviderSettings,
-    /// `checkpoint_max_mb`: the bound of each root's checkpoint store, as in keel.toml (a
-    /// project's own wins); `None`: 512 MB.
-    pub checkpoint_max_mb: Option<u64>,
+    /// The agent's settings: keel.toml's keys from the file, under the flags (keel-config's
+    /// layering; the server reads no user or project `keel.toml`).
+    pub provider: keel_config::Settings,
+    /// Old spellings met in the file, to warn about once logging is set up.
+    pub warnings: Vec<Warning>,
     /// Largest request body.
     pub body_limit: usize,
     /// Buffer of each live stream client.
@@ -405,8 +331,8 @@ impl ServerConfig {
             default_roots: Vec::new(),
             projects: BTreeMap::new(),
             mcp_servers: BTreeMap::new(),
-            provider: ProviderSettings::default(),
-            checkpoint_max_mb: None,
+            provider: keel_config::Settings::default(),
+            warnings: Vec::new(),
             body_limit: DEFAULT_BODY_LIMIT,
             stream_buffer: DEFAULT_STREAM_BUFFER,
             stream_coalesce: Duration::from_millis(DEFAULT_STREAM_COALESCE_MS),
@@ -424,8 +350,23 @@ impl ServerConfig {
     pub fn resolve(args: &ServerArgs) -> Result<Self, ConfigError> {
         let file = match &args.config {
             Some(path) => read_file(path)?,
-            None => FileConfig::default(),
+            None => ServerFile {
+                keys: ServerKeys::default(),
+                layer: None,
+                warnings: Vec::new(),
+            },
         };
+        let file_warnings = file.warnings;
+        let mut layers = vec![flag_layer(args)?];
+        layers.extend(file.layer);
+        let user_config_dir = keel_host::user_config_dir();
+        let mut provider = keel_config::Settings::resolve(&layers, user_config_dir.clone());
+        let telemetry = keel_telemetry::TelemetryConfig::new(
+            provider.otlp_endpoint.clone(),
+            provider.capture_content,
+        );
+        let mcp_servers = std::mem::take(&mut provider.mcp_servers);
+        let file = file.keys;
         let data_dir = args
             .data_dir
             .clone()
@@ -458,10 +399,9 @@ impl ServerConfig {
                 .max(1),
             default_roots,
             projects: file.projects,
-            mcp_servers: file.mcp_servers,
-            provider: provider_settings(args, file.provider, file.pricing)?
-                .with_file_tables(file.images.as_ref(), file.context),
-            checkpoint_max_mb: file.checkpoint_max_mb,
+            mcp_servers,
+            provider,
+            warnings: file_warnings,
             body_limit: args
                 .body_limit
                 .or(file.body_limit)
@@ -481,8 +421,8 @@ impl ServerConfig {
                     .unwrap_or(DEFAULT_DRAIN_SECS),
             ),
             log_format: args.log_format.or(file.log_format).unwrap_or_default(),
-            user_config_dir: keel_host::user_config_dir(),
-            telemetry: keel_telemetry::TelemetryConfig::new(None, false),
+            user_config_dir,
+            telemetry,
         })
     }
 
@@ -496,11 +436,14 @@ impl ServerConfig {
     /// The checkpoint bound of a project's sessions, in bytes: the project's
     /// `checkpoint_max_mb`, else the server-wide one, else 512 MB.
     pub fn checkpoint_max_bytes(&self, project_id: &str) -> u64 {
-        let project = self
+        match self
             .projects
             .get(project_id)
-            .and_then(|p| p.checkpoint_max_mb);
-        keel_host::checkpoint_max_bytes([project, self.checkpoint_max_mb])
+            .and_then(|p| p.checkpoint_max_mb)
+        {
+            Some(mb) => keel_config::checkpoint_max_bytes([Some(mb)]),
+            None => self.provider.checkpoint_max_bytes,
+        }
     }
 
     /// The workspace roots a project's sessions may use.
@@ -543,140 +486,62 @@ fn tokens(flags: &[String], file: Vec<TokenConfig>) -> Result<Vec<TokenConfig>, 
     Ok(tokens)
 }
 
-/// The model settings: flags over the file's `[provider]` table over defaults, and the file's
-/// `[pricing.MODEL]` tables.
-fn provider_settings(
-    args: &ServerArgs,
-    file: FileProvider,
-    pricing: BTreeMap<String, PriceConfig>,
-) -> Result<ProviderSettings, ConfigError> {
-    let approval = match args.approval.clone().or(file.approval) {
-        Some(text) => text
-            .parse::<ApprovalPolicy>()
-            .map_err(|e| ConfigError::Invalid {
-                what: "approval policy",
-                message: e.to_string(),
-            })?,
-        None => ApprovalPolicy::default(),
-    };
-    let approval_edits = match args.approval_edits.clone().or(file.approval_edits) {
-        Some(text) => text
-            .parse::<EditApproval>()
-            .map_err(|e| ConfigError::Invalid {
-                what: "approval_edits",
-                message: e.to_string(),
-            })?,
-        None => EditApproval::Never,
-    };
-    let context_window = args.context_window.or(file.context_window);
-    if context_window == Some(0) {
-        return Err(ConfigError::Invalid {
-            what: "context window",
-            message: "must be at least 1 token".to_owned(),
-        });
-    }
-    let sandbox = SandboxPolicy {
-        mode: match args.sandbox.clone().or(file.sandbox) {
-            Some(text) => text
-                .parse::<SandboxMode>()
-                .map_err(|e| ConfigError::Invalid {
-                    what: "sandbox mode",
+/// The flags (and the environment variables standing for them) as the top layer.
+fn flag_layer(args: &ServerArgs) -> Result<Layer, ConfigError> {
+    fn named<T: std::str::FromStr>(
+        text: &Option<String>,
+        what: &'static str,
+    ) -> Result<Option<T>, ConfigError>
+    where
+        T::Err: std::fmt::Display,
+    {
+        text.as_deref()
+            .map(|t| {
+                t.parse::<T>().map_err(|e| ConfigError::Invalid {
+                    what,
                     message: e.to_string(),
-                })?,
-            None => SandboxMode::default(),
-        },
-        network: file.network.unwrap_or(false),
-        writable_roots: file.writable_roots.unwrap_or_default(),
-        fallback: match file.sandbox_fallback {
-            Some(text) => text.parse::<Fallback>().map_err(|e| ConfigError::Invalid {
-                what: "sandbox_fallback",
-                message: e.to_string(),
-            })?,
-            None => Fallback::default(),
-        },
-    };
-    let max_iterations = args.max_iterations.or(file.max_iterations).unwrap_or(25);
-    if max_iterations == 0 {
-        return Err(ConfigError::Invalid {
-            what: "max iterations",
-            message: "must be at least 1".to_owned(),
-        });
-    }
-    let sampling = keel_engine::Sampling {
-        temperature: Some(match file.temperature {
-            Some(t) => keel_engine::Sampling::temperature(t).map_err(|e| ConfigError::Invalid {
-                what: "temperature",
-                message: e.to_string(),
-            })?,
-            None => keel_engine::DEFAULT_TEMPERATURE,
-        }),
-        top_p: file
-            .top_p
-            .map(keel_engine::Sampling::top_p)
+                })
+            })
             .transpose()
-            .map_err(|e| ConfigError::Invalid {
-                what: "top_p",
-                message: e.to_string(),
-            })?,
-    };
-    let tool_profile = match file.tool_profile {
-        Some(text) => text
-            .parse()
-            .map_err(
-                |e: keel_engine::agent::UnknownToolProfile| ConfigError::Invalid {
-                    what: "tool_profile",
-                    message: e.to_string(),
-                },
-            )?,
-        None => keel_engine::agent::ToolProfile::default(),
-    };
-    let base_url = args.base_url.clone().or(file.base_url);
-    Ok(ProviderSettings {
-        provider: args
-            .provider
-            .clone()
-            .or(file.provider)
-            .unwrap_or_else(|| "openai".to_owned()),
-        models: keel_host::split_models(args.model.clone().or(file.model).as_deref().unwrap_or("")),
-        max_iterations,
-        approval,
-        approve_plans: args.approve_plans || file.approve_plans.unwrap_or(false),
-        approval_edits,
-        sandbox,
-        repo_map: args.repo_map.or(file.repo_map).unwrap_or(true),
-        include_system_prompt: args
-            .include_system_prompt
-            .or(file.include_system_prompt)
-            .unwrap_or(false),
-        memory_distill: args
-            .memory_distill
-            .or(file.memory_distill)
-            .unwrap_or_else(|| keel_host::distills_by_default(base_url.as_deref())),
-        context_window,
-        instructions_files: file.instructions_files.unwrap_or_default(),
-        pricing,
-        libraries: Vec::new(),
-        max_history_messages: Some(keel_engine::DEFAULT_MAX_HISTORY_MESSAGES),
-        images: ImageSettings::default(),
-        sampling,
-        tool_profile,
-        base_url,
-    })
-}
-
-impl ProviderSettings {
-    /// Takes the file's `[images]` and `[context]` tables the way the CLI takes keel.toml's:
-    /// the image endpoint defaults to the chat `base_url`.
-    fn with_file_tables(
-        mut self,
-        images: Option<&ImagesConfig>,
-        context: Option<ContextConfig>,
-    ) -> Self {
-        self.images = image_settings(images, self.base_url.clone());
-        self.max_history_messages = ContextConfig::history_limit(context.as_ref());
-        self.libraries = context.and_then(|c| c.libraries).unwrap_or_default();
-        self
     }
+    let at_least_one = |value: Option<u64>, what: &'static str| match value {
+        Some(0) => Err(ConfigError::Invalid {
+            what,
+            message: "must be at least 1".to_owned(),
+        }),
+        other => Ok(other),
+    };
+    let config = FileConfig {
+        provider: args.provider.clone(),
+        model: args.model.as_deref().map(keel_config::split_models),
+        base_url: args.base_url.clone(),
+        max_iterations: match args.max_iterations {
+            Some(0) => {
+                return Err(ConfigError::Invalid {
+                    what: "max iterations",
+                    message: "must be at least 1".to_owned(),
+                });
+            }
+            other => other,
+        },
+        max_retries: args.max_retries,
+        idle_timeout: at_least_one(args.idle_timeout, "idle time-out")?,
+        approval: named::<ApprovalPolicy>(&args.approval, "approval policy")?,
+        approve_plans: args.approve_plans.then_some(true),
+        approval_edits: named::<EditApproval>(&args.approval_edits, "approval_edits")?,
+        sandbox: named::<SandboxMode>(&args.sandbox, "sandbox mode")?,
+        tool_format: named::<ToolFormat>(&args.tool_format, "tool format")?,
+        repo_map: args.repo_map,
+        include_system_prompt: args.include_system_prompt,
+        context_window: at_least_one(args.context_window, "context window")?,
+        memory: args
+            .memory_distill
+            .map(|distill| keel_config::MemoryConfig {
+                distill: Some(distill),
+            }),
+        ..FileConfig::default()
+    };
+    Ok(Layer::new(Origin::Flag, config, None))
 }
 
 /// The SSE write window: `ms`, or [`DEFAULT_STREAM_COALESCE_MS`]; at most
@@ -716,14 +581,27 @@ fn turn_lease(secs: Option<u64>) -> Result<Duration, ConfigError> {
     Ok(Duration::from_secs(secs))
 }
 
-fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
+fn read_file(path: &Path) -> Result<ServerFile, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
         path: path.to_owned(),
         source,
     })?;
-    toml::from_str(&text).map_err(|e| ConfigError::Parse {
-        path: path.to_owned(),
-        message: e.to_string(),
+    let shape = Shape {
+        extra_keys: SERVER_KEYS,
+        provider_table: true,
+        profiles: false,
+    };
+    let (parsed, extra) = keel_config::parse_shaped(path, &text, shape)?;
+    let keys = ServerKeys::deserialize(toml::de::Deserializer::from(extra))
+        .map_err(|e| keel_config::invalid(path, &text, &e))?;
+    Ok(ServerFile {
+        keys,
+        layer: Some(Layer::new(
+            Origin::ServerFile(path.to_owned()),
+            parsed.config,
+            None,
+        )),
+        warnings: parsed.warnings,
     })
 }
 
@@ -791,7 +669,14 @@ max_messages = 0
         assert!(config.provider.include_system_prompt);
         assert_eq!(config.provider.context_window, Some(32768));
         assert_eq!(config.provider.instructions_files, vec!["CLAUDE.md"]);
-        assert_eq!(config.provider.pricing["local-model"].output, 1.5);
+        assert_eq!(
+            config
+                .provider
+                .pricing
+                .price("local-model")
+                .map(|p| p.output),
+            Some(1.5)
+        );
         assert_eq!(config.provider.libraries, vec!["tokio", "serde"]);
         assert_eq!(
             config.provider.max_history_messages, None,
@@ -801,7 +686,10 @@ max_messages = 0
         assert!(config.provider.images.base_url.is_some());
         assert_eq!(config.provider.sandbox.mode, SandboxMode::ReadOnly);
         assert!(config.provider.sandbox.network);
-        assert_eq!(config.provider.sandbox.fallback, Fallback::Warn);
+        assert_eq!(
+            config.provider.sandbox.fallback,
+            keel_sandbox::Fallback::Warn
+        );
         let flagged = ServerConfig::resolve(&ServerArgs {
             sandbox: Some("off".to_owned()),
             ..ServerArgs::default()
@@ -887,7 +775,8 @@ max_messages = 0
             ),
             ("[pricing.m]\ninput = -1\noutput = 1", "US dollars"),
             ("[context]\nlibraries = [\"../x\"]", "is not a library name"),
-            ("[images]\nmodle = \"m\"", "modle"),
+            ("[images]\nmodle = \"m\"", "unknown key `images.modle` in "),
+            ("adr = \"x\"", "did you mean `addr`?"),
         ] {
             std::fs::write(&path, text).unwrap();
             let args = ServerArgs {
@@ -895,7 +784,7 @@ max_messages = 0
                 ..ServerArgs::default()
             };
             let err = ServerConfig::resolve(&args).unwrap_err();
-            assert!(matches!(err, ConfigError::Parse { .. }), "{err}");
+            assert!(matches!(err, ConfigError::File(_)), "{err}");
             assert!(err.to_string().contains(names), "{err}");
         }
         std::fs::write(&path, "[provider]\napproval_edits = \"maybe\"").unwrap();
@@ -905,8 +794,50 @@ max_messages = 0
         };
         let err = ServerConfig::resolve(&args).unwrap_err();
         assert!(
-            matches!(err, ConfigError::Invalid { .. }) && err.to_string().contains("ask or never"),
+            matches!(err, ConfigError::File(_))
+                && err.to_string().contains("ask or never")
+                && err.to_string().contains("line 2"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_file_takes_every_keel_toml_key_and_warns_of_old_spellings() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("server.toml");
+        std::fs::write(
+            &path,
+            "addr = \"127.0.0.1:9002\"\nmax_retries = 5\ntool_format = \"xml\"\n[provider]\nidle_timeout = 40\nmemory_distill = false\n",
+        )
+        .unwrap();
+        let config = ServerConfig::resolve(&ServerArgs {
+            config: Some(path.clone()),
+            ..ServerArgs::default()
+        })
+        .unwrap();
+        assert_eq!(config.provider.max_retries, Some(5));
+        assert_eq!(config.provider.tool_format, ToolFormat::Xml);
+        assert_eq!(config.provider.idle_timeout, Some(40));
+        assert!(!config.provider.distill_memory);
+        let warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("`[provider] memory_distill`")
+                && warnings[0].contains(&format!("{} line 6", path.display()))
+                && warnings[0].contains("`[memory] distill`"),
+            "{warnings:?}"
+        );
+        // The flags still win.
+        let flagged = ServerConfig::resolve(&ServerArgs {
+            config: Some(path),
+            max_retries: Some(1),
+            tool_format: Some("native".to_owned()),
+            memory_distill: Some(true),
+            ..ServerArgs::default()
+        })
+        .unwrap();
+        assert_eq!(flagged.provider.max_retries, Some(1));
+        assert_eq!(flagged.provider.tool_format, ToolFormat::Native);
+        assert!(flagged.provider.distill_memory);
     }
 }

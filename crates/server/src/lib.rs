@@ -11,7 +11,9 @@
 //! # Configuration
 //!
 //! Flags (see [`ServerArgs`]) and their environment variables win over the TOML file given
-//! with `--config`, which wins over defaults. The file's keys:
+//! with `--config`, which wins over defaults. The file holds every `keel.toml` key (read by
+//! keel-config, as the CLI reads them: at the top level, or in `[provider]` as before) and the
+//! server's own keys; an unknown key names file, line and the nearest known one. The keys:
 //!
 //! ```toml
 //! addr = "127.0.0.1:8787"            # listen address
@@ -44,7 +46,7 @@
 //! url = "https://…/mcp"
 //! bearer_token_env_var = "GITHUB_TOKEN"
 //!
-//! [provider]                         # as `keel run` takes them
+//! [provider]                         # keel.toml's keys (or at the top level)
 //! provider = "openai"                # or "scripted:FILE"
 //! model = "gpt-4o,gpt-4o-mini"       # fallback chain
 //! base_url = "https://…/v1"
@@ -54,10 +56,13 @@
 //! approval_edits = "never"           # ask: each file edit is put up for approval with its diff
 //! repo_map = true
 //! include_system_prompt = false     # the system prompt in every run.llm.start event
-//! memory_distill = true             # after each turn that changed files: one call that
-//!                                    # distils its decisions into .keel/memory.json
 //! context_window = 32768             # beats what the model server reports and the table
 //! instructions_files = ["CLAUDE.md"] # read besides AGENTS.md in each session's root and folders
+//! max_retries = 3                    # and every other keel.toml key: tool_format, idle_timeout…
+//!
+//! [memory]                           # (`[provider] memory_distill`, its old spelling, is read
+//! distill = true                     # with a warning) after each turn that changed files: one
+//!                                    # call distils its decisions into .keel/memory.json
 //!
 //! [pricing."gpt-4.1"]                # US dollars per million tokens, over the built-in table
 //! input = 2.0
@@ -106,6 +111,9 @@ pub use server::Server;
 pub async fn run_from_args(args: ServerArgs) -> Result<(), String> {
     let mut config = ServerConfig::resolve(&args).map_err(|e| e.to_string())?;
     logging::init(config.log_format).map_err(|e| e.to_string())?;
+    for warning in &config.warnings {
+        tracing::warn!("{warning}");
+    }
     if config.tokens.is_empty() {
         let token = auth::random_token();
         tracing::warn!(

@@ -14,12 +14,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use keel_context::InstructionSources;
 use keel_engine::AgentSession;
 use keel_events::{Emitter, LogLevel, SystemError, SystemLog};
 use keel_host::{
-    AgentSettings, Continuation, EndRecorded, EventLog, HostError, Interaction, SavedConversation,
-    TurnEnd, open_session, saved_conversation,
+    Continuation, EndRecorded, EventLog, HostError, Interaction, SavedConversation, TurnEnd,
+    open_session, saved_conversation,
 };
 use keel_mcp::McpManager;
 use keel_protocol::Mode;
@@ -891,37 +890,16 @@ impl LiveSession {
             _ => default_models,
         };
         let mcp_servers = state.config.mcp_servers_for(&session.project_id);
-        let agent = AgentSettings {
-            mode: session
-                .mode
-                .as_deref()
-                .and_then(|m| m.parse::<Mode>().ok())
-                .unwrap_or(Mode::Auto),
-            max_iterations: settings.max_iterations,
-            approval: settings.approval,
-            sandbox: settings.sandbox.clone(),
-            approve_plans: settings.approve_plans,
-            approval_edits: settings.approval_edits,
-            repo_map: settings.repo_map,
-            include_system_prompt: settings.include_system_prompt,
-            distill_memory: settings.memory_distill,
-            context_window: settings.context_window,
-            instructions: InstructionSources {
-                extra_files: settings.instructions_files.clone(),
-                ..InstructionSources::default()
-            },
-            pricing: keel_host::pricing_with([&settings.pricing]),
-            libraries: settings.libraries.clone(),
-            max_history_messages: settings.max_history_messages,
-            images: settings.images.clone(),
-            checkpoint_max_bytes: state.config.checkpoint_max_bytes(&session.project_id),
-            sampling: settings.sampling,
-            tool_profile: settings.tool_profile,
-            rules_dir: crate::routes::rules::user_rules_dir(state),
-            shadow: session.metadata.get(crate::api::SHADOW_KEY)
-                == Some(&serde_json::Value::Bool(true)),
-            ..AgentSettings::new(&session.root, models)
-        };
+        // keel-config's one mapping; what is the session's own (its mode, its shadow
+        // workspace, its project's checkpoint bound) over it.
+        let mut agent = settings.agent_settings(&session.root, models);
+        if let Some(mode) = session.mode.as_deref().and_then(|m| m.parse::<Mode>().ok()) {
+            agent.mode = mode;
+        }
+        agent.checkpoint_max_bytes = state.config.checkpoint_max_bytes(&session.project_id);
+        agent.rules_dir = crate::routes::rules::user_rules_dir(state);
+        agent.shadow =
+            session.metadata.get(crate::api::SHADOW_KEY) == Some(&serde_json::Value::Bool(true));
         let interaction = Interaction {
             approver: Arc::new(HttpApprover(Arc::clone(&self.interactions))),
             answerer: Arc::new(HttpAnswerer(Arc::clone(&self.interactions))),

@@ -3,21 +3,13 @@
 
 use std::sync::Arc;
 
-use keel_engine::{Provider, ProviderSpec, ProviderSpecError};
-
-use crate::config::ProviderSettings;
+use keel_engine::{Provider, ProviderSpecError};
 
 /// A provider and its default model chain, or what is wrong with the settings.
 pub fn build_provider(
-    settings: &ProviderSettings,
+    settings: &keel_config::Settings,
 ) -> Result<(Arc<dyn Provider>, Vec<String>), String> {
-    let spec = ProviderSpec {
-        provider: settings.provider.clone(),
-        models: settings.models.clone(),
-        base_url: settings.base_url.clone(),
-        idle_timeout: None,
-    };
-    spec.build().map_err(|e| match e {
+    settings.provider_spec().build().map_err(|e| match e {
         ProviderSpecError::NoApiKey => "the server has no API key: set OPENAI_API_KEY where it \
                                         runs, or start it with --provider scripted:FILE"
             .to_owned(),
@@ -27,7 +19,7 @@ pub fn build_provider(
 
 /// Checks the settings once at start, so a bad script or missing key is reported early, and
 /// builds the model's tokenizer in the background so the first turn does not wait for it.
-pub fn check_provider(settings: &ProviderSettings) -> Result<(), String> {
+pub fn check_provider(settings: &keel_config::Settings) -> Result<(), String> {
     let (_, models) = build_provider(settings)?;
     if let Some(model) = models.first() {
         keel_context::Encoding::for_model(model).preload();

@@ -279,9 +279,9 @@ async fn provider_settings_reach_the_session_and_usage_is_reported() {
     options.provider = |provider| {
         provider.context_window = Some(12_345);
         provider.instructions_files = vec!["CLAUDE.md".to_owned()];
-        provider.pricing.insert(
-            "scripted".to_owned(),
-            keel_host::PriceConfig {
+        provider.pricing = provider.pricing.clone().with_override(
+            "scripted",
+            keel_engine::ModelPrice {
                 input: 2.0,
                 cached_input: None,
                 output: 4.0,

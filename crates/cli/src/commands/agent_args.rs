@@ -54,6 +54,10 @@ pub struct AgentArgs {
     /// Project folder the agent works in (its `keel.toml` and `.keel/keel.db` are used).
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub root: PathBuf,
+    /// Settings profile: the `[profiles.NAME]` tables of the user's and the project's
+    /// `keel.toml`, each over its file's top level.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
     /// When commands need approval: never, on-dangerous, always, deny-dangerous
     /// [default: on-dangerous].
     #[arg(long, value_parser = parse_policy, value_name = "POLICY")]

@@ -251,6 +251,7 @@ fn settings(args: &EvalArgs) -> Result<EvalSettings, String> {
     })
     .map_err(|e| e.to_string())?;
     let upstream = resolved
+        .config
         .base_url
         .clone()
         .or_else(|| {
@@ -278,8 +279,8 @@ fn settings(args: &EvalArgs) -> Result<EvalSettings, String> {
         upstream,
         // Keel takes a fallback chain; another agent gets the first model.
         model: match &args.agent_cmd {
-            None if !resolved.models.is_empty() => Some(resolved.models.join(",")),
-            _ => resolved.models.first().cloned(),
+            None if !resolved.config.models.is_empty() => Some(resolved.config.models.join(",")),
+            _ => resolved.config.models.first().cloned(),
         },
         cap: Duration::from_secs(args.cap),
         check_timeout: Duration::from_secs(args.check_timeout),

@@ -8,6 +8,7 @@ pub mod acp;
 pub mod agent_args;
 pub mod chat;
 pub mod checkpoints;
+pub mod config;
 pub mod doctor;
 pub mod eval;
 pub mod exec_file;
@@ -78,6 +79,9 @@ pub enum Command {
     /// List or forget what the project remembers (`.keel/memory.json`).
     #[command(subcommand)]
     Memory(memory::MemoryCommand),
+    /// Show the effective settings (`keel config show [--origin]`).
+    #[command(subcommand)]
+    Config(config::ConfigCommand),
     /// List, add or remove approval rules (`.keel/rules.toml`, `$KEEL_CONFIG_DIR/rules.toml`).
     #[command(subcommand)]
     Rules(rules::RulesCommand),
@@ -150,6 +154,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Doctor(args) => doctor::run(args),
         Command::Eval(args) => eval::run(*args),
         Command::Memory(command) => memory::run(command),
+        Command::Config(command) => config::run(command),
         Command::Rules(command) => rules::run(command),
         Command::Shadow(command) => shadow::run(command),
         Command::Mcp(command) => mcp::run(command),

@@ -12,7 +12,7 @@ use keel_tools::approval_rules::{
 };
 use keel_tools::{Rule, RuleSet};
 
-use crate::config::Environment;
+use keel_config::Environment;
 
 /// `keel rules` subcommands.
 ///

@@ -121,7 +121,7 @@ fn call(
         Bus::default(),
     );
     let root_for_sandbox = root.clone();
-    let user_dir = crate::config::Environment::from_process().user_config_dir();
+    let user_dir = keel_config::Environment::from_process().user_config_dir();
     let rules = RuleSet::load(Some(&root), user_dir.as_deref())
         .map_err(|e| format!("approval rules: {e}"))?;
     let ctx = ToolContext::new(root, emitter)
@@ -181,7 +181,7 @@ async fn rag_mcp_server(
         ..AgentArgs::default()
     };
     let configs = Settings::load(&args)
-        .map(|s| s.mcp_servers)
+        .map(|s| s.config.mcp_servers)
         .map_err(|e| e.to_string())?;
     let Some(config) = configs.get(mcp_server) else {
         return Ok(None);

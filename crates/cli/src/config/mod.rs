@@ -1,409 +1,225 @@
-//! Settings of an agent command: flags over environment over the project's `keel.toml` over the
-//! user's `keel.toml` over built-in defaults.
+//! The settings of an agent command: keel-config's layering (defaults < the user's `keel.toml`
+//! < the project's < environment < flags, `--profile NAME` over each file's top level) with the
+//! flags turned into the top layer, and what only the terminal has (`--json`, `--format`,
+//! `--lang`, the project folder).
 
-mod file;
-
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use keel_engine::Pricing;
-use keel_engine::agent::{ToolFormat, ToolProfile};
-use keel_engine::{DEFAULT_TEMPERATURE, Sampling};
+use keel_config::{ConfigError, Environment, FileConfig, FileLayers, Layer, Origin, Origins};
+use keel_events::Lang;
 use keel_events::projection::WireFormat;
-use keel_host::distills_by_default;
-use keel_protocol::ApprovalPolicy;
+use keel_host::AgentSettings;
 use keel_protocol::Mode;
 use keel_sandbox::{SandboxMode, SandboxPolicy};
 use keel_tools::builtin::ImageSettings;
 
-pub use file::{CONFIG_FILE, ConfigError, FileConfig, split_models};
-
 use crate::commands::agent_args::AgentArgs;
-use keel_events::Lang;
 use keel_render::ColorWhen;
-
-/// Default most model calls in one turn.
-pub const DEFAULT_MAX_ITERATIONS: u32 = 25;
-
-/// The environment variables that take part in the settings (besides `OPENAI_API_KEY` and
-/// `OPENAI_BASE_URL`, which the OpenAI provider reads itself).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Environment {
-    /// `KEEL_MODEL`.
-    pub model: Option<String>,
-    /// `KEEL_BASE_URL`.
-    pub base_url: Option<String>,
-    /// `KEEL_CONFIG_DIR`: the folder holding the user's `keel.toml`.
-    pub config_dir: Option<PathBuf>,
-    /// The language `LC_ALL`, `LC_MESSAGES` or `LANG` names (English when none does).
-    pub lang: Lang,
-}
-
-impl Environment {
-    /// The variables of this process (empty values count as unset).
-    pub fn from_process() -> Self {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        Self {
-            model: var("KEEL_MODEL"),
-            base_url: var("KEEL_BASE_URL"),
-            config_dir: var("KEEL_CONFIG_DIR").map(PathBuf::from),
-            lang: Lang::from_env(None),
-        }
-    }
-
-    /// The user's config folder: `$KEEL_CONFIG_DIR`, else the platform's (`~/.config/keel` on
-    /// Linux). It holds the user's `keel.toml` and user-wide `AGENTS.md`.
-    pub fn user_config_dir(&self) -> Option<PathBuf> {
-        keel_host::user_config_dir_or(self.config_dir.clone())
-    }
-
-    /// Where the user's `keel.toml` is: in [`Self::user_config_dir`].
-    pub fn user_config_file(&self) -> Option<PathBuf> {
-        self.user_config_dir().map(|dir| dir.join(CONFIG_FILE))
-    }
-}
-
-/// A loaded `keel.toml` and where it came from.
-#[derive(Debug, Clone, Default)]
-pub struct Layer {
-    /// The folder of the file (relative `scripted:` paths are taken from there).
-    pub dir: Option<PathBuf>,
-    /// Its settings.
-    pub config: FileConfig,
-}
-
-impl Layer {
-    /// Loads `path` (missing: an empty layer).
-    pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        Ok(Self {
-            dir: path.parent().map(Path::to_owned),
-            config: FileConfig::load(path)?,
-        })
-    }
-}
 
 /// The settings an agent command runs with, every source merged.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// Project folder.
     pub root: PathBuf,
-    /// `openai` or `scripted:FILE`.
-    pub provider: String,
-    /// The model chain as configured (empty: the provider's default).
-    pub models: Vec<String>,
-    /// Base URL of the OpenAI-compatible API, if configured.
-    pub base_url: Option<String>,
-    /// Approval policy.
-    pub approval: ApprovalPolicy,
-    /// Planning mode.
-    pub mode: Mode,
-    /// Most model calls in a turn.
-    pub max_iterations: u32,
-    /// Retries of a failed model call (None: the engine's default).
-    pub max_retries: Option<u32>,
-    /// Idle time-out of a model call in seconds (None: the provider's default).
-    pub idle_timeout: Option<u64>,
-    /// Ask before executing a plan.
-    pub approve_plans: bool,
-    /// Whether file edits are asked about, with their diff, before they apply.
-    pub approval_edits: keel_protocol::EditApproval,
-    /// Stage changes in a shadow workspace: `--shadow` over the files' `shadow`.
-    pub shadow: bool,
-    /// How tools are offered to the model.
-    pub tool_format: ToolFormat,
-    /// Which tool definitions are offered.
-    pub tool_profile: ToolProfile,
-    /// How answers are sampled.
-    pub sampling: Sampling,
-    /// The project's test command.
-    pub test_command: Option<String>,
-    /// Run the test command after the model's changes.
-    pub auto_test: bool,
-    /// How many times a failed turn may start over (`None`: the engine's default).
-    pub attempts: Option<u32>,
-    /// The model's context window, when set (else the server's, else the built-in table).
-    pub context_window: Option<u64>,
+    /// Every keel.toml key's effective value.
+    pub config: keel_config::Settings,
+    /// Where each value came from.
+    pub origins: Origins,
     /// Print events as JSON lines.
     pub json: bool,
     /// The wire format of those lines.
     pub format: WireFormat,
-    /// Verbose rendering.
-    pub verbose: bool,
-    /// The system prompt in every `run.llm.start`: `include_system_prompt = true`, or verbose.
-    pub include_system_prompt: bool,
-    /// Colour.
+    /// Colour: `--color` over the files' `color`.
     pub color: ColorWhen,
     /// The language of the terminal's words: `--lang`, else the locale variables.
     pub lang: Lang,
-    /// The user's config folder, for user-wide instruction files.
-    pub user_config_dir: Option<PathBuf>,
-    /// Instruction files read besides `AGENTS.md` (the project's `keel.toml` over the user's).
-    pub instructions_files: Vec<String>,
-    /// Make the end-of-session memory distillation call (`[memory] distill`).
-    pub distill_memory: bool,
-    /// Model prices: the built-in table with the `[pricing.MODEL]` overrides of both files
-    /// (the project's win).
-    pub pricing: Pricing,
-    /// The OS sandbox for commands: `--sandbox` over `sandbox`, `network`, `writable_roots` and
-    /// `sandbox_fallback` of the files.
-    pub sandbox: SandboxPolicy,
-    /// Dependencies whose docs are preloaded into the prompt (`[context] libraries`).
-    pub libraries: Vec<String>,
-    /// Most messages of history a turn opens with (`[context] max_messages`, default 50,
-    /// `0`: no limit).
-    pub max_history_messages: Option<usize>,
-    /// Most bytes `.keel/checkpoints/` may hold (`checkpoint_max_mb`, default 512 MB).
-    pub checkpoint_max_bytes: u64,
-    /// Where `generate_image` gets images (`[images]`, the chat `base_url`, `OPENAI_API_KEY`).
-    pub images: ImageSettings,
-    /// MCP servers by name: the project's `keel.toml`, then its `.mcp.json`, then the user's
-    /// `keel.toml` (a name defined earlier wins as a whole).
-    pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
-    /// OpenTelemetry export (`[telemetry]`, the `OTEL_EXPORTER_OTLP_*` variables).
-    pub telemetry: keel_telemetry::TelemetryConfig,
 }
 
 impl Settings {
-    /// Loads the project's and the user's `keel.toml` and merges them under the flags and the
-    /// process environment.
+    /// Loads the project's and the user's `keel.toml` (with `--profile`'s tables) and the
+    /// project's `.mcp.json`, and merges them under the process environment and the flags.
+    /// Old spellings in the files are warned about on stderr.
     pub fn load(args: &AgentArgs) -> Result<Self, ConfigError> {
         let env = Environment::from_process();
-        let project = Layer::load(&args.root.join(CONFIG_FILE))?;
-        let user = match env.user_config_file() {
-            Some(path) => Layer::load(&path)?,
-            None => Layer::default(),
-        };
-        let mcp_json =
-            keel_mcp::config::load_mcp_json(&args.root).map_err(|e| ConfigError::Invalid {
-                path: args.root.join(keel_mcp::config::MCP_JSON),
-                line: None,
-                text: None,
-                message: e.to_string(),
-            })?;
-        let mut settings = Self::resolve(args, &env, &project, &user);
-        settings.mcp_servers = keel_mcp::config::merge_layers([
-            &project.config.mcp_servers,
-            &mcp_json,
-            &user.config.mcp_servers,
-        ]);
-        Ok(settings)
+        let files = load_files(&args.root, &env, args.profile.as_deref())?;
+        for warning in &files.warnings {
+            eprintln!("warning: {warning}");
+        }
+        let mcp_json = mcp_json_layer(&args.root)?;
+        Ok(Self::resolve(
+            args,
+            &env,
+            Lang::from_env(None),
+            &files.layers,
+            Some(mcp_json),
+        ))
     }
 
-    /// Merges the sources: flags > environment > project file > user file > defaults.
-    pub fn resolve(args: &AgentArgs, env: &Environment, project: &Layer, user: &Layer) -> Self {
-        let files = [project, user];
-        let provider = match &args.provider {
-            Some(provider) => provider.clone(),
-            None => files
-                .iter()
-                .find(|l| l.config.provider.is_some())
-                .map_or_else(|| "openai".to_owned(), |l| layer_provider(l)),
-        };
-        let models = args
-            .model
-            .as_deref()
-            .or(env.model.as_deref())
-            .map(split_models)
-            .or_else(|| files.iter().find_map(|l| l.config.model.clone()))
-            .unwrap_or_default();
-        let base_url = args
-            .base_url
-            .clone()
-            .or_else(|| env.base_url.clone())
-            .or_else(|| files.iter().find_map(|l| l.config.base_url.clone()));
-        macro_rules! pick {
-            ($flag:expr, $key:ident, $default:expr) => {
-                $flag
-                    .or_else(|| files.iter().find_map(|l| l.config.$key))
-                    .unwrap_or($default)
-            };
+    /// Merges the sources: flags > environment > the file layers (highest first; the
+    /// project's `.mcp.json`, when given, between the project's file and the user's).
+    pub fn resolve(
+        args: &AgentArgs,
+        env: &Environment,
+        locale: Lang,
+        files: &[Layer],
+        mcp_json: Option<Layer>,
+    ) -> Self {
+        let mut layers = vec![flag_layer(args), env.layer()];
+        let mut mcp_json = mcp_json;
+        for layer in files {
+            layers.push(layer.clone());
+            if matches!(layer.origin, Origin::Project(_))
+                && let Some(mcp) = mcp_json.take()
+            {
+                layers.push(mcp);
+            }
         }
-        let verbose = pick!(args.verbose.then_some(true), verbose, false);
-        let base_url_for_images = base_url.clone();
-        let base_url_for_distill = base_url
-            .clone()
-            .or_else(|| std::env::var("OPENAI_BASE_URL").ok());
+        layers.extend(mcp_json);
+        let (config, origins) =
+            keel_config::Settings::resolve_with_origins(&layers, env.user_config_dir());
         Self {
             root: args.root.clone(),
-            provider,
-            models,
-            base_url,
-            approval: pick!(args.approval, approval, ApprovalPolicy::default()),
-            mode: pick!(args.mode.map(Mode::from), mode, Mode::Auto),
-            max_iterations: pick!(args.max_iterations, max_iterations, DEFAULT_MAX_ITERATIONS),
-            max_retries: args
-                .max_retries
-                .or_else(|| files.iter().find_map(|l| l.config.max_retries)),
-            idle_timeout: args
-                .idle_timeout
-                .or_else(|| files.iter().find_map(|l| l.config.idle_timeout)),
-            approve_plans: pick!(args.approve_plans.then_some(true), approve_plans, false),
-            approval_edits: files
-                .iter()
-                .find_map(|l| l.config.approval_edits)
-                .unwrap_or_default(),
-            shadow: pick!(args.shadow.then_some(true), shadow, false),
-            tool_format: pick!(args.tool_format, tool_format, ToolFormat::Native),
-            tool_profile: pick!(args.tool_profile, tool_profile, ToolProfile::Auto),
-            sampling: Sampling {
-                temperature: Some(pick!(args.temperature, temperature, DEFAULT_TEMPERATURE)),
-                top_p: args
-                    .top_p
-                    .or_else(|| files.iter().find_map(|l| l.config.top_p)),
-            },
-            test_command: args
-                .test_command
-                .clone()
-                .or_else(|| files.iter().find_map(|l| l.config.test_command.clone())),
-            auto_test: pick!(args.no_auto_test.then_some(false), auto_test, true),
-            attempts: args
-                .attempts
-                .or_else(|| files.iter().find_map(|l| l.config.attempts)),
-            context_window: args
-                .context_window
-                .or_else(|| files.iter().find_map(|l| l.config.context_window)),
+            color: color_when(config.color),
+            config,
+            origins,
             json: args.json,
             format: args.format.unwrap_or_default(),
-            verbose,
-            include_system_prompt: verbose
-                || files
-                    .iter()
-                    .find_map(|l| l.config.include_system_prompt)
-                    .unwrap_or(false),
-            color: pick!(args.color, color, ColorWhen::Auto),
-            lang: args.lang.unwrap_or(env.lang),
-            telemetry: keel_telemetry::TelemetryConfig::new(
-                files.iter().find_map(|l| {
-                    l.config
-                        .telemetry
-                        .as_ref()
-                        .and_then(|t| t.otlp_endpoint.clone())
-                }),
-                files
-                    .iter()
-                    .find_map(|l| l.config.telemetry.as_ref().and_then(|t| t.capture_content))
-                    .unwrap_or(false),
-            ),
-            user_config_dir: env.user_config_dir(),
-            instructions_files: files
-                .iter()
-                .find_map(|l| l.config.instructions_files.clone())
-                .unwrap_or_default(),
-            distill_memory: files
-                .iter()
-                .find_map(|l| l.config.memory.as_ref().and_then(|m| m.distill))
-                .unwrap_or_else(|| distills_by_default(base_url_for_distill.as_deref())),
-            pricing: pricing(&files),
-            sandbox: sandbox_policy(args.sandbox, &files),
-            libraries: files
-                .iter()
-                .find_map(|l| l.config.context.as_ref()?.libraries.clone())
-                .unwrap_or_default(),
-            max_history_messages: keel_host::ContextConfig::history_limit(
-                files
-                    .iter()
-                    .filter_map(|l| l.config.context.as_ref())
-                    .find(|c| c.max_messages.is_some()),
-            ),
-            images: image_settings(&files, base_url_for_images),
-            checkpoint_max_bytes: checkpoint_max_bytes(&files),
-            mcp_servers: keel_mcp::config::merge_layers(
-                files.iter().map(|l| &l.config.mcp_servers),
-            ),
+            lang: args.lang.unwrap_or(locale),
+        }
+    }
+
+    /// Where the session's traces go: `[telemetry]`, else the `OTEL_EXPORTER_OTLP_*` variables.
+    pub fn telemetry(&self) -> keel_telemetry::TelemetryConfig {
+        keel_telemetry::TelemetryConfig::new(
+            self.config.otlp_endpoint.clone(),
+            self.config.capture_content,
+        )
+    }
+
+    /// The session's agent settings: keel-config's one mapping, in the terminal's language.
+    pub fn agent_settings(&self, root: &Path, models: Vec<String>) -> AgentSettings {
+        AgentSettings {
+            lang: self.lang,
+            ..self.config.agent_settings(root, models)
         }
     }
 
     /// The `generate_image` settings for the project at `root` without agent flags (what
-    /// `keel tool call` uses): `[images]` over the chat `base_url` from `KEEL_BASE_URL` or the
-    /// files.
+    /// `keel tool call` uses).
     pub fn images_for(root: &Path) -> Result<ImageSettings, ConfigError> {
-        let env = Environment::from_process();
-        let project = Layer::load(&root.join(CONFIG_FILE))?;
-        let user = match env.user_config_file() {
-            Some(path) => Layer::load(&path)?,
-            None => Layer::default(),
-        };
-        let files = [&project, &user];
-        let chat = env
-            .base_url
-            .clone()
-            .or_else(|| files.iter().find_map(|l| l.config.base_url.clone()));
-        Ok(image_settings(&files, chat))
+        Ok(without_flags(root)?.images)
     }
 }
 
-/// `[images]` (project over user), its `base_url` defaulting to the chat provider's.
-fn image_settings(files: &[&Layer], chat: Option<String>) -> ImageSettings {
-    keel_host::image_settings(files.iter().filter_map(|l| l.config.images.as_ref()), chat)
+/// The flags as the top layer: a switch that is off sets nothing.
+fn flag_layer(args: &AgentArgs) -> Layer {
+    let config = FileConfig {
+        provider: args.provider.clone(),
+        model: args.model.as_deref().map(keel_config::split_models),
+        base_url: args.base_url.clone(),
+        approval: args.approval,
+        mode: args.mode.map(Mode::from),
+        max_iterations: args.max_iterations,
+        max_retries: args.max_retries,
+        idle_timeout: args.idle_timeout,
+        approve_plans: args.approve_plans.then_some(true),
+        shadow: args.shadow.then_some(true),
+        tool_format: args.tool_format,
+        tool_profile: args.tool_profile,
+        temperature: args.temperature,
+        top_p: args.top_p,
+        test_command: args.test_command.clone(),
+        auto_test: args.no_auto_test.then_some(false),
+        attempts: args.attempts,
+        context_window: args.context_window,
+        color: args.color.map(config_color),
+        verbose: args.verbose.then_some(true),
+        sandbox: args.sandbox,
+        ..FileConfig::default()
+    };
+    Layer::new(Origin::Flag, config, None)
+}
+
+/// The project's and the user's `keel.toml`, with `profile`'s tables.
+fn load_files(
+    root: &Path,
+    env: &Environment,
+    profile: Option<&str>,
+) -> Result<FileLayers, ConfigError> {
+    let user = env.user_config_file();
+    FileLayers::load(root, user.as_deref(), profile)
+}
+
+/// The project's `.mcp.json` as a layer of MCP servers.
+fn mcp_json_layer(root: &Path) -> Result<Layer, ConfigError> {
+    let path = root.join(keel_mcp::config::MCP_JSON);
+    let servers = keel_mcp::config::load_mcp_json(root).map_err(|e| ConfigError::Invalid {
+        path: path.clone(),
+        line: None,
+        text: None,
+        message: e.to_string(),
+    })?;
+    Ok(Layer::new(
+        Origin::McpJson(path),
+        FileConfig {
+            mcp_servers: servers,
+            ..FileConfig::default()
+        },
+        None,
+    ))
+}
+
+/// The settings of `root`'s and the user's files under the environment, without flags.
+fn without_flags(root: &Path) -> Result<keel_config::Settings, ConfigError> {
+    let env = Environment::from_process();
+    let files = load_files(root, &env, None)?;
+    let mut layers = vec![env.layer()];
+    layers.extend(files.layers);
+    Ok(keel_config::Settings::resolve(
+        &layers,
+        env.user_config_dir(),
+    ))
 }
 
 /// The sandbox settings of `root`'s and the user's `keel.toml` under the `--sandbox` flag, for
 /// commands that run tools without an agent (`keel tool call`, `keel exec-file`).
 pub fn load_sandbox(root: &Path, flag: Option<SandboxMode>) -> Result<SandboxPolicy, ConfigError> {
-    let env = Environment::from_process();
-    let project = Layer::load(&root.join(CONFIG_FILE))?;
-    let user = match env.user_config_file() {
-        Some(path) => Layer::load(&path)?,
-        None => Layer::default(),
-    };
-    Ok(sandbox_policy(flag, &[&project, &user]))
+    let mut policy = without_flags(root)?.sandbox;
+    if let Some(mode) = flag {
+        policy.mode = mode;
+    }
+    Ok(policy)
 }
 
 /// `checkpoint_max_mb` of `root`'s and the user's `keel.toml` (the project's first) in bytes,
 /// or the default: for commands that read checkpoints without an agent.
 pub fn load_checkpoint_max_bytes(root: &Path) -> Result<u64, ConfigError> {
-    let env = Environment::from_process();
-    let project = Layer::load(&root.join(CONFIG_FILE))?;
-    let user = match env.user_config_file() {
-        Some(path) => Layer::load(&path)?,
-        None => Layer::default(),
-    };
-    Ok(checkpoint_max_bytes(&[&project, &user]))
+    Ok(without_flags(root)?.checkpoint_max_bytes)
 }
 
-/// `checkpoint_max_mb` of the files (the project's first) in bytes, or the default.
-fn checkpoint_max_bytes(files: &[&Layer]) -> u64 {
-    keel_host::checkpoint_max_bytes(files.iter().map(|l| l.config.checkpoint_max_mb))
-}
-
-/// `--sandbox` over the files' `sandbox` (default `workspace-write`), and the files' `network`,
-/// `writable_roots` (both files' together) and `sandbox_fallback`, the project's first.
-fn sandbox_policy(flag: Option<SandboxMode>, files: &[&Layer]) -> SandboxPolicy {
-    SandboxPolicy {
-        mode: flag
-            .or_else(|| files.iter().find_map(|l| l.config.sandbox))
-            .unwrap_or_default(),
-        network: files.iter().find_map(|l| l.config.network).unwrap_or(false),
-        writable_roots: files
-            .iter()
-            .flat_map(|l| l.config.writable_roots.iter().flatten().cloned())
-            .collect(),
-        fallback: files
-            .iter()
-            .find_map(|l| l.config.sandbox_fallback)
-            .unwrap_or_default(),
+/// The renderer's colour switch for keel-config's `color`.
+fn color_when(color: keel_config::Color) -> ColorWhen {
+    match color {
+        keel_config::Color::Auto => ColorWhen::Auto,
+        keel_config::Color::Always => ColorWhen::Always,
+        keel_config::Color::Never => ColorWhen::Never,
     }
 }
 
-/// The built-in prices with the files' overrides, the user's first so the project's win.
-fn pricing(files: &[&Layer]) -> Pricing {
-    keel_host::pricing_with(files.iter().rev().map(|l| &l.config.pricing))
-}
-
-/// A layer's provider, with a relative `scripted:` path taken from the file's folder.
-fn layer_provider(layer: &Layer) -> String {
-    let provider = layer.config.provider.clone().unwrap_or_default();
-    match (provider.strip_prefix("scripted:"), &layer.dir) {
-        (Some(file), Some(dir)) if Path::new(file).is_relative() => {
-            format!("scripted:{}", dir.join(file).display())
-        }
-        _ => provider,
+/// keel-config's `color` for the `--color` flag.
+fn config_color(color: ColorWhen) -> keel_config::Color {
+    match color {
+        ColorWhen::Auto => keel_config::Color::Auto,
+        ColorWhen::Always => keel_config::Color::Always,
+        ColorWhen::Never => keel_config::Color::Never,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use clap::Parser;
+    use keel_engine::agent::ToolFormat;
+    use keel_protocol::ApprovalPolicy;
 
     use super::*;
     use crate::commands::agent_args::ModeArg;
@@ -420,126 +236,58 @@ mod tests {
         Cli::try_parse_from(argv).unwrap().agent
     }
 
-    fn layer(text: &str) -> Layer {
-        Layer {
-            dir: Some(PathBuf::from("/conf")),
-            config: FileConfig::parse(Path::new("/conf/keel.toml"), text).unwrap(),
-        }
+    fn file(origin: Origin, text: &str) -> Layer {
+        let parsed = keel_config::parse(Path::new("/conf/keel.toml"), text).unwrap();
+        Layer::new(origin, parsed.config, Some(Path::new("/conf")))
+    }
+
+    fn project(text: &str) -> Layer {
+        file(Origin::Project(PathBuf::from("/p/keel.toml")), text)
+    }
+
+    fn user(text: &str) -> Layer {
+        file(Origin::User(PathBuf::from("/u/keel.toml")), text)
+    }
+
+    fn resolve(flags: &[&str], env: &Environment, files: &[Layer]) -> Settings {
+        Settings::resolve(&args(flags), env, Lang::En, files, None)
     }
 
     #[test]
     fn defaults_when_nothing_is_set() {
-        let s = Settings::resolve(
-            &args(&[]),
-            &Environment::default(),
-            &Layer::default(),
-            &Layer::default(),
-        );
-        assert_eq!(s.provider, "openai");
-        assert!(s.models.is_empty());
-        assert_eq!(s.base_url, None);
-        assert_eq!(s.approval, ApprovalPolicy::OnDangerous);
-        assert_eq!(s.mode, Mode::Auto);
-        assert_eq!(s.max_iterations, DEFAULT_MAX_ITERATIONS);
-        assert_eq!(s.tool_format, ToolFormat::Native);
-        assert_eq!(s.context_window, None);
-        assert!(!s.approve_plans && !s.verbose && !s.json && !s.include_system_prompt);
+        let s = resolve(&[], &Environment::default(), &[]);
+        assert_eq!(s.config.provider, "openai");
+        assert!(s.config.models.is_empty());
+        assert_eq!(s.config.approval, ApprovalPolicy::OnDangerous);
+        assert_eq!(s.config.mode, Mode::Auto);
+        assert_eq!(s.config.max_iterations, keel_config::DEFAULT_MAX_ITERATIONS);
+        assert_eq!(s.config.tool_format, ToolFormat::Native);
+        assert!(!s.config.approve_plans && !s.config.verbose && !s.json);
         assert_eq!(s.color, ColorWhen::Auto);
-        assert!(s.distill_memory);
-        assert_eq!(s.pricing, Pricing::builtin());
-    }
-
-    #[test]
-    fn the_history_limit_comes_from_context_max_messages() {
-        let none = layer("");
-        let s = Settings::resolve(&args(&[]), &Environment::default(), &none, &none);
-        assert_eq!(s.max_history_messages, Some(50), "seed 002's 50 by default");
-        let user = layer("[context]\nmax_messages = 80\n");
-        let s = Settings::resolve(&args(&[]), &Environment::default(), &none, &user);
-        assert_eq!(s.max_history_messages, Some(80));
-        // The project's wins; 0 means no limit.
-        let project = layer("[context]\nmax_messages = 0\n");
-        let s = Settings::resolve(&args(&[]), &Environment::default(), &project, &user);
-        assert_eq!(s.max_history_messages, None);
-    }
-
-    #[test]
-    fn images_and_libraries_come_from_the_files() {
-        let project = layer("base_url = 'http://chat/v1'\n[context]\nlibraries = ['tokio']\n");
-        let user = layer("[images]\nmodel = 'img'\n[context]\nlibraries = ['serde']\n");
-        let s = Settings::resolve(&args(&[]), &Environment::default(), &project, &user);
-        assert_eq!(s.libraries, ["tokio"]);
-        assert_eq!(s.images.model.as_deref(), Some("img"));
-        // No `[images] base_url`: the chat provider's.
-        assert_eq!(s.images.base_url.as_deref(), Some("http://chat/v1"));
-        let project = layer("[images]\nbase_url = 'http://images/v1'\n");
-        let s = Settings::resolve(
-            &args(&["--base-url", "http://flag/v1"]),
-            &Environment::default(),
-            &project,
-            &user,
-        );
-        assert_eq!(s.images.base_url.as_deref(), Some("http://images/v1"));
-        assert!(s.libraries == ["serde"]);
-        let s = Settings::resolve(
-            &args(&["--base-url", "http://flag/v1"]),
-            &Environment::default(),
-            &Layer::default(),
-            &Layer::default(),
-        );
-        assert_eq!(s.images.base_url.as_deref(), Some("http://flag/v1"));
-        assert_eq!(s.images.model, None);
-    }
-
-    #[test]
-    fn memory_and_prices_merge_project_over_user() {
-        let project = layer("[pricing.gpt-4o]\ninput = 1\noutput = 2\n");
-        let user = layer(
-            "[memory]\ndistill = false\n[pricing.gpt-4o]\ninput = 9\noutput = 9\n\
-             [pricing.local-llama]\ninput = 0\noutput = 0\n",
-        );
-        let s = Settings::resolve(&args(&[]), &Environment::default(), &project, &user);
-        assert!(!s.distill_memory);
-        let price = s.pricing.price("gpt-4o").unwrap();
-        assert_eq!(
-            (price.input, price.cached_input, price.output),
-            (1.0, None, 2.0)
-        );
-        assert_eq!(s.pricing.price("local-llama").map(|p| p.input), Some(0.0));
-        assert!(s.pricing.price("gpt-4o-mini").is_some());
-        let project = layer("[memory]\ndistill = true\n");
-        let s = Settings::resolve(&args(&[]), &Environment::default(), &project, &user);
-        assert!(s.distill_memory);
+        assert!(s.config.auto_test);
     }
 
     #[test]
     fn flags_beat_env_beat_project_beat_user() {
-        let project =
-            layer("model = 'project'\nmode = 'plan'\nmax_iterations = 5\ncontext_window = 8192");
-        let user = layer(
-            "model = 'user'\nmode = 'direct'\nmax_iterations = 9\nbase_url = 'http://user'\n\
-             tool_format = 'xml'\napprove_plans = true\ncontext_window = 4096",
-        );
         let env = Environment {
             model: Some("env-a,env-b".to_owned()),
-            base_url: None,
-            config_dir: None,
-            lang: Lang::ZhCn,
+            ..Environment::default()
         };
-        let s = Settings::resolve(&args(&[]), &env, &project, &user);
-        assert_eq!(s.models, ["env-a", "env-b"]);
-        assert_eq!(s.mode, Mode::Plan);
-        assert_eq!(s.max_iterations, 5);
+        let files = [
+            project("model = 'project'\nmode = 'plan'\nmax_iterations = 5"),
+            user(
+                "model = 'user'\nbase_url = 'http://user'\ntool_format = 'xml'\napprove_plans = true\ncolor = 'never'",
+            ),
+        ];
+        let s = Settings::resolve(&args(&[]), &env, Lang::ZhCn, &files, None);
+        assert_eq!(s.config.models, ["env-a", "env-b"]);
+        assert_eq!((s.config.mode, s.config.max_iterations), (Mode::Plan, 5));
+        assert_eq!(s.config.base_url.as_deref(), Some("http://user"));
+        assert!(s.config.approve_plans);
+        assert_eq!(s.color, ColorWhen::Never);
         assert_eq!(s.lang, Lang::ZhCn, "the locale's language without --lang");
-        let s = Settings::resolve(&args(&["--lang", "en"]), &env, &project, &user);
-        assert_eq!(s.lang, Lang::En, "--lang wins over the locale");
-        assert_eq!(s.base_url.as_deref(), Some("http://user"));
-        assert_eq!(s.tool_format, ToolFormat::Xml);
-        assert_eq!(s.context_window, Some(8192));
-        assert!(s.approve_plans);
-
-        let s = Settings::resolve(
-            &args(&[
+        let s = resolve(
+            &[
                 "--model",
                 "flag",
                 "--mode",
@@ -550,65 +298,139 @@ mod tests {
                 "native",
                 "--base-url",
                 "http://flag",
-                "--context-window",
-                "16000",
-            ]),
+                "--color",
+                "always",
+                "--lang",
+                "en",
+                "--no-auto-test",
+                "-v",
+            ],
             &env,
-            &project,
-            &user,
+            &files,
         );
-        assert_eq!(s.models, ["flag"]);
-        assert_eq!(s.mode, Mode::Auto);
-        assert_eq!(s.max_iterations, 3);
-        assert_eq!(s.tool_format, ToolFormat::Native);
-        assert_eq!(s.base_url.as_deref(), Some("http://flag"));
-        assert_eq!(s.context_window, Some(16000));
-
-        let s = Settings::resolve(&args(&[]), &Environment::default(), &project, &user);
-        assert_eq!(s.models, ["project"]);
+        assert_eq!(s.config.models, ["flag"]);
+        assert_eq!((s.config.mode, s.config.max_iterations), (Mode::Auto, 3));
+        assert_eq!(s.config.tool_format, ToolFormat::Native);
+        assert_eq!(s.config.base_url.as_deref(), Some("http://flag"));
+        assert_eq!((s.color, s.lang), (ColorWhen::Always, Lang::En));
+        assert!(!s.config.auto_test);
+        assert!(s.config.verbose && s.config.include_system_prompt);
+        assert_eq!(s.origins.of("model"), &Origin::Flag);
     }
 
     #[test]
-    fn the_system_prompt_is_included_when_verbose_or_asked_for() {
-        let none = Layer::default();
-        let env = Environment::default();
-        let s = Settings::resolve(&args(&["-v"]), &env, &none, &none);
-        assert!(s.verbose && s.include_system_prompt);
-        let s = Settings::resolve(&args(&[]), &env, &layer("verbose = true"), &none);
-        assert!(s.include_system_prompt);
+    fn mcp_json_lies_between_the_project_and_the_user() {
+        let mcp = Layer::new(
+            Origin::McpJson(PathBuf::from("/p/.mcp.json")),
+            FileConfig {
+                mcp_servers: [(
+                    "a".to_owned(),
+                    keel_mcp::ServerConfig {
+                        command: Some("from-json".into()),
+                        ..Default::default()
+                    },
+                )]
+                .into(),
+                ..FileConfig::default()
+            },
+            None,
+        );
+        let files = [
+            project("[mcp_servers.b]\ncommand = 'from-project'\n"),
+            user("[mcp_servers.a]\ncommand = 'from-user'\n[mcp_servers.c]\ncommand = 'c'\n"),
+        ];
         let s = Settings::resolve(
             &args(&[]),
-            &env,
-            &none,
-            &layer("include_system_prompt = true"),
+            &Environment::default(),
+            Lang::En,
+            &files,
+            Some(mcp),
         );
-        assert!(!s.verbose && s.include_system_prompt);
-        // The project's `false` wins over the user's `true`.
-        let s = Settings::resolve(
-            &args(&[]),
-            &env,
-            &layer("include_system_prompt = false"),
-            &layer("include_system_prompt = true"),
-        );
-        assert!(!s.include_system_prompt);
+        let command = |name: &str| s.config.mcp_servers[name].command.clone().unwrap();
+        assert_eq!(command("a"), "from-json");
+        assert_eq!(command("b"), "from-project");
+        assert_eq!(command("c"), "c");
     }
 
+    /// One keel.toml read as the project's file by the CLI and as the server's file by the
+    /// server gives the same agent settings.
     #[test]
-    fn a_relative_script_is_taken_from_the_file_folder() {
-        let s = Settings::resolve(
-            &args(&[]),
-            &Environment::default(),
-            &layer("provider = 'scripted:demo.json'"),
-            &Layer::default(),
+    fn the_cli_and_the_server_resolve_one_file_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let text = r#"
+provider = "openai"
+model = ["m1", "m2"]
+base_url = "http://127.0.0.1:9/v1"
+approval = "always"
+mode = "plan"
+max_iterations = 7
+max_retries = 4
+idle_timeout = 30
+approve_plans = true
+approval_edits = "ask"
+shadow = true
+tool_format = "xml"
+tool_profile = "compact"
+temperature = 0.3
+top_p = 0.9
+test_command = "make test"
+auto_test = false
+attempts = 2
+context_window = 32768
+repo_map = false
+include_system_prompt = true
+instructions_files = ["CLAUDE.md"]
+sandbox = "read-only"
+network = true
+writable_roots = ["/tmp/shared"]
+sandbox_fallback = "warn"
+checkpoint_max_mb = 64
+[memory]
+distill = false
+[context]
+libraries = ["tokio"]
+max_messages = 9
+[images]
+model = "img"
+[pricing.m1]
+input = 1
+output = 2
+"#;
+        std::fs::write(root.join("keel.toml"), text).unwrap();
+        let user_dir = keel_host::user_config_dir();
+        let env = Environment {
+            config_dir: user_dir.clone(),
+            ..Environment::default()
+        };
+        let files = FileLayers::load(root, None, None).unwrap();
+        let root_flag = root.display().to_string();
+        let cli = Settings::resolve(
+            &args(&["--root", &root_flag]),
+            &env,
+            Lang::En,
+            &files.layers,
+            None,
         );
-        assert_eq!(s.provider, "scripted:/conf/demo.json");
-        let s = Settings::resolve(
-            &args(&["--provider", "scripted:x.json"]),
-            &Environment::default(),
-            &layer("provider = 'scripted:demo.json'"),
-            &Layer::default(),
+        let server = keel_server::config::ServerConfig::resolve(&keel_server::config::ServerArgs {
+            config: Some(root.join("keel.toml")),
+            ..Default::default()
+        })
+        .unwrap();
+        let models = vec!["m1".to_owned(), "m2".to_owned()];
+        let from_cli = cli.agent_settings(root, models.clone());
+        let from_server = server.provider.agent_settings(root, models);
+        assert_eq!(format!("{from_cli:#?}"), format!("{from_server:#?}"));
+        assert_eq!(cli.config, server.provider);
+        // And the values are the file's, not defaults.
+        assert_eq!(from_cli.max_retries, Some(4));
+        assert_eq!(from_cli.tool_format, ToolFormat::Xml);
+        assert!(!from_cli.repo_map && !from_cli.distill_memory && from_cli.shadow);
+        assert_eq!(
+            server.provider.provider_spec().idle_timeout,
+            Some(std::time::Duration::from_secs(30))
         );
-        assert_eq!(s.provider, "scripted:x.json");
+        assert_eq!(server.checkpoint_max_bytes("any"), 64 * 1024 * 1024);
     }
 
     #[test]
@@ -619,30 +441,14 @@ mod tests {
     }
 
     #[test]
-    fn keel_config_dir_names_the_user_file() {
-        let env = Environment {
-            config_dir: Some(PathBuf::from("/cfg")),
-            ..Environment::default()
-        };
-        assert_eq!(
-            env.user_config_file(),
-            Some(PathBuf::from("/cfg/keel.toml"))
+    fn the_agent_settings_carry_the_language() {
+        let s = resolve(
+            &["--lang", "zh-CN", "--max-retries", "2"],
+            &Environment::default(),
+            &[],
         );
-        assert_eq!(env.user_config_dir(), Some(PathBuf::from("/cfg")));
-        let s = Settings::resolve(&args(&[]), &env, &Layer::default(), &Layer::default());
-        assert_eq!(s.user_config_dir, Some(PathBuf::from("/cfg")));
-    }
-
-    #[test]
-    fn the_project_names_instruction_files_over_the_user() {
-        let project = layer("instructions_files = ['CLAUDE.md']");
-        let user = layer("instructions_files = ['GEMINI.md', 'CLAUDE.md']");
-        let env = Environment::default();
-        let s = Settings::resolve(&args(&[]), &env, &project, &user);
-        assert_eq!(s.instructions_files, ["CLAUDE.md"]);
-        let s = Settings::resolve(&args(&[]), &env, &Layer::default(), &user);
-        assert_eq!(s.instructions_files, ["GEMINI.md", "CLAUDE.md"]);
-        let s = Settings::resolve(&args(&[]), &env, &Layer::default(), &Layer::default());
-        assert!(s.instructions_files.is_empty());
+        let agent = s.agent_settings(Path::new("/p"), vec!["m".to_owned()]);
+        assert_eq!(agent.lang, Lang::ZhCn);
+        assert_eq!(agent.max_retries, Some(2));
     }
 }

@@ -14,11 +14,9 @@ use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use keel_context::InstructionSources;
 use keel_events::{AgentStatus, DisplayStyle, Emitter, Event, EventHandler, JsonlHandler};
 use keel_host::{
-    AgentSettings, HostedSession, Interaction, OpenedSession, SessionHost, SessionSource,
-    TurnEnd as StoredEnd,
+    HostedSession, Interaction, OpenedSession, SessionHost, SessionSource, TurnEnd as StoredEnd,
 };
 use keel_protocol::CannotAnswer;
 use keel_protocol::{Approver, CannotAsk};
@@ -170,7 +168,7 @@ impl Host {
             .root
             .canonicalize()
             .map_err(|e| format!("workspace root `{}`: {e}", settings.root.display()))?;
-        let agent_settings = agent_settings(settings, &root, models.clone());
+        let agent_settings = settings.agent_settings(&root, models.clone());
 
         let source = match resume {
             Some(resume) => SessionSource::Resume {
@@ -180,7 +178,7 @@ impl Host {
             None => SessionSource::New(
                 NewSession::new(keel_host::project_id_of(&root), root.clone())
                     .with_model(models.join(","))
-                    .with_mode(settings.mode.as_str()),
+                    .with_mode(settings.config.mode.as_str()),
             ),
         };
         // The store first, so every event is queued for storage before anything shows it.
@@ -212,7 +210,7 @@ impl Host {
             };
             let options = RenderOptions {
                 color: settings.color.for_stdout(),
-                verbose: settings.verbose,
+                verbose: settings.config.verbose,
                 lang: settings.lang,
             };
             let rewrite = stdout.is_terminal() && options.color;
@@ -227,7 +225,7 @@ impl Host {
         };
         let messages = Messages::new(settings.lang);
         let mut warnings = warnings;
-        let telemetry = match keel_telemetry::Telemetry::start(&settings.telemetry) {
+        let telemetry = match keel_telemetry::Telemetry::start(&settings.telemetry()) {
             Ok(telemetry) => telemetry,
             Err(e) => {
                 warnings.push(e.to_string());
@@ -288,7 +286,7 @@ impl Host {
             .start(
                 &agent_settings,
                 provider,
-                &settings.mcp_servers,
+                &settings.config.mcp_servers,
                 interaction,
                 store_warnings,
             )
@@ -423,45 +421,5 @@ impl Host {
             }
         }
         let _ = std::io::stdout().flush();
-    }
-}
-
-/// The host's agent settings from the CLI's.
-fn agent_settings(
-    settings: &Settings,
-    root: &std::path::Path,
-    models: Vec<String>,
-) -> AgentSettings {
-    AgentSettings {
-        mode: settings.mode,
-        max_iterations: settings.max_iterations,
-        approval: settings.approval,
-        sandbox: settings.sandbox.clone(),
-        approve_plans: settings.approve_plans,
-        tool_format: settings.tool_format,
-        max_retries: settings.max_retries,
-        include_system_prompt: settings.include_system_prompt,
-        context_window: settings.context_window,
-        instructions: InstructionSources {
-            user_dir: settings.user_config_dir.clone(),
-            extra_files: settings.instructions_files.clone(),
-            ..InstructionSources::default()
-        },
-        distill_memory: settings.distill_memory,
-        pricing: settings.pricing.clone(),
-        rules_dir: settings.user_config_dir.clone(),
-        approval_edits: settings.approval_edits,
-        shadow: settings.shadow,
-        libraries: settings.libraries.clone(),
-        images: settings.images.clone(),
-        checkpoint_max_bytes: settings.checkpoint_max_bytes,
-        sampling: settings.sampling,
-        tool_profile: settings.tool_profile,
-        test_command: settings.test_command.clone(),
-        auto_test: settings.auto_test,
-        attempts: settings.attempts,
-        max_history_messages: settings.max_history_messages,
-        lang: settings.lang,
-        ..AgentSettings::new(root, models)
     }
 }

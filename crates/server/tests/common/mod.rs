@@ -114,7 +114,7 @@ pub struct Options {
     /// Lease on running turns (default: the server's).
     pub turn_lease: Option<Duration>,
     /// Changes to the model settings the tests share.
-    pub provider: fn(&mut keel_server::config::ProviderSettings),
+    pub provider: fn(&mut keel_config::Settings),
     /// `[mcp_servers.NAME]` of the server's configuration (every project).
     pub mcp_servers: std::collections::BTreeMap<String, keel_mcp::ServerConfig>,
     /// A server config file's text to start from (default: no file).

@@ -84,6 +84,7 @@ pub fn run(args: DoctorArgs) -> ExitCode {
 fn target(args: &DoctorArgs, settings: &Settings) -> Target {
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
     let base_url = settings
+        .config
         .base_url
         .clone()
         .or_else(|| env("OPENAI_BASE_URL"))
@@ -96,10 +97,11 @@ fn target(args: &DoctorArgs, settings: &Settings) -> Target {
     Target {
         base_url: base_url.trim_end_matches('/').to_owned(),
         api_key: env("OPENAI_API_KEY").unwrap_or_default(),
-        model: settings.models.first().map(|m| (m.clone(), source)),
-        configured_window: settings.context_window,
-        provider: settings.provider.clone(),
+        model: settings.config.models.first().map(|m| (m.clone(), source)),
+        configured_window: settings.config.context_window,
+        provider: settings.config.provider.clone(),
         timeout: settings
+            .config
             .idle_timeout
             .map_or(DEFAULT_TIMEOUT, Duration::from_secs),
     }

@@ -9,7 +9,7 @@ use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, value};
 
 use super::{AddArgs, RemoveArgs};
 use crate::commands::EXIT_USAGE;
-use crate::config::{CONFIG_FILE, Environment};
+use keel_config::{CONFIG_FILE, Environment};
 
 /// Why an edit was not made.
 #[derive(Debug, PartialEq, Eq)]
@@ -289,7 +289,9 @@ distill = false # keep memory by hand
         .unwrap();
         insta::assert_snapshot!(twice);
         // The edited file reads back as the servers added.
-        let parsed = crate::config::FileConfig::parse(Path::new("keel.toml"), &twice).unwrap();
+        let parsed = keel_config::parse(Path::new("keel.toml"), &twice)
+            .unwrap()
+            .config;
         assert_eq!(parsed.mcp_servers["github"], config);
         assert_eq!(parsed.model, Some(vec!["gpt-4.1".to_owned()]));
     }

@@ -54,9 +54,9 @@ pub fn run(args: ServeArgs) -> ExitCode {
             Ok(checkpoints) => checkpoints,
             Err(e) => return usage("mcp serve", format!("--root: {e}")),
         };
-        let tools = ServedTools::builtin(root.clone(), settings.approval)
+        let tools = ServedTools::builtin(root.clone(), settings.config.approval)
             .with_checkpoints(Arc::new(checkpoints));
-        let server = McpServer::new(root, settings.approval, Arc::new(tools))
+        let server = McpServer::new(root, settings.config.approval, Arc::new(tools))
             .with_task_runner(Arc::new(HostTaskRunner { settings }));
         match keel_mcp_serve::serve_stdio(server).await {
             Ok(()) => ExitCode::SUCCESS,
@@ -83,7 +83,7 @@ impl TaskRunner for HostTaskRunner {
     ) -> Result<TaskReport, TaskError> {
         let mut settings = self.settings.clone();
         if let Some(mode) = request.mode {
-            settings.mode = mode;
+            settings.config.mode = mode;
         }
         let mut host = Host::start_embedded(&settings, None, context.events, context.approver)
             .await

@@ -20,7 +20,7 @@ fn configured(root: &Path) -> Result<BTreeMap<String, ServerConfig>, String> {
         ..AgentArgs::default()
     };
     Settings::load(&args)
-        .map(|s| s.mcp_servers)
+        .map(|s| s.config.mcp_servers)
         .map_err(|e| e.to_string())
 }
 

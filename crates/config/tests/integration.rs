@@ -1,0 +1,6 @@
+//! keel-config's integration tests, one binary.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod keys;
+mod layers;
+mod schema;
