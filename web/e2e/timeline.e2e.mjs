@@ -204,7 +204,9 @@ function blocks(png) {
 /** Takes screenshot `name` (dynamic text masked) and compares it loosely with the committed one. */
 async function screenshot(page, name) {
   const path = join(ARTIFACTS, `${name}.png`);
-  const mask = [page.locator("time"), page.locator(".session-header .muted"), page.getByTestId("session-item")];
+  // Masked: times, the session's root, the session list, an MCP server's command line (it holds
+  // this checkout's path).
+  const mask = [page.locator("time"), page.locator(".session-header .muted"), page.getByTestId("session-item"), page.locator(".mcp-transport")];
   await page.screenshot({ path, mask, animations: "disabled", caret: "hide" });
   const baseline = join(SCREENSHOTS, `${name}.png`);
   if (!existsSync(baseline) || process.env.KEEL_E2E_UPDATE_SCREENSHOTS) {

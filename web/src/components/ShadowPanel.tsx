@@ -32,16 +32,17 @@ export function ShadowPanel(props: {
   const [confirming, setConfirming] = useState(false);
   const [outcome, setOutcome] = useState<Said | undefined>();
   const [error, setError] = useState<string | undefined>();
-  const fail = (err: unknown) => {
+  // Stable: it reads the latest callback through the ref.
+  const fail = useCallback((err: unknown) => {
     if (!onAuthFailure.current(err)) setError(err instanceof Error ? err.message : String(err));
-  };
+  }, []);
   const load = useCallback(async () => {
     try {
       setBatch(await api.getShadow(sessionId));
     } catch (err) {
-      if (!onAuthFailure.current(err)) setError(err instanceof Error ? err.message : String(err));
+      fail(err);
     }
-  }, [api, sessionId]);
+  }, [api, sessionId, fail]);
   // A turn stages changes: reload when one starts or ends.
   useEffect(() => {
     void load();
@@ -103,12 +104,10 @@ export function ShadowPanel(props: {
           </p>
           <ul className="shadow-list">
             {batch.changes.map((change) => {
-              const boxId = `shadow-include-${change.path}`;
               return (
                 <li key={change.path} data-testid="shadow-change" data-path={change.path} data-kind={change.kind}>
                   <input
                     type="checkbox"
-                    id={boxId}
                     data-testid="shadow-include"
                     checked={!leftOut.has(change.path)}
                     disabled={busy}
