@@ -228,3 +228,100 @@ rewind-scope-files = files
 rewind-scope-conversation = conversation
 rewind-scope-both = files and conversation
 run-waiting = running · { $status }
+
+# Approval "always": the server writes allow rules for the same command or tool.
+approval-always = Always allow
+approval-always-hint = Approve, and write an allow rule so the same command or tool call is not asked about again
+always-heading = Rules written
+always-rules = Always allowed: { $count ->
+    [one] { $count } rule written
+   *[other] { $count } rules written
+}.
+always-no-rules = Approved; no rule was written for this request.
+always-file = In { $file }:
+
+panel-refresh = Refresh
+
+# The shadow workspace: changes staged until they are applied.
+shadow-heading = Staged changes (shadow workspace)
+shadow-empty = Nothing staged: the real files are as the agent left them.
+shadow-summary = { $files ->
+    [one] { $files } file staged
+   *[other] { $files } files staged
+}
+shadow-include = Include { $path }
+shadow-kind-created = created
+shadow-kind-updated = updated
+shadow-kind-deleted = deleted
+shadow-kind-moved = moved
+shadow-conflict = conflict
+shadow-no-diff = No diff (binary or too large).
+shadow-wait = A turn is running; apply or discard when it ends.
+shadow-apply = Apply all
+shadow-apply-some = Apply { $count ->
+    [one] { $count } file
+   *[other] { $count } files
+}
+shadow-discard = Discard all…
+shadow-discard-some = Discard { $count ->
+    [one] { $count } file
+   *[other] { $count } files
+}…
+shadow-discard-confirm = Discard every staged change? The real files stay as they are.
+shadow-discard-confirm-some = Discard { $count ->
+    [one] { $count } staged change
+   *[other] { $count } staged changes
+}? The real files stay as they are.
+shadow-discard-yes = Discard
+shadow-keep = Keep
+shadow-applied = Applied { $count ->
+    [one] { $count } file
+   *[other] { $count } files
+} to the real tree; { $remaining } still staged.
+shadow-applied-conflicts = Applied { $count ->
+    [one] { $count } file
+   *[other] { $count } files
+}; { $conflicts ->
+    [one] { $conflicts } conflict
+   *[other] { $conflicts } conflicts
+} left staged (the real file changed since the agent saw it): { $detail }
+shadow-discarded-all = Discarded every staged change.
+shadow-discarded = Discarded { $count ->
+    [one] { $count } staged change
+   *[other] { $count } staged changes
+}; { $remaining } still staged.
+
+# Project memory: what the model remembers across sessions.
+memory-heading = Project memory
+memory-empty = Nothing remembered yet.
+memory-kind-label = Kind
+memory-kind-all = All kinds ({ $count })
+memory-kind-count = { $kind } ({ $count })
+memory-kind-fact = fact
+memory-kind-convention = convention
+memory-kind-decision = decision
+memory-filter-label = Filter memory
+memory-filter-placeholder = Filter by words or tags
+memory-none-match = No entry matches.
+memory-forget = Forget
+memory-forget-label = Forget “{ $text }”
+memory-forget-confirm = Forget this entry?
+memory-forget-yes = Forget
+memory-keep = Keep
+memory-forgotten = Forgotten: { $text }
+
+# MCP servers of the session.
+mcp-heading = MCP servers
+mcp-empty = No MCP servers are configured for this project.
+mcp-state-running = running
+mcp-state-failed = failed
+mcp-state-stopped = not started
+mcp-state-disabled = disabled
+mcp-tools = { $count ->
+    [one] { $count } tool
+   *[other] { $count } tools
+}
+mcp-tools-offered = { $offered } of { $count } tools offered
+mcp-tool-list = Tools
+mcp-tool-not-offered = (not offered)
+task-shadow = Stage changes in a shadow workspace (review, then apply)

@@ -204,3 +204,70 @@ rewind-scope-files = 文件
 rewind-scope-conversation = 对话
 rewind-scope-both = 文件和对话
 run-waiting = 运行中 · { $status }
+
+# 审批“始终允许”：服务器为同一命令或工具写入允许规则。
+approval-always = 始终允许
+approval-always-hint = 批准，并写入允许规则，以后同样的命令或工具调用不再询问
+always-heading = 已写入的规则
+always-rules = 已始终允许：写入了 { $count } 条规则。
+always-no-rules = 已批准；此请求没有写入规则。
+always-file = 写入 { $file }：
+
+panel-refresh = 刷新
+
+# 影子工作区：变更暂存，直到应用。
+shadow-heading = 暂存的变更（影子工作区）
+shadow-empty = 没有暂存的变更：真实文件保持智能体留下的样子。
+shadow-summary = 暂存了 { $files } 个文件
+shadow-include = 包含 { $path }
+shadow-kind-created = 新建
+shadow-kind-updated = 修改
+shadow-kind-deleted = 删除
+shadow-kind-moved = 移动
+shadow-conflict = 冲突
+shadow-no-diff = 没有差异（二进制文件或文件过大）。
+shadow-wait = 有一轮正在运行；请在结束后再应用或丢弃。
+shadow-apply = 全部应用
+shadow-apply-some = 应用 { $count } 个文件
+shadow-discard = 全部丢弃…
+shadow-discard-some = 丢弃 { $count } 个文件…
+shadow-discard-confirm = 丢弃所有暂存的变更？真实文件保持不变。
+shadow-discard-confirm-some = 丢弃 { $count } 个暂存的变更？真实文件保持不变。
+shadow-discard-yes = 丢弃
+shadow-keep = 保留
+shadow-applied = 已将 { $count } 个文件应用到真实目录；仍有 { $remaining } 个暂存。
+shadow-applied-conflicts = 已应用 { $count } 个文件；{ $conflicts } 个冲突仍暂存（智能体读取后真实文件已被修改）：{ $detail }
+shadow-discarded-all = 已丢弃所有暂存的变更。
+shadow-discarded = 已丢弃 { $count } 个暂存的变更；仍有 { $remaining } 个暂存。
+
+# 项目记忆：模型跨会话记住的内容。
+memory-heading = 项目记忆
+memory-empty = 还没有记住任何内容。
+memory-kind-label = 类型
+memory-kind-all = 全部类型（{ $count }）
+memory-kind-count = { $kind }（{ $count }）
+memory-kind-fact = 事实
+memory-kind-convention = 约定
+memory-kind-decision = 决定
+memory-filter-label = 筛选记忆
+memory-filter-placeholder = 按词语或标签筛选
+memory-none-match = 没有匹配的条目。
+memory-forget = 忘记
+memory-forget-label = 忘记“{ $text }”
+memory-forget-confirm = 忘记这一条？
+memory-forget-yes = 忘记
+memory-keep = 保留
+memory-forgotten = 已忘记：{ $text }
+
+# 会话的 MCP 服务器。
+mcp-heading = MCP 服务器
+mcp-empty = 此项目没有配置 MCP 服务器。
+mcp-state-running = 运行中
+mcp-state-failed = 失败
+mcp-state-stopped = 未启动
+mcp-state-disabled = 已停用
+mcp-tools = { $count } 个工具
+mcp-tools-offered = 提供了 { $count } 个工具中的 { $offered } 个
+mcp-tool-list = 工具
+mcp-tool-not-offered = （未提供）
+task-shadow = 在影子工作区中暂存变更（审阅后再应用）

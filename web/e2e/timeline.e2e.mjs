@@ -12,8 +12,11 @@
 // answer a planning reply (plan_mode_respond) with the keyboard, edit the plan (edit, reorder,
 // delete, add steps) and approve it changed (run.plan.modify), see thinking, streamed command
 // output, diffs, usage and the context window, run a file from the FileTree and see its
-// exec.file.* output, revoke a permission rule, switch to Chinese. A third measures the time to
-// the first timeline row of a 5,000-event session. axe-core checks each main state (no serious
+// exec.file.* output, revoke a permission rule, switch to Chinese. A third runs
+// examples/scripts/page-workspace.json in a shadow session with two MCP servers configured:
+// allow a command "always" (the rule written shown), review the staged diffs, apply one file and
+// discard the rest, forget a project memory entry, see each MCP server's state. A fourth
+// measures the time to the first timeline row of a 5,000-event session. axe-core checks each main state (no serious
 // or critical violations); screenshots go to target/e2e-artifacts/ and are compared loosely
 // (16×16-pixel blocks) with the committed ones in web/e2e/screenshots/ (KEEL_E2E_UPDATE_SCREENSHOTS=1
 // rewrites those). Exits non-zero with a message on any failure; always stops the server.
@@ -34,6 +37,8 @@ const ARTIFACTS = join(REPO, "target", "e2e-artifacts");
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 const SCRIPT = join(REPO, "examples", "scripts", "timeline-demo.json");
 const PAGE_SCRIPT = join(REPO, "examples", "scripts", "page-demo.json");
+const WORKSPACE_SCRIPT = join(REPO, "examples", "scripts", "page-workspace.json");
+const MCP_ECHO = join(REPO, "web", "e2e", "mcp-echo.mjs");
 const SCREENSHOTS = join(REPO, "web", "e2e", "screenshots");
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const STEP_TIMEOUT = 30_000;
@@ -127,8 +132,9 @@ async function check(description, fn) {
   }
 }
 
-/** Starts keel-server with `script` on `root`; stops the one before. Returns its address and token. */
-async function launch(script, root, name) {
+/** Starts keel-server with `script` on `root` (and `extra` arguments); stops the one before.
+ * Returns its address and token. */
+async function launch(script, root, name, extra = []) {
   await stopServer();
   serverLog = "";
   const dataDir = join(workDir, `data-${name}`);
@@ -143,6 +149,7 @@ async function launch(script, root, name) {
     "--provider", `scripted:${script}`,
     "--approve-plans",
     "--allow-root", root,
+    ...extra,
   ];
   log(`starting ${SERVER_BIN} ${args.join(" ").replace(token, "***")}`);
   server = spawn(SERVER_BIN, args, { cwd: workDir, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? "info" } });
@@ -197,7 +204,9 @@ function blocks(png) {
 /** Takes screenshot `name` (dynamic text masked) and compares it loosely with the committed one. */
 async function screenshot(page, name) {
   const path = join(ARTIFACTS, `${name}.png`);
-  const mask = [page.locator("time"), page.locator(".session-header .muted"), page.getByTestId("session-item")];
+  // Masked: times, the session's root, the session list, an MCP server's command line (it holds
+  // this checkout's path).
+  const mask = [page.locator("time"), page.locator(".session-header .muted"), page.getByTestId("session-item"), page.locator(".mcp-transport")];
   await page.screenshot({ path, mask, animations: "disabled", caret: "hide" });
   const baseline = join(SCREENSHOTS, `${name}.png`);
   if (!existsSync(baseline) || process.env.KEEL_E2E_UPDATE_SCREENSHOTS) {
@@ -429,6 +438,139 @@ async function pageDemo(page) {
   });
 }
 
+/** A shadow session (examples/scripts/page-workspace.json) on a server with two MCP servers (one
+ * that runs, one that cannot start) and a project that remembers two things: allow a command
+ * "always" and see the rule written, review the staged changes, apply one file and discard the
+ * rest, forget a memory entry, see each MCP server's state. */
+async function workspaceDemo(page) {
+  const root = join(workDir, "project-workspace");
+  cpSync(join(REPO, "examples", "sample-project"), root, { recursive: true });
+  mkdirSync(join(root, ".keel"));
+  const memoryFile = join(root, ".keel", "memory.json");
+  writeFileSync(
+    memoryFile,
+    JSON.stringify({
+      version: 2,
+      entries: [
+        { id: "mem_0a1b2c3d", kind: "convention", text: "Tests run with python3 -m unittest", tags: ["testing"], created_at: "2026-11-20T09:30:00Z" },
+        { id: "mem_4e5f6a7b", kind: "decision", text: "mean() divides by len(values), not len(values) - 1", tags: ["calc"], created_at: "2026-11-21T10:00:00Z" },
+      ],
+    }),
+  );
+  const config = join(workDir, "workspace-server.toml");
+  writeFileSync(
+    config,
+    `[mcp_servers.echo]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(MCP_ECHO)}]\nstartup_timeout_secs = 20\n\n` +
+      `[mcp_servers.broken]\ncommand = "/nonexistent/keel-e2e-mcp-server"\n`,
+  );
+  await page.goto("about:blank");
+  const { base, token } = await launch(WORKSPACE_SCRIPT, root, "workspace", ["--config", config]);
+  const query = new URLSearchParams({ project: "workspace", root, mode: "direct", shadow: "1" });
+  await page.goto(`${base}/?${query}#token=${token}`);
+  await page.getByTestId("task-input").waitFor();
+  const stats = join(root, "calc", "stats.py");
+  const unfixed = () => readFileSync(stats, "utf8").includes("(len(values) - 1)");
+
+  await check("start a shadow task and allow its command always, with the keyboard", async () => {
+    if (!(await page.getByTestId("task-shadow").isChecked())) throw new Error("?shadow=1 did not tick the shadow box");
+    await page.getByTestId("task-input").fill("Fix mean() and note how to run the tests");
+    await page.getByTestId("task-submit").click();
+    const request = page.getByTestId("approval-request");
+    await request.waitFor();
+    if (!((await request.textContent()) ?? "").includes("python3 -B -m unittest")) throw new Error(`unexpected approval: ${await request.textContent()}`);
+    await checkAccessibility(page, "approval with always");
+    await screenshot(page, "10-always");
+    await tabTo(page, '[data-testid="always-button"]');
+    await request.waitFor({ state: "detached" });
+    const written = page.getByTestId("rules-written");
+    await written.getByTestId("rule-written").first().waitFor();
+    const rules = await written.getByTestId("rule-written").allTextContents();
+    if (rules.length !== 1 || !rules[0]?.startsWith("allow python3")) throw new Error(`rules written: ${JSON.stringify(rules)}`);
+    if (!((await written.textContent()) ?? "").includes(join(root, ".keel", "rules.toml"))) throw new Error("the rules file is not named");
+    await page.getByTestId("rule").filter({ hasText: rules[0] }).waitFor();
+    if (!readFileSync(join(root, ".keel", "rules.toml"), "utf8").includes("python3")) throw new Error("no rule in .keel/rules.toml");
+  });
+
+  await check("review the staged changes: each file with its diff, the real files untouched", async () => {
+    await page.locator('[data-testid="run-status"]', { hasText: "idle" }).waitFor();
+    await page.locator('[data-testid="shadow-change"]').nth(1).waitFor();
+    const staged = await page.getByTestId("shadow-change").evaluateAll((rows) => rows.map((r) => `${r.getAttribute("data-kind")} ${r.getAttribute("data-path")}`));
+    if (JSON.stringify(staged) !== JSON.stringify(["created NOTES.md", "updated calc/stats.py"])) throw new Error(`staged: ${JSON.stringify(staged)}`);
+    if (!unfixed() || existsSync(join(root, "NOTES.md"))) throw new Error("a staged change reached the real tree before it was applied");
+    const change = page.locator('[data-testid="shadow-change"][data-path="calc/stats.py"]');
+    await change.locator("summary").click();
+    await change.locator(".diff-del", { hasText: "(len(values) - 1)" }).waitFor();
+    await change.locator(".diff-add", { hasText: "sum(values) / len(values)" }).waitFor();
+    await checkAccessibility(page, "shadow review");
+    await screenshot(page, "11-shadow-review");
+  });
+
+  await check("apply one file, then discard the rest after confirming", async () => {
+    await page.locator('[data-testid="shadow-change"][data-path="NOTES.md"]').getByTestId("shadow-include").uncheck();
+    await page.getByTestId("shadow-apply").getByText("Apply 1 file").waitFor();
+    await page.getByTestId("shadow-apply").click();
+    const outcome = page.getByTestId("shadow-outcome");
+    await outcome.getByText("Applied 1 file to the real tree; 1 still staged.").waitFor();
+    if (unfixed()) throw new Error("applying did not write calc/stats.py");
+    if (existsSync(join(root, "NOTES.md"))) throw new Error("NOTES.md, left out, was applied");
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="shadow-change"]').length === 1);
+    await page.getByTestId("shadow-discard").click();
+    await page.getByTestId("shadow-discard-no").click();
+    if ((await page.getByTestId("shadow-change").count()) !== 1) throw new Error("Keep discarded something");
+    await page.getByTestId("shadow-discard").click();
+    await page.getByTestId("shadow-discard-yes").click();
+    await outcome.getByText("Discarded every staged change.").waitFor();
+    await page.getByTestId("shadow-empty").waitFor();
+    if (existsSync(join(root, "NOTES.md"))) throw new Error("discarding wrote NOTES.md");
+    if (existsSync(join(root, ".keel", "shadow", await page.getByTestId("session-view").getAttribute("data-session-id")))) {
+      throw new Error("the shadow workspace outlived the discard");
+    }
+  });
+
+  await check("list the project memory, narrow it, forget an entry after confirming", async () => {
+    const memory = page.getByTestId("memory");
+    await memory.getByTestId("memory-entry").nth(1).waitFor();
+    const ids = await memory.getByTestId("memory-entry").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-id")));
+    if (JSON.stringify(ids) !== JSON.stringify(["mem_4e5f6a7b", "mem_0a1b2c3d"])) throw new Error(`memory shown: ${JSON.stringify(ids)}`);
+    await memory.getByTestId("memory-filter").fill("testing");
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="memory-entry"]').length === 1);
+    await memory.getByTestId("memory-filter").fill("");
+    const decision = memory.locator('[data-testid="memory-entry"][data-id="mem_4e5f6a7b"]');
+    if (!((await decision.textContent()) ?? "").includes("#calc")) throw new Error(`entry shows ${await decision.textContent()}`);
+    await decision.getByTestId("memory-forget").click();
+    await decision.getByTestId("memory-forget-yes").waitFor();
+    await checkAccessibility(page, "memory forget confirmation");
+    await decision.getByTestId("memory-forget-yes").click();
+    await memory.getByTestId("memory-forgotten").waitFor();
+    await decision.waitFor({ state: "detached" });
+    const left = JSON.parse(readFileSync(memoryFile, "utf8")).entries.map((e) => e.id);
+    if (JSON.stringify(left) !== JSON.stringify(["mem_0a1b2c3d"])) throw new Error(`memory file after forgetting: ${JSON.stringify(left)}`);
+  });
+
+  await check("see each MCP server's state, tool count and failure", async () => {
+    await page.getByTestId("mcp-refresh").click();
+    const echo = page.locator('[data-testid="mcp-server"][data-name="echo"][data-state="running"]');
+    await echo.waitFor();
+    const tools = (await echo.getByTestId("mcp-tools").textContent()) ?? "";
+    if (tools !== "2 tools") throw new Error(`echo shows "${tools}"`);
+    const broken = page.locator('[data-testid="mcp-server"][data-name="broken"][data-state="failed"]');
+    await broken.getByTestId("mcp-reason").waitFor();
+    const order = await page.getByTestId("mcp-server").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-name")));
+    if (JSON.stringify(order) !== JSON.stringify(["broken", "echo"])) throw new Error(`servers listed as ${JSON.stringify(order)}`);
+    await checkAccessibility(page, "memory and MCP");
+    await screenshot(page, "12-memory-mcp");
+  });
+
+  await check("the new panels speak Chinese", async () => {
+    await page.getByTestId("language-switch").selectOption("zh-CN");
+    await page.getByTestId("memory").getByText("项目记忆").waitFor();
+    await page.getByTestId("mcp").getByText("MCP 服务器").waitFor();
+    await page.locator('[data-testid="mcp-server"][data-name="broken"]').getByText("失败").waitFor();
+    await page.getByTestId("shadow").getByText("没有暂存的变更：真实文件保持智能体留下的样子。").waitFor();
+    await page.getByTestId("language-switch").selectOption("en");
+  });
+}
+
 /** Time from opening a 5,000-event session to its first timeline row, and to its whole history. */
 async function firstRowTiming(page) {
   const root = join(workDir, "project-bulk");
@@ -493,7 +635,10 @@ async function main() {
   page.setDefaultTimeout(STEP_TIMEOUT);
   const consoleErrors = [];
   page.on("console", (msg) => {
-    if (msg.type() === "error") consoleErrors.push(msg.text());
+    // `GET …/shadow` answers 404 while a shadow session has nothing staged, which the page
+    // shows as "Nothing staged"; the browser still logs the 404.
+    const nothingStaged = /\/v1\/sessions\/[^/]+\/shadow$/.test(msg.location().url ?? "") && msg.text().includes("404");
+    if (msg.type() === "error" && !nothingStaged) consoleErrors.push(`${msg.text()} (${msg.location().url ?? "?"})`);
   });
   page.on("pageerror", (err) => consoleErrors.push(String(err)));
 
@@ -683,6 +828,7 @@ async function main() {
   log(`timeline rows: ${before.length}`);
 
   await pageDemo(page);
+  await workspaceDemo(page);
   await firstRowTiming(page);
   const size = bundleSize();
   log(`bundle: ${(size.raw / 1024).toFixed(1)} KiB, ${(size.gzip / 1024).toFixed(1)} KiB gzip (web/dist)`);

@@ -1,6 +1,10 @@
 // Client for the keel-server HTTP contract (docs/server-api.md), on @keel/client
 // (clients/ts): the request and response types come from the server's OpenAPI document.
 import { ApiError, KeelClient, type Schemas } from "../../clients/ts/src/client";
+import type { ApprovalResult, Choice } from "./approval";
+import type { McpServer } from "./mcp";
+import type { MemoryEntry, MemoryList } from "./memory";
+import type { ShadowApplied, ShadowBatch, ShadowDiscarded } from "./shadow";
 
 export { ApiError };
 
@@ -51,13 +55,8 @@ export class Api {
     return this.client.cancel(sessionId);
   }
 
-  /** Decides an approval request. */
-  decide(
-    sessionId: string,
-    approvalId: string,
-    decision: "approve" | "reject",
-    reason?: string,
-  ): Promise<{ approval_id: string; decision: string; applied: boolean }> {
+  /** Decides an approval request; an `always` answer lists the allow rules it wrote. */
+  decide(sessionId: string, approvalId: string, decision: Choice, reason?: string): Promise<ApprovalResult> {
     return this.client.decide(sessionId, approvalId, reason ? { decision, reason } : { decision });
   }
 
@@ -118,6 +117,41 @@ export class Api {
   /** Forks the session at a checkpoint (its history before that turn) into a new session. */
   fork(sessionId: string, at: string): Promise<Session> {
     return this.client.fork(sessionId, { at });
+  }
+
+  /** The shadow session's staged batch; `null` when nothing is staged. */
+  async getShadow(sessionId: string): Promise<ShadowBatch | null> {
+    try {
+      return await this.client.getShadow(sessionId);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404 && err.code === "not_found") return null;
+      throw err;
+    }
+  }
+
+  /** Applies the staged changes (all, or `paths`) to the real tree. */
+  applyShadow(sessionId: string, paths?: string[]): Promise<ShadowApplied> {
+    return this.client.applyShadow(sessionId, paths);
+  }
+
+  /** Discards the staged changes (all, or `paths`). */
+  discardShadow(sessionId: string, paths?: string[]): Promise<ShadowDiscarded> {
+    return this.client.discardShadow(sessionId, paths);
+  }
+
+  /** The project's memory. */
+  listMemory(sessionId: string): Promise<MemoryList> {
+    return this.client.listMemory(sessionId);
+  }
+
+  /** Forgets one entry of the project's memory. */
+  forgetMemory(sessionId: string, entryId: string): Promise<MemoryEntry> {
+    return this.client.forgetMemory(sessionId, entryId);
+  }
+
+  /** The session's MCP servers and their status. */
+  async listMcpServers(sessionId: string): Promise<McpServer[]> {
+    return (await this.client.listMcpServers(sessionId)).servers;
   }
 }
 

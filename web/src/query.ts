@@ -1,4 +1,5 @@
-// The page's own settings in the URL query (`?project=demo&root=/path&mode=plan&session=ID`),
+// The page's own settings in the URL query
+// (`?project=demo&root=/path&mode=plan&shadow=1&session=ID`),
 // so a link or a reload opens the same view.
 
 /** Settings read from and written to the URL query. */
@@ -6,6 +7,8 @@ export interface PageQuery {
   project: string;
   root: string;
   mode: "auto" | "direct" | "plan";
+  /** New sessions stage their changes in a shadow workspace until applied. */
+  shadow: boolean;
   session: string | null;
 }
 
@@ -19,6 +22,7 @@ export function readQuery(search: string = window.location.search): PageQuery {
     project: params.get("project") || "demo",
     root: params.get("root") || "",
     mode: MODES.find((m) => m === mode) ?? "auto",
+    shadow: params.get("shadow") === "1",
     session: params.get("session") || null,
   };
 }
@@ -27,8 +31,8 @@ export function readQuery(search: string = window.location.search): PageQuery {
 export function writeQuery(update: Partial<PageQuery>): void {
   const url = new URL(window.location.href);
   for (const [key, value] of Object.entries(update)) {
-    if (value === null || value === undefined || value === "") url.searchParams.delete(key);
-    else url.searchParams.set(key, String(value));
+    if (value === null || value === undefined || value === "" || value === false) url.searchParams.delete(key);
+    else url.searchParams.set(key, value === true ? "1" : String(value));
   }
   window.history.replaceState(null, "", url.pathname + url.search + url.hash);
 }

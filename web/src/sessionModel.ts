@@ -135,6 +135,8 @@ export class SessionModel {
   contextWindow: PayloadOf<"run.context.window"> | undefined;
   /** The latest repo map build. */
   repomap: PayloadOf<"prepare.repomap.build"> | undefined;
+  /** How many `run.memory.update` events were seen: the memory panel reloads when it changes. */
+  memoryUpdates = 0;
   readonly window: TimelineWindow<TimelineItem>;
   private version = 0;
   /** Arguments of tool calls that started and have not ended, by call id. */
@@ -207,6 +209,7 @@ export class SessionModel {
     this.sessionCalls = undefined;
     this.contextWindow = undefined;
     this.repomap = undefined;
+    this.memoryUpdates++;
     this.changed();
   }
 
@@ -401,6 +404,9 @@ export class SessionModel {
         break;
       case "prepare.repomap.build":
         this.repomap = event.payload;
+        break;
+      case "run.memory.update":
+        this.memoryUpdates++;
         break;
       default:
         break;

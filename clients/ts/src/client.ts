@@ -198,4 +198,34 @@ export class KeelClient {
   fork(sessionId: string, body: Schemas["ForkBody"]): Promise<Schemas["SessionView"]> {
     return this.call("post", "/v1/sessions/{id}/fork", { path: { id: sessionId }, body });
   }
+
+  /** A shadow session's staged batch: every changed path with its diff (404 when nothing is staged). */
+  getShadow(sessionId: string): Promise<Schemas["ShadowBatchView"]> {
+    return this.call("get", "/v1/sessions/{id}/shadow", { path: { id: sessionId } });
+  }
+
+  /** Applies the staged changes (all, or `paths`) to the real tree; conflicts stay staged. */
+  applyShadow(sessionId: string, paths?: string[]): Promise<Schemas["ShadowApplyView"]> {
+    return this.call("post", "/v1/sessions/{id}/shadow/apply", { path: { id: sessionId }, body: paths ? { paths } : {} });
+  }
+
+  /** Discards the staged changes (all, or `paths`); the real tree is left as it is. */
+  discardShadow(sessionId: string, paths?: string[]): Promise<Schemas["ShadowDiscarded"]> {
+    return this.call("post", "/v1/sessions/{id}/shadow/discard", { path: { id: sessionId }, body: paths ? { paths } : {} });
+  }
+
+  /** The session's MCP servers and where each one is (running with its tools, failed and why, …). */
+  listMcpServers(sessionId: string): Promise<Schemas["McpServerList"]> {
+    return this.call("get", "/v1/sessions/{id}/mcp", { path: { id: sessionId } });
+  }
+
+  /** The project's memory: its entries, the one recorded longest ago first. */
+  listMemory(sessionId: string): Promise<Schemas["MemoryList"]> {
+    return this.call("get", "/v1/sessions/{id}/memory", { path: { id: sessionId } });
+  }
+
+  /** Forgets one entry of the project's memory. */
+  forgetMemory(sessionId: string, entryId: string): Promise<Schemas["MemoryEntryView"]> {
+    return this.call("delete", "/v1/sessions/{id}/memory/{entry_id}", { path: { id: sessionId, entry_id: entryId } });
+  }
 }

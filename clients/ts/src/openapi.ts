@@ -264,6 +264,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/memory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's memory: every entry the model recorded (its `remember` tool, the
+         *     end-of-session distillation), the one recorded longest ago first. Reading never changes the
+         *     file, not even a corrupt one.
+         */
+        get: operations["listMemory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/memory/{entry_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Forgets one entry of the project's memory; the others are kept. An unknown id leaves the
+         *     file as it was.
+         */
+        delete: operations["forgetMemory"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/questions/{question_id}": {
         parameters: {
             query?: never;
@@ -687,6 +728,35 @@ export interface components {
              *     `enabled_tools`/`disabled_tools`, or its sanitised name collides).
              */
             offered_as?: string | null;
+        };
+        /**
+         * @description One entry of a project's memory (`GET /v1/sessions/{id}/memory`,
+         *     `DELETE …/memory/{entry_id}`): the entry as `.keel/memory.json` stores it.
+         */
+        MemoryEntryView: {
+            /**
+             * Format: date-time
+             * @description When it was first recorded; absent for entries carried over from the first file
+             *     format without a time.
+             */
+            created_at?: string | null;
+            /** @description Stable id, `mem_` and 8 hex digits (what forgetting takes). */
+            id: string;
+            /** @description `fact`, `convention` or `decision`. */
+            kind: string;
+            /** @description The session that recorded it, when known. */
+            session_id?: string | null;
+            /** @description Lower-case labels. */
+            tags?: string[];
+            /** @description What is remembered. */
+            text: string;
+        };
+        /** @description `GET /v1/sessions/{id}/memory` response: what the session's project remembers. */
+        MemoryList: {
+            /** @description The entries, the one recorded longest ago first (as `keel memory list`). */
+            entries: components["schemas"]["MemoryEntryView"][];
+            /** @description The memory file (`<root>/.keel/memory.json`; it may not exist yet). */
+            file: string;
         };
         /** @description `POST /v1/sessions/{id}/rewind` body. */
         RewindBody: {
@@ -1745,6 +1815,126 @@ export interface operations {
             };
             /** @description Unknown session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries (none when nothing is remembered yet) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryList"];
+                };
+            };
+            /** @description No or bad token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The memory file is corrupt or of a newer format (file named; left as it is) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The memory file cannot be read (file named) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    forgetMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+                /** @description The entry's id, e.g. `mem_3f2a9c1b` */
+                entry_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry forgotten */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryEntryView"];
+                };
+            };
+            /** @description No or bad token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown session, or no entry with this id (id named) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The memory file is corrupt or of a newer format (file named; left as it is) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The memory file cannot be read or written (file named) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

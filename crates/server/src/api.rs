@@ -803,3 +803,47 @@ pub struct ShadowDiscarded {
     #[serde(default)]
     pub closed: bool,
 }
+
+/// One entry of a project's memory (`GET /v1/sessions/{id}/memory`,
+/// `DELETE …/memory/{entry_id}`): the entry as `.keel/memory.json` stores it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct MemoryEntryView {
+    /// Stable id, `mem_` and 8 hex digits (what forgetting takes).
+    pub id: String,
+    /// `fact`, `convention` or `decision`.
+    pub kind: String,
+    /// What is remembered.
+    pub text: String,
+    /// Lower-case labels.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// When it was first recorded; absent for entries carried over from the first file
+    /// format without a time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<DateTime<Utc>>,
+    /// The session that recorded it, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+}
+
+impl From<&keel_context::MemoryEntry> for MemoryEntryView {
+    fn from(entry: &keel_context::MemoryEntry) -> Self {
+        Self {
+            id: entry.id.clone(),
+            kind: entry.kind.as_str().to_owned(),
+            text: entry.text.clone(),
+            tags: entry.tags.clone(),
+            created_at: entry.created_at,
+            session_id: entry.session_id.clone(),
+        }
+    }
+}
+
+/// `GET /v1/sessions/{id}/memory` response: what the session's project remembers.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct MemoryList {
+    /// The entries, the one recorded longest ago first (as `keel memory list`).
+    pub entries: Vec<MemoryEntryView>,
+    /// The memory file (`<root>/.keel/memory.json`; it may not exist yet).
+    pub file: String,
+}

@@ -14,6 +14,7 @@ mod checkpoints;
 mod handover;
 mod logging;
 mod mcp;
+mod memory;
 mod postgres;
 mod recovery;
 mod streams;

@@ -1,16 +1,17 @@
 import { useState } from "react";
 import type { PlanDraft } from "../api";
+import { offersAlways, type Choice } from "../approval";
 import type { Plan, RunApprovalRequest } from "../contract";
 import { useI18n } from "../i18n";
 import { PlanEditor } from "./PlanEditor";
 
-/** A pending `run.approval.request` with approve / reject buttons; a plan's request can also
- * be approved with changes. */
+/** A pending `run.approval.request` with approve / reject buttons; a command or tool call can
+ * also be allowed always (the server writes allow rules), a plan approved with changes. */
 export function ApprovalPanel(props: {
   request: RunApprovalRequest;
   /** The proposed plan, when the request is a plan's: makes it editable. */
   plan?: Plan | undefined;
-  onDecide(decision: "approve" | "reject", reason?: string): Promise<void>;
+  onDecide(decision: Choice, reason?: string): Promise<void>;
   onModify?(draft: PlanDraft, reason?: string): Promise<void>;
 }) {
   const { request } = props;
@@ -26,7 +27,7 @@ export function ApprovalPanel(props: {
       setBusy(false);
     }
   };
-  const decide = (decision: "approve" | "reject") => run(() => props.onDecide(decision, reason.trim() || undefined));
+  const decide = (decision: Choice) => run(() => props.onDecide(decision, reason.trim() || undefined));
   const reasonId = `approval-reason-${request.approval_id}`;
   const editable = request.kind === "plan" && props.plan !== undefined && props.onModify !== undefined;
   return (
@@ -53,6 +54,17 @@ export function ApprovalPanel(props: {
         >
           {t("approval-approve")}
         </button>
+        {offersAlways(request.kind) && (
+          <button
+            type="button"
+            data-testid="always-button"
+            disabled={busy}
+            title={t("approval-always-hint")}
+            onClick={() => void decide("always")}
+          >
+            {t("approval-always")}
+          </button>
+        )}
         <button
           type="button"
           className="danger"

@@ -10,6 +10,20 @@ export function diffLineKind(line: string): "add" | "del" | "hunk" | "meta" | "c
   return "ctx";
 }
 
+/** A unified diff, its lines coloured by kind; focusable so it scrolls with the keyboard. */
+export function Diff(props: { diff: string; label: string }) {
+  return (
+    <pre className="diff" data-testid="diff" tabIndex={0} aria-label={props.label}>
+      {props.diff.split("\n").map((line, i) => (
+        <span key={i} className={`diff-${diffLineKind(line)}`}>
+          {line}
+          {"\n"}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
 /** One diff view per `run.file.change`. */
 export function FileChanges(props: { changes: readonly FileChange[] }) {
   const { t } = useI18n();
@@ -25,14 +39,7 @@ export function FileChanges(props: { changes: readonly FileChange[] }) {
             <span className="added">+{change.lines_added}</span> <span className="removed">−{change.lines_removed}</span>
           </summary>
           {change.diff ? (
-            <pre className="diff" data-testid="diff" tabIndex={0} aria-label={t("changes-diff-label", { path: change.path })}>
-              {change.diff.split("\n").map((line, i) => (
-                <span key={i} className={`diff-${diffLineKind(line)}`}>
-                  {line}
-                  {"\n"}
-                </span>
-              ))}
-            </pre>
+            <Diff diff={change.diff} label={t("changes-diff-label", { path: change.path })} />
           ) : (
             <p className="muted">{change.summary || t("changes-no-diff")}</p>
           )}

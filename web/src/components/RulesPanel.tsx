@@ -3,8 +3,14 @@ import type { Api, Rule } from "../api";
 import { useI18n } from "../i18n";
 
 /** The permission rules that apply to the session, each with a button to revoke it. */
-export function RulesPanel(props: { api: Api; sessionId: string; onError(err: unknown): void }) {
-  const { api, sessionId } = props;
+export function RulesPanel(props: {
+  api: Api;
+  sessionId: string;
+  /** Changes when rules were written elsewhere (an "always" answer): the list reloads. */
+  version?: number;
+  onError(err: unknown): void;
+}) {
+  const { api, sessionId, version } = props;
   // The parent passes a fresh callback each render; loading must not restart for that.
   const onError = useRef(props.onError);
   onError.current = props.onError;
@@ -20,7 +26,7 @@ export function RulesPanel(props: { api: Api; sessionId: string; onError(err: un
   }, [api, sessionId]);
   useEffect(() => {
     void load();
-  }, [load]);
+  }, [load, version]);
   const revoke = async (rule: Rule) => {
     setBusy(true);
     try {

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { newRequestId, type Api, type Session } from "../api";
+import { rulesByFile, type RuleView } from "../approval";
 import { SessionModel } from "../sessionModel";
 import { EventStream } from "../stream";
 import { useI18n } from "../i18n";
@@ -12,6 +13,9 @@ import { PlanPanel } from "./PlanPanel";
 import { QuestionPanel } from "./QuestionPanel";
 import { RulesPanel } from "./RulesPanel";
 import { CheckpointsPanel } from "./CheckpointsPanel";
+import { McpPanel } from "./McpPanel";
+import { MemoryPanel } from "./MemoryPanel";
+import { ShadowPanel } from "./ShadowPanel";
 import { Thinking } from "./Thinking";
 import { Timeline } from "./Timeline";
 import { UsageBar } from "./UsageBar";
@@ -51,6 +55,10 @@ export function SessionView(props: {
   });
   const [actionError, setActionError] = useState<string | undefined>();
   const [followUp, setFollowUp] = useState("");
+  /** The allow rules the last "always" wrote (shown until the next decision). */
+  const [rulesWritten, setRulesWritten] = useState<RuleView[] | undefined>();
+  /** Bumped when rules change elsewhere on the page: the rules panel reloads. */
+  const [rulesVersion, setRulesVersion] = useState(0);
 
   const reportError = (err: unknown) => {
     if (!onAuthFailure(err)) setActionError(err instanceof Error ? err.message : String(err));
@@ -199,8 +207,13 @@ export function SessionView(props: {
               plan={request.kind === "plan" ? model.proposedPlan : undefined}
               onDecide={async (decision, reason) => {
                 setActionError(undefined);
+                setRulesWritten(undefined);
                 try {
-                  await api.decide(sessionId, request.approval_id, decision, reason);
+                  const result = await api.decide(sessionId, request.approval_id, decision, reason);
+                  if (decision === "always") {
+                    setRulesWritten(result.rules_written ?? []);
+                    setRulesVersion((v) => v + 1);
+                  }
                 } catch (err) {
                   reportError(err);
                 }
@@ -215,6 +228,30 @@ export function SessionView(props: {
               }}
             />
           ))}
+          {rulesWritten && (
+            <section className="card rules-written" role="status" data-testid="rules-written" aria-label={t("always-heading")}>
+              <p>
+                {rulesWritten.length === 0
+                  ? t("always-no-rules")
+                  : t("always-rules", { count: rulesWritten.length })}
+              </p>
+              {rulesByFile(rulesWritten).map((group) => (
+                <div key={group.file}>
+                  <p className="muted">{t("always-file", { file: group.file })}</p>
+                  <ul className="rule-list">
+                    {group.rules.map((rule) => (
+                      <li key={rule} data-testid="rule-written">
+                        <code>{rule}</code>
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              ))}
+            </section>
+          )}
+          {session?.shadow && (
+            <ShadowPanel api={api} sessionId={sessionId} running={running} onAuthFailure={onAuthFailure} />
+          )}
           {questions.map((question) => (
             <QuestionPanel
               key={question.question_id}
@@ -277,7 +314,9 @@ export function SessionView(props: {
             onSelect={(path) => model.select(path)}
             onRun={(path) => void runFile(path)}
           />
-          <RulesPanel api={api} sessionId={sessionId} onError={reportError} />
+          <RulesPanel api={api} sessionId={sessionId} version={rulesVersion} onError={reportError} />
+          <MemoryPanel api={api} sessionId={sessionId} version={model.memoryUpdates} onAuthFailure={onAuthFailure} />
+          <McpPanel api={api} sessionId={sessionId} running={running} onError={reportError} />
           <CheckpointsPanel
             api={api}
             sessionId={sessionId}

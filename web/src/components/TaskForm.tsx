@@ -14,6 +14,7 @@ export function TaskForm(props: {
   const [project, setProject] = useState(initial.project);
   const [root, setRoot] = useState(initial.root);
   const [mode, setMode] = useState<PageQuery["mode"]>(initial.mode);
+  const [shadow, setShadow] = useState(initial.shadow);
   const [input, setInput] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
@@ -26,12 +27,13 @@ export function TaskForm(props: {
     }
     setBusy(true);
     setError(undefined);
-    writeQuery({ project: project.trim(), root: root.trim(), mode });
+    writeQuery({ project: project.trim(), root: root.trim(), mode, shadow });
     try {
       const session = await props.api.createSession({
         project_id: project.trim(),
         root: root.trim(),
         mode,
+        ...(shadow ? { shadow: true } : {}),
         title: task.length > 80 ? `${task.slice(0, 77)}…` : task,
       });
       const requestId = newRequestId();
@@ -82,6 +84,15 @@ export function TaskForm(props: {
           </select>
         </label>
       </div>
+      <label className="checkbox">
+        <input
+          type="checkbox"
+          data-testid="task-shadow"
+          checked={shadow}
+          onChange={(e) => setShadow(e.target.checked)}
+        />{" "}
+        {t("task-shadow")}
+      </label>
       <label>
         {t("task-root")}
         <input

@@ -16,6 +16,7 @@ pub mod file_runs;
 pub mod health;
 pub mod interactions;
 pub mod mcp;
+pub mod memory;
 pub mod rules;
 pub mod sessions;
 pub mod shadow;
@@ -59,6 +60,11 @@ pub fn router(state: SharedState) -> Router {
         .route("/v1/sessions/{id}/shadow/discard", post(shadow::discard))
         .route("/v1/sessions/{id}/rules", get(rules::list))
         .route("/v1/sessions/{id}/mcp", get(mcp::list))
+        .route("/v1/sessions/{id}/memory", get(memory::list))
+        .route(
+            "/v1/sessions/{id}/memory/{entry_id}",
+            delete(memory::forget),
+        )
         .route(
             "/v1/sessions/{id}/rules/{scope}/{index}",
             delete(rules::revoke),

@@ -71,6 +71,12 @@ pub async fn auth_everywhere(s: &TestServer) {
         ),
         (Method::GET, "/v1/projects/p1/timeline".into(), None),
         (Method::GET, format!("/v1/sessions/{session}/mcp"), None),
+        (Method::GET, format!("/v1/sessions/{session}/memory"), None),
+        (
+            Method::DELETE,
+            format!("/v1/sessions/{session}/memory/mem_00000000"),
+            None,
+        ),
         (
             Method::POST,
             "/v1/projects/p1/timeline/import".into(),
