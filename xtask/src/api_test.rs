@@ -57,7 +57,10 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         .arg(&har)
         .args(extra)
         .env("KEEL_API_TEST_ROOT", &project)
-        .env("SCHEMATHESIS_HOOKS", root.join("xtask/schemathesis_hooks.py"))
+        .env(
+            "SCHEMATHESIS_HOOKS",
+            root.join("xtask/schemathesis_hooks.py"),
+        )
         .current_dir(&scratch)
         .status()
         .context("could not start `schemathesis` (python3 -m pip install schemathesis)");

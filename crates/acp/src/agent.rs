@@ -281,9 +281,7 @@ fn expand_command(commands: &Commands, text: &str) -> Result<Option<(Command, St
     let Some(rest) = text.trim_start().strip_prefix('/') else {
         return Ok(None);
     };
-    let (name, arguments) = rest
-        .split_once(char::is_whitespace)
-        .unwrap_or((rest, ""));
+    let (name, arguments) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     let Some(command) = commands.get(name) else {
         return Ok(None);
     };

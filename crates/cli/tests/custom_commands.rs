@@ -34,7 +34,10 @@ fn folders() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
         &root.join(".keel/commands/deploy.md"),
         "---\ndescription: Deploy\n---\nDeploy to $1 using $FOO.\n",
     );
-    write(&config.join("commands/standup.md"), "---\ndescription: Write the stand-up\n---\nSummarise the day.\n");
+    write(
+        &config.join("commands/standup.md"),
+        "---\ndescription: Write the stand-up\n---\nSummarise the day.\n",
+    );
     (dir, root, config)
 }
 
@@ -63,7 +66,14 @@ async fn slash_commands_expand_in_keel_chat_on_a_terminal() {
         &root,
         "C.UTF-8",
         &[("OPENAI_API_KEY", "test-key")],
-        &["--provider", "openai", "--base-url", &base_url, "--model", "main-model"],
+        &[
+            "--provider",
+            "openai",
+            "--base-url",
+            &base_url,
+            "--model",
+            "main-model",
+        ],
     );
     pane.wait_for("Ctrl-D");
 
@@ -92,7 +102,10 @@ async fn slash_commands_expand_in_keel_chat_on_a_terminal() {
     );
     pane.type_line("/nosuch thing");
     pane.wait_for("unknown command /nosuch: type /help for the list");
-    assert!(model.requests().is_empty(), "a bad command reached the model");
+    assert!(
+        model.requests().is_empty(),
+        "a bad command reached the model"
+    );
 
     // The chat went on: a good command runs its turn with its model and tools.
     pane.type_line("/review src/lib.rs deep");
@@ -118,7 +131,10 @@ async fn slash_commands_expand_in_keel_chat_on_a_terminal() {
     pane.type_line("thanks");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while model.requests().len() < 2 {
-        assert!(std::time::Instant::now() < deadline, "the second turn never ran");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the second turn never ran"
+        );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let second = &model.requests()[1].body;
@@ -173,7 +189,10 @@ fn keel_skills_lists_and_shows_and_warns_about_bad_files() {
     assert!(output.status.success());
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.starts_with("# pdf\n"), "{stdout}");
-    assert!(stdout.contains("Use forms.py beside this file."), "{stdout}");
+    assert!(
+        stdout.contains("Use forms.py beside this file."),
+        "{stdout}"
+    );
 
     let output = keel(&config)
         .args(["skills", "show", "nope", "--root"])

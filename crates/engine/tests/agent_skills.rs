@@ -102,11 +102,20 @@ fn project_with_skill() -> (tempfile::TempDir, tempfile::TempDir) {
     let user = tempfile::tempdir().unwrap();
     write(
         &root.path().join(".keel/skills/deploy/SKILL.md"),
-        &format!("---\nname: deploy\ndescription: Roll the service out region by region.\n---\n{}", body()),
+        &format!(
+            "---\nname: deploy\ndescription: Roll the service out region by region.\n---\n{}",
+            body()
+        ),
     );
-    write(&root.path().join(".keel/skills/deploy/regions.txt"), "eu\nus\n");
+    write(
+        &root.path().join(".keel/skills/deploy/regions.txt"),
+        "eu\nus\n",
+    );
     // No front matter: skipped with a warning, the session goes on.
-    write(&user.path().join("skills/notes/SKILL.md"), "# Notes\nJust text.\n");
+    write(
+        &user.path().join("skills/notes/SKILL.md"),
+        "# Notes\nJust text.\n",
+    );
     (root, user)
 }
 
@@ -124,15 +133,24 @@ async fn the_prompt_lists_skills_and_the_body_comes_only_through_the_tool() {
         first.contains("- deploy: Roll the service out region by region."),
         "{first}"
     );
-    assert!(!first.contains(BODY_MARKER), "the body is in the first prompt");
+    assert!(
+        !first.contains(BODY_MARKER),
+        "the body is in the first prompt"
+    );
     assert!(!first.contains("notes"), "{first}");
     assert!(tool_names(&server, 0).contains(&"skill".to_owned()));
     // The skill list sits in the system prompt, which the next call repeats unchanged.
     assert_eq!(system_prompt(&server, 1), first);
 
     // The body arrives as the tool's result, with the folder and the file beside it.
-    let messages = server.requests()[1].body["messages"].as_array().unwrap().clone();
-    let result = messages.last().unwrap()["content"].as_str().unwrap().to_owned();
+    let messages = server.requests()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let result = messages.last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert!(result.contains(BODY_MARKER), "{result}");
     assert!(result.contains("Folder: .keel/skills/deploy"), "{result}");
     assert!(result.contains("regions.txt"), "{result}");
@@ -206,7 +224,10 @@ async fn a_turn_with_allowed_tools_offers_only_those() {
     let limited = tool_names(&server, 0);
     assert!(limited.contains(&"read_file".to_owned()), "{limited:?}");
     assert!(limited.contains(&"search_files".to_owned()), "{limited:?}");
-    assert!(!limited.contains(&"execute_command".to_owned()), "{limited:?}");
+    assert!(
+        !limited.contains(&"execute_command".to_owned()),
+        "{limited:?}"
+    );
     assert!(!limited.contains(&"write_file".to_owned()), "{limited:?}");
     assert_eq!(requests[1].body["model"], "mock-model");
     assert!(tool_names(&server, 1).contains(&"execute_command".to_owned()));

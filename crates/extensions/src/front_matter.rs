@@ -89,7 +89,9 @@ fn strip_fence<'a>(text: &'a str, fences: &[&str]) -> Option<&'a str> {
 
 /// Reads the front matter of `text` as `T`, with the body: a file without front matter is
 /// [`FrontMatterError::Missing`]; an empty block is `T`'s default.
-pub fn parse<T: DeserializeOwned + Default>(text: &str) -> Result<(T, Split<'_>), FrontMatterError> {
+pub fn parse<T: DeserializeOwned + Default>(
+    text: &str,
+) -> Result<(T, Split<'_>), FrontMatterError> {
     let split = split(text)?;
     let Some(yaml) = split.yaml else {
         return Err(FrontMatterError::Missing);

@@ -23,15 +23,27 @@ fn each_folder_is_searched_with_front_matter_as_claude_code_writes_it() {
         "# Fix an issue\n\nFix issue #$ARGUMENTS.\n",
     );
     write(&root.join(".claude/commands/review.md"), "Shadowed.\n");
-    write(&user.join("commands/standup.md"), "---\nallowed-tools:\n  - read_file\n  - search_files\n---\nSummarise yesterday.\n");
+    write(
+        &user.join("commands/standup.md"),
+        "---\nallowed-tools:\n  - read_file\n  - search_files\n---\nSummarise yesterday.\n",
+    );
     write(&user.join("commands/help.md"), "Mine.\n");
     write(&user.join("commands/notes.txt"), "Not a template.\n");
 
-    let (commands, warnings) = Commands::discover(&Sources::new(&root, Some(user)), &["help", "exit"]);
-    let names: Vec<(&str, Scope)> = commands.all().iter().map(|c| (c.name.as_str(), c.scope)).collect();
+    let (commands, warnings) =
+        Commands::discover(&Sources::new(&root, Some(user)), &["help", "exit"]);
+    let names: Vec<(&str, Scope)> = commands
+        .all()
+        .iter()
+        .map(|c| (c.name.as_str(), c.scope))
+        .collect();
     assert_eq!(
         names,
-        [("fix-issue", Scope::Project), ("review", Scope::Project), ("standup", Scope::User)]
+        [
+            ("fix-issue", Scope::Project),
+            ("review", Scope::Project),
+            ("standup", Scope::User)
+        ]
     );
     let review = commands.get("review").unwrap();
     assert_eq!(review.description, "Review a file");
@@ -42,26 +54,43 @@ fn each_folder_is_searched_with_front_matter_as_claude_code_writes_it() {
         Some(&["Read".to_owned(), "Bash(git diff:*)".to_owned()][..])
     );
     assert_eq!(review.allowed_tool_names().unwrap(), ["Read", "Bash"]);
-    assert_eq!(review.expand("src/lib.rs").unwrap(), "Review src/lib.rs carefully.\n");
+    assert_eq!(
+        review.expand("src/lib.rs").unwrap(),
+        "Review src/lib.rs carefully.\n"
+    );
     // No front matter: the first line describes it.
     let fix = commands.get("fix-issue").unwrap();
     assert_eq!(fix.description, "Fix an issue");
-    assert_eq!(fix.expand("  42 ").unwrap(), "# Fix an issue\n\nFix issue #42.\n");
+    assert_eq!(
+        fix.expand("  42 ").unwrap(),
+        "# Fix an issue\n\nFix issue #42.\n"
+    );
     assert_eq!(
         commands.get("standup").unwrap().allowed_tools.as_deref(),
         Some(&["read_file".to_owned(), "search_files".to_owned()][..])
     );
     let messages: Vec<String> = warnings.iter().map(ToString::to_string).collect();
     assert_eq!(messages.len(), 2, "{messages:#?}");
-    assert!(messages.iter().any(|m| m.contains("`/review` is already defined")));
-    assert!(messages.iter().any(|m| m.contains("`/help` is a built-in command")));
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("`/review` is already defined"))
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("`/help` is a built-in command"))
+    );
 }
 
 #[test]
 fn an_unknown_placeholder_names_the_file_and_its_line() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(".keel/commands/deploy.md");
-    write(&file, "---\ndescription: Deploy\n---\nDeploy $1\nto $FOO now.\n");
+    write(
+        &file,
+        "---\ndescription: Deploy\n---\nDeploy $1\nto $FOO now.\n",
+    );
     let (commands, warnings) = Commands::discover(&Sources::new(dir.path(), None), &[]);
     assert!(warnings.is_empty());
     let error = commands.get("deploy").unwrap().expand("prod").unwrap_err();
@@ -85,8 +114,14 @@ fn an_unknown_placeholder_names_the_file_and_its_line() {
 #[test]
 fn bad_front_matter_skips_the_command() {
     let dir = tempfile::tempdir().unwrap();
-    write(&dir.path().join(".keel/commands/bad.md"), "---\nmodel: [x\n---\nBody\n");
-    write(&dir.path().join(".keel/commands/open.md"), "---\ndescription: never closed\n");
+    write(
+        &dir.path().join(".keel/commands/bad.md"),
+        "---\nmodel: [x\n---\nBody\n",
+    );
+    write(
+        &dir.path().join(".keel/commands/open.md"),
+        "---\ndescription: never closed\n",
+    );
     let (commands, warnings) = Commands::discover(&Sources::new(dir.path(), None), &[]);
     assert!(commands.is_empty());
     let mut lines: Vec<usize> = warnings.iter().map(|w| w.line).collect();

@@ -18,12 +18,27 @@ fn each_folder_is_searched_and_the_first_wins() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("project");
     let user = dir.path().join("config");
-    write(&root.join(".keel/skills/a/SKILL.md"), &skill("alpha", "From keel.", "A"));
-    write(&root.join(".agents/skills/b/SKILL.md"), &skill("beta", "From agents.", "B"));
-    write(&root.join(".claude/skills/c/SKILL.md"), &skill("gamma", "From claude.", "C"));
-    write(&user.join("skills/d/SKILL.md"), &skill("delta", "From the user.", "D"));
+    write(
+        &root.join(".keel/skills/a/SKILL.md"),
+        &skill("alpha", "From keel.", "A"),
+    );
+    write(
+        &root.join(".agents/skills/b/SKILL.md"),
+        &skill("beta", "From agents.", "B"),
+    );
+    write(
+        &root.join(".claude/skills/c/SKILL.md"),
+        &skill("gamma", "From claude.", "C"),
+    );
+    write(
+        &user.join("skills/d/SKILL.md"),
+        &skill("delta", "From the user.", "D"),
+    );
     // Taken by `.keel/skills` already.
-    write(&user.join("skills/e/SKILL.md"), &skill("alpha", "Again.", "E"));
+    write(
+        &user.join("skills/e/SKILL.md"),
+        &skill("alpha", "Again.", "E"),
+    );
     // A folder without SKILL.md is not a skill.
     write(&root.join(".keel/skills/notes/README.md"), "hi");
 
@@ -58,7 +73,10 @@ fn each_folder_is_searched_and_the_first_wins() {
 fn bad_front_matter_is_a_warning_naming_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    write(&root.join(".keel/skills/plain/SKILL.md"), "# No front matter\nDo things.\n");
+    write(
+        &root.join(".keel/skills/plain/SKILL.md"),
+        "# No front matter\nDo things.\n",
+    );
     write(
         &root.join(".keel/skills/broken/SKILL.md"),
         "---\nname: broken\ndescription: [unclosed\n---\nBody\n",
@@ -71,7 +89,10 @@ fn bad_front_matter_is_a_warning_naming_file_and_line() {
         &root.join(".keel/skills/shouty/SKILL.md"),
         "---\ndescription: Bad name.\nname: Shouty Name\n---\nBody\n",
     );
-    write(&root.join(".keel/skills/good/SKILL.md"), &skill("good", "Fine.", "Body"));
+    write(
+        &root.join(".keel/skills/good/SKILL.md"),
+        &skill("good", "Fine.", "Body"),
+    );
 
     let (skills, warnings) = Skills::discover(&Sources::new(root, None));
     assert_eq!(skills.len(), 1);

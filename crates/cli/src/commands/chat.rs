@@ -141,7 +141,10 @@ fn slash<'a>(host: &Host, commands: &'a Commands, line: &str) -> Option<Slash<'a
         Err(e) => {
             let text = host.text(
                 "chat-command-failed",
-                &[("name", Arg::from(name)), ("error", Arg::from(e.to_string()))],
+                &[
+                    ("name", Arg::from(name)),
+                    ("error", Arg::from(e.to_string())),
+                ],
             );
             host.notice(DisplayStyle::Error, text);
             Some(Slash::Done)
@@ -162,7 +165,11 @@ fn help(host: &Host, commands: &Commands) -> String {
         };
         rows.push((usage, command.description.clone()));
     }
-    let width = rows.iter().map(|(u, _)| u.chars().count()).max().unwrap_or(0);
+    let width = rows
+        .iter()
+        .map(|(u, _)| u.chars().count())
+        .max()
+        .unwrap_or(0);
     let mut text = host.text("chat-help-title", &[]);
     for (usage, description) in rows {
         text.push_str(&format!("\n  {usage:width$}  {description}"));

@@ -369,7 +369,10 @@ impl Host {
         overrides: &keel_engine::TurnOverrides,
     ) -> TurnEnd {
         for problem in self.session.apply_overrides(overrides) {
-            let text = self.text("command-override-skipped", &[("problem", Arg::from(problem))]);
+            let text = self.text(
+                "command-override-skipped",
+                &[("problem", Arg::from(problem))],
+            );
             self.notice(DisplayStyle::Warning, text);
         }
         let end = self.turn(task).await;

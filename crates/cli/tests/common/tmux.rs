@@ -168,7 +168,11 @@ pub fn chat_with(
     argv.push(format!("LANG={lang}"));
     argv.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
     argv.push(env!("CARGO_BIN_EXE_keel").to_owned());
-    argv.extend(["chat".to_owned(), "--root".to_owned(), root.display().to_string()]);
+    argv.extend([
+        "chat".to_owned(),
+        "--root".to_owned(),
+        root.display().to_string(),
+    ]);
     argv.extend(args.iter().map(|s| (*s).to_owned()));
     Pane::start(&argv)
 }

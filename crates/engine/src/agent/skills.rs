@@ -23,7 +23,10 @@ pub(crate) fn section(skills: &Skills) -> String {
     if skills.is_empty() {
         return String::new();
     }
-    let mut lines = vec![keel_context::prompt::SKILLS_HEADING.to_owned(), String::new()];
+    let mut lines = vec![
+        keel_context::prompt::SKILLS_HEADING.to_owned(),
+        String::new(),
+    ];
     for skill in skills.all() {
         lines.push(format!("- {}: {}", skill.name, skill.description));
     }

@@ -97,7 +97,9 @@ impl TypedTool for Skill {
 
 /// The skill's instructions, folder and files.
 fn instructions(skill: &SkillEntry, root: &Path) -> Result<String, String> {
-    let body = skill.body().map_err(|e| format!("Cannot load the skill: {e}"))?;
+    let body = skill
+        .body()
+        .map_err(|e| format!("Cannot load the skill: {e}"))?;
     let folder = match skill.dir.strip_prefix(root) {
         Ok(relative) => format!(
             "{} (in the project: read its files with read_file)",
