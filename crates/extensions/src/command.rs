@@ -151,10 +151,10 @@ pub fn expand(template: &str, arguments: &str) -> Result<String, ExpandError> {
     while let Some(at) = rest.find(['$', '\n']) {
         out.push_str(&rest[..at]);
         let tail = &rest[at..];
-        if tail.starts_with('\n') {
+        if let Some(next) = tail.strip_prefix('\n') {
             out.push('\n');
             line += 1;
-            rest = &tail[1..];
+            rest = next;
             continue;
         }
         let after = &tail[1..];
