@@ -183,6 +183,12 @@ rewind-scope-both = files and conversation
 ## The session around the turns (notices of keel run, keel chat, keel sessions resume)
 session-id = session { $id }
 session-chat = session { $id } (type /exit or press Ctrl-D to leave)
+chat-help-title = Commands:
+chat-help-help = list the commands
+chat-help-exit = leave the chat (Ctrl-D too)
+chat-command-unknown = unknown command /{ $name }: type /help for the list
+chat-command-failed = /{ $name } not run: { $error }
+command-override-skipped = not applied in this turn: { $problem }
 turn-cancelling = cancelling the turn (Ctrl-C again to quit)
 turn-interrupted = interrupted
 memory-interrupted = memory not distilled: interrupted

@@ -169,6 +169,12 @@ rewind-scope-both = 文件和对话
 ## 轮次前后的会话提示（keel run、keel chat、keel sessions resume）
 session-id = 会话 { $id }
 session-chat = 会话 { $id }（输入 /exit 或按 Ctrl-D 退出）
+chat-help-title = 命令：
+chat-help-help = 列出命令
+chat-help-exit = 退出对话（也可按 Ctrl-D）
+chat-command-unknown = 未知命令 /{ $name }：输入 /help 查看列表
+chat-command-failed = /{ $name } 未执行：{ $error }
+command-override-skipped = 本轮未应用：{ $problem }
 turn-cancelling = 正在取消本轮（再按 Ctrl-C 退出）
 turn-interrupted = 已中断
 memory-interrupted = 未提炼记忆：已中断

@@ -22,6 +22,7 @@ tool-plan_mode_respond = 正在提出计划
 tool-attempt_completion = 正在完成任务
 tool-create_plan = 正在制定计划：{ $goal }
 tool-remember = 正在记住：{ $text }
+tool-skill = 正在加载技能 { $name }
 # MCP 服务器的工具，以 mcp__SERVER__TOOL 提供。
 tool-mcp = 正在调用 { $server } 上的 { $tool }
 # 没有专门键的工具（如 mcp__SERVER__TOOL）。

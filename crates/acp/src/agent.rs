@@ -1,6 +1,8 @@
 //! The ACP agent on a connection: `initialize`, `session/new`, `session/load` (with the stored
-//! turns replayed), `session/prompt` (run off the dispatch loop, so permission requests and
-//! cancels get through while it runs) and `session/cancel`.
+//! turns replayed), each followed by the session's custom commands as an
+//! `available_commands_update`; `session/prompt` (run off the dispatch loop, so permission
+//! requests and cancels get through while it runs; `/NAME ARGS` expands a custom command) and
+//! `session/cancel`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -10,12 +12,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, ContentBlock, Implementation, InitializeRequest,
-    InitializeResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest,
-    NewSessionResponse, PromptRequest, PromptResponse, SessionId, SessionNotification, StopReason,
+    AgentCapabilities, AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate,
+    CancelNotification, ContentBlock, Implementation, InitializeRequest, InitializeResponse,
+    LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptRequest,
+    PromptResponse, SessionId, SessionNotification, SessionUpdate, StopReason,
+    UnstructuredCommandInput,
 };
 use agent_client_protocol::{Agent, Client, ConnectTo, Error, ErrorCode, Stdio};
 use keel_events::{AgentStatus, Event, EventHandler};
+use keel_extensions::{Command, Commands};
 use tokio_util::sync::CancellationToken;
 
 use crate::host::{HostedSession, OpenRequest, SessionHost};
@@ -30,6 +35,8 @@ pub struct AcpError(String);
 /// One open session and how to cancel its running prompt.
 struct Slot {
     session: tokio::sync::Mutex<Box<dyn HostedSession>>,
+    /// The session's custom commands.
+    commands: Commands,
     /// The running turn's cancel token.
     cancel: Mutex<Option<CancellationToken>>,
     /// A cancel that arrived before the prompt's turn started.
@@ -87,13 +94,16 @@ pub async fn serve<H: SessionHost>(
             async move |request: NewSessionRequest, responder, cx| match open(
                 &new_host,
                 &new_sessions,
-                cx,
+                cx.clone(),
                 request.cwd,
                 None,
             )
             .await
             {
-                Ok(opened) => responder.respond(NewSessionResponse::new(opened.id)),
+                Ok(opened) => {
+                    responder.respond(NewSessionResponse::new(opened.id.clone()))?;
+                    announce_commands(&cx, &opened)
+                }
                 Err(e) => responder.respond_with_error(e),
             },
             agent_client_protocol::on_receive_request!(),
@@ -121,7 +131,8 @@ pub async fn serve<H: SessionHost>(
                                 ))?;
                             }
                         }
-                        responder.respond(LoadSessionResponse::new())
+                        responder.respond(LoadSessionResponse::new())?;
+                        announce_commands(&cx, &opened)
                     }
                     Err(e) => responder.respond_with_error(e),
                 }
@@ -159,6 +170,14 @@ pub async fn serve<H: SessionHost>(
                         "the prompt has no text",
                     ));
                 }
+                let command = match expand_command(&slot.commands, &text) {
+                    Ok(command) => command,
+                    Err(message) => {
+                        return responder
+                            .respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, message));
+                    }
+                };
+                let text = command.as_ref().map_or(text, |(_, prompt)| prompt.clone());
                 slot.cancel_requested.store(false, Ordering::SeqCst);
                 cx.spawn(async move {
                     let mut session = slot.session.lock().await;
@@ -167,7 +186,9 @@ pub async fn serve<H: SessionHost>(
                     if slot.cancel_requested.load(Ordering::SeqCst) {
                         token.cancel();
                     }
-                    let end = session.prompt(&text).await;
+                    let end = session
+                        .prompt(&text, command.as_ref().map(|(c, _)| c))
+                        .await;
                     *slot.cancel.lock().unwrap_or_else(|p| p.into_inner()) = None;
                     drop(session);
                     match end.status {
@@ -225,6 +246,49 @@ pub async fn serve<H: SessionHost>(
 struct Opened {
     id: SessionId,
     history: Vec<Event>,
+    commands: Commands,
+}
+
+/// Sends the session's custom commands as an `available_commands_update` (none: nothing sent).
+fn announce_commands(cx: &ConnectionTo<Client>, opened: &Opened) -> Result<(), Error> {
+    if opened.commands.is_empty() {
+        return Ok(());
+    }
+    let commands = opened
+        .commands
+        .all()
+        .iter()
+        .map(|command| {
+            let hint = command
+                .argument_hint
+                .clone()
+                .unwrap_or_else(|| "arguments".to_owned());
+            AvailableCommand::new(command.name.clone(), command.description.clone()).input(Some(
+                AvailableCommandInput::Unstructured(UnstructuredCommandInput::new(hint)),
+            ))
+        })
+        .collect();
+    cx.send_notification(SessionNotification::new(
+        opened.id.clone(),
+        SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands)),
+    ))
+}
+
+/// The custom command a `/NAME ARGS` prompt names, with its expansion; `None` for any other
+/// prompt (a `/…` naming no command of the session is sent as written). A template that cannot
+/// be expanded is the error's message.
+fn expand_command(commands: &Commands, text: &str) -> Result<Option<(Command, String)>, String> {
+    let Some(rest) = text.trim_start().strip_prefix('/') else {
+        return Ok(None);
+    };
+    let (name, arguments) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    let Some(command) = commands.get(name) else {
+        return Ok(None);
+    };
+    match command.expand(arguments) {
+        Ok(prompt) => Ok(Some((command.clone(), prompt))),
+        Err(e) => Err(format!("/{name} not run: {e}")),
+    }
 }
 
 /// Opens a session in `cwd` (new, or the stored `resume`) whose events and approvals go to the
@@ -263,10 +327,12 @@ async fn open<H: SessionHost>(
     let session_id = SessionId::new(id.clone());
     let _ = id_cell.set(session_id.clone());
     let history = session.history();
+    let commands = session.commands();
     sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(
         id,
         Arc::new(Slot {
             session: tokio::sync::Mutex::new(session),
+            commands: commands.clone(),
             cancel: Mutex::new(None),
             cancel_requested: AtomicBool::new(false),
         }),
@@ -274,6 +340,7 @@ async fn open<H: SessionHost>(
     Ok(Opened {
         id: session_id,
         history,
+        commands,
     })
 }
 

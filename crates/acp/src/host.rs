@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use keel_events::{AgentStatus, Event, EventHandler};
+use keel_extensions::{Command, Commands};
 use keel_protocol::Approver;
 use tokio_util::sync::CancellationToken;
 
@@ -54,8 +55,14 @@ pub trait HostedSession: Send {
     fn history(&self) -> Vec<Event>;
     /// A token that cancels the running turn (ask again before each turn).
     fn cancel_handle(&self) -> CancellationToken;
-    /// Runs one turn for `text`.
-    async fn prompt(&mut self, text: &str) -> PromptEnd;
+    /// The custom commands of the session's project and user (`.keel/commands/NAME.md`, …),
+    /// offered to the client as ACP available commands; `/NAME ARGS` prompts expand them.
+    fn commands(&self) -> Commands {
+        Commands::default()
+    }
+    /// Runs one turn for `text`; `command` is the custom command `text` was expanded from
+    /// (its `model` and `allowed-tools` apply to the turn).
+    async fn prompt(&mut self, text: &str, command: Option<&Command>) -> PromptEnd;
     /// Stores what is left.
     async fn close(self: Box<Self>);
 }

@@ -5,7 +5,8 @@
 //! [`serve_stdio`] speaks ACP v1 on standard input and output. The sessions themselves are the
 //! front end's ([`SessionHost`]: the CLI's session host); this crate maps them to ACP: events to
 //! `session/update` notifications ([`UpdateMapper`]), approvals to `session/request_permission`
-//! ([`AcpApprover`]).
+//! ([`AcpApprover`]), the session's custom commands to an `available_commands_update` and a
+//! `/NAME ARGS` prompt to its template's expansion.
 
 mod agent;
 mod diff;

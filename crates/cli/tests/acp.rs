@@ -609,3 +609,88 @@ async fn a_plan_is_shown_as_an_acp_plan_whose_steps_progress() {
     let last = plans.last().unwrap();
     assert_eq!(last[0].1, PlanEntryStatus::Completed, "{plans:#?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn custom_commands_are_available_commands_and_expand_in_prompts() {
+    let script = ScriptBuilder::new().text("Hello, Ada.");
+    let (root, config, script) = workspace(&script);
+    let commands = root.path().join(".keel/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("hello.md"),
+        "---\ndescription: Say hello\nargument-hint: [name]\n---\nSay hello to $1.\n",
+    )
+    .unwrap();
+    std::fs::write(commands.join("bad.md"), "Use $FOO.\n").unwrap();
+    let provider = format!("--provider=scripted:{}", script.display());
+    let cwd = root.path().to_path_buf();
+    let ((session_id, good, bad), seen) = with_agent(
+        config.path(),
+        &[&provider],
+        Vec::new(),
+        async move |cx, _seen| {
+            let session = cx
+                .send_request(NewSessionRequest::new(cwd))
+                .block_task()
+                .await
+                .unwrap();
+            let bad = cx
+                .send_request(PromptRequest::new(
+                    session.session_id.clone(),
+                    text("/bad now"),
+                ))
+                .block_task()
+                .await
+                .unwrap_err();
+            let good = cx
+                .send_request(PromptRequest::new(
+                    session.session_id.clone(),
+                    text("/hello Ada"),
+                ))
+                .block_task()
+                .await
+                .unwrap();
+            (session.session_id, good.stop_reason, bad)
+        },
+    )
+    .await;
+
+    let available = seen
+        .updates
+        .iter()
+        .find_map(|u| match u {
+            SessionUpdate::AvailableCommandsUpdate(update) => Some(update.clone()),
+            _ => None,
+        })
+        .expect("an available_commands_update");
+    let listed = serde_json::to_value(&available.available_commands).unwrap();
+    assert_eq!(
+        listed,
+        json!([
+            {"name": "bad", "description": "Use $FOO.", "input": {"hint": "arguments"}},
+            {"name": "hello", "description": "Say hello", "input": {"hint": "[name]"}}
+        ])
+    );
+    assert!(
+        bad.message.contains("/bad not run:") && bad.message.contains("unknown placeholder `$FOO`"),
+        "{bad:?}"
+    );
+    assert_eq!(good, StopReason::EndTurn);
+    assert!(seen.agent_text().contains("Hello, Ada."));
+
+    // The stored turn is the expanded prompt.
+    let cwd = root.path().to_path_buf();
+    let ((), replayed) = with_agent(
+        config.path(),
+        &[&provider],
+        Vec::new(),
+        async move |cx, _seen| {
+            cx.send_request(LoadSessionRequest::new(session_id, cwd))
+                .block_task()
+                .await
+                .unwrap();
+        },
+    )
+    .await;
+    assert_eq!(replayed.user_text(), "Say hello to Ada.\n");
+}

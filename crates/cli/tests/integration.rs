@@ -10,6 +10,7 @@ mod common;
 
 mod acp;
 mod config;
+mod custom_commands;
 mod doctor;
 mod eval_command;
 mod exec_file_command;

@@ -12,6 +12,10 @@ pub const ENVIRONMENT_HEADING: &str = "## Environment";
 /// Heading of the project-instructions section (`AGENTS.md` and the like).
 pub const INSTRUCTIONS_HEADING: &str = "## Project instructions";
 
+/// Heading and preamble of the skills section: each skill's name and description, its
+/// instructions loaded by the `skill` tool.
+pub const SKILLS_HEADING: &str = "## Skills\n\nInstructions for particular kinds of task. When a task matches a skill's description, call the skill tool with its name first and follow what it returns.";
+
 /// Heading of the memory section.
 pub const MEMORY_HEADING: &str = "## Project memory";
 /// Heading and preamble of the library-docs section (`[context] libraries`).

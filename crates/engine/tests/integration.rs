@@ -15,6 +15,7 @@ mod agent_instructions;
 mod agent_memory;
 mod agent_repo_map;
 mod agent_scenarios;
+mod agent_skills;
 mod agent_xml;
 mod fallback;
 mod openai_stream;

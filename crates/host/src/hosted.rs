@@ -196,6 +196,17 @@ impl HostedSession {
         self.agent.last_outcome()
     }
 
+    /// Runs the next turns with `overrides` (a custom command's model and tools) until
+    /// [`Self::clear_overrides`]; returns what could not be applied.
+    pub fn apply_overrides(&mut self, overrides: &keel_engine::TurnOverrides) -> Vec<String> {
+        self.agent.apply_overrides(overrides)
+    }
+
+    /// Back to the session's own model and tools.
+    pub fn clear_overrides(&mut self) {
+        self.agent.clear_overrides();
+    }
+
     /// Runs `input` as one turn: the session row (on the first turn), its status and the turn
     /// row under this process's lease are written first, then the turn runs until its
     /// `agent.end` — or until `abandon` resolves, which gives it up at once (`None`). Record

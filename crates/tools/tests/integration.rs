@@ -24,4 +24,5 @@ mod registry;
 mod replace_in_file;
 mod repomap_tools;
 mod shadow;
+mod skill_tool;
 mod workspace;

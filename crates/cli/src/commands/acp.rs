@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use async_trait::async_trait;
 use keel_acp::{HostedSession, OpenRequest, PromptEnd, SessionHost};
 use keel_events::Event;
+use keel_extensions::{Command, Commands, Sources};
 use keel_host::open_session;
 use keel_store::EventRange;
 use tokio_util::sync::CancellationToken;
@@ -79,9 +80,18 @@ impl SessionHost for CliSessions {
             }
             None => (None, Vec::new()),
         };
+        let sources = Sources::new(&settings.root, settings.config.user_config_dir.clone());
+        let (commands, warnings) = Commands::discover(&sources, &super::chat::BUILT_IN_COMMANDS);
+        for warning in warnings {
+            eprintln!("keel acp: warning: {warning}");
+        }
         let host =
             Host::start_embedded(&settings, resume, request.events, request.approver).await?;
-        Ok(Box::new(CliSession { host, history }))
+        Ok(Box::new(CliSession {
+            host,
+            history,
+            commands,
+        }))
     }
 }
 
@@ -89,6 +99,8 @@ impl SessionHost for CliSessions {
 struct CliSession {
     host: Host,
     history: Vec<Event>,
+    /// The project's and the user's custom commands.
+    commands: Commands,
 }
 
 #[async_trait]
@@ -105,8 +117,21 @@ impl HostedSession for CliSession {
         self.host.cancel_handle()
     }
 
-    async fn prompt(&mut self, text: &str) -> PromptEnd {
-        let end = self.host.turn(text).await;
+    fn commands(&self) -> Commands {
+        self.commands.clone()
+    }
+
+    async fn prompt(&mut self, text: &str, command: Option<&Command>) -> PromptEnd {
+        let end = match command {
+            Some(command) => {
+                let overrides = keel_engine::TurnOverrides {
+                    model: command.model.clone(),
+                    tools: command.allowed_tool_names(),
+                };
+                self.host.turn_with(text, &overrides).await
+            }
+            None => self.host.turn(text).await,
+        };
         let outcome = self.host.last_outcome();
         match (end, outcome) {
             (TurnEnd::Finished(status), Some(outcome)) => PromptEnd {

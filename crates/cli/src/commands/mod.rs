@@ -28,6 +28,7 @@ pub mod serve;
 pub mod sessions;
 pub mod shadow;
 pub mod shell;
+pub mod skills;
 pub mod tool;
 
 /// Exit code for usage errors (bad flags, bad JSON arguments).
@@ -85,6 +86,9 @@ pub enum Command {
     /// List, add or remove approval rules (`.keel/rules.toml`, `$KEEL_CONFIG_DIR/rules.toml`).
     #[command(subcommand)]
     Rules(rules::RulesCommand),
+    /// List the skills (`SKILL.md` folders) a session on the project has, or show one.
+    #[command(subcommand)]
+    Skills(skills::SkillsCommand),
     /// Review, apply or discard the changes a `--shadow` session staged.
     #[command(subcommand)]
     Shadow(shadow::ShadowCommand),
@@ -157,6 +161,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Config(command) => config::run(command),
         Command::Rules(command) => rules::run(command),
         Command::Shadow(command) => shadow::run(command),
+        Command::Skills(command) => skills::run(command),
         Command::Mcp(command) => mcp::run(command),
         Command::Acp(args) => acp::run(args),
         #[cfg(feature = "serve")]

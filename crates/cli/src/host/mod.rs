@@ -372,6 +372,26 @@ impl Host {
         }
     }
 
+    /// Runs `task` as one turn with `overrides` (a custom command's `model` and
+    /// `allowed-tools`), then goes back to the session's own; what cannot be applied is a
+    /// warning notice.
+    pub async fn turn_with(
+        &mut self,
+        task: &str,
+        overrides: &keel_engine::TurnOverrides,
+    ) -> TurnEnd {
+        for problem in self.session.apply_overrides(overrides) {
+            let text = self.text(
+                "command-override-skipped",
+                &[("problem", Arg::from(problem))],
+            );
+            self.notice(DisplayStyle::Warning, text);
+        }
+        let end = self.turn(task).await;
+        self.session.clear_overrides();
+        end
+    }
+
     /// Where a session ends (`keel run` after its turn, `keel chat` left with `/exit` or end
     /// of input, `keel sessions resume`): distils the decisions of the turns that changed files
     /// into project memory with one model call (see `AgentSession::distill_memory`). Its

@@ -9,6 +9,8 @@ use std::process::{Command, Output, Stdio};
 
 use keel_test_support::mock_openai::MockServer;
 
+pub mod tmux;
+
 /// A test script under `crates/cli/tests/scripts/`.
 pub fn script(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

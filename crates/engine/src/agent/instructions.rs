@@ -50,8 +50,9 @@ pub enum Style {
 }
 
 /// The instructions for `mode` and `style` (plan mode has its own), followed by the turn's
-/// sections (environment and project instructions, see [`super::turn_prompt`]).
-pub fn instructions(mode: Mode, style: Style, turn: &str) -> String {
+/// sections (environment and project instructions, see [`super::turn_prompt`]) and, when
+/// tools are offered, the session's skills (see [`super::skills`]).
+pub fn instructions(mode: Mode, style: Style, turn: &str, skills: &str) -> String {
     let mut text = match (mode, style) {
         (Mode::Plan, _) => format!("{BASE}\n\n{PLAN}"),
         (_, Style::Compact) => COMPACT.to_owned(),
@@ -63,6 +64,11 @@ pub fn instructions(mode: Mode, style: Style, turn: &str) -> String {
     if !turn.trim().is_empty() {
         text.push_str("\n\n");
         text.push_str(turn.trim());
+    }
+    // Without tools the model cannot load a skill.
+    if matches!(style, Style::Full | Style::Compact) && !skills.is_empty() {
+        text.push_str("\n\n");
+        text.push_str(skills);
     }
     text
 }

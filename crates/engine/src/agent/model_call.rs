@@ -436,7 +436,12 @@ async fn build_prompt(
     let options = BuildOptions::default();
     let builder = PromptBuilder::new(call.counter, budget.with_extra_tokens(tool_tokens as u64))
         .with_options(options);
-    let mut instructions = instructions(call.mode, call.style, call.context.turn_prompt.text());
+    let mut instructions = instructions(
+        call.mode,
+        call.style,
+        call.context.turn_prompt.text(),
+        &call.context.skills,
+    );
     if xml {
         instructions.push_str("\n\n");
         instructions.push_str(&tool_catalogue(&call.functions.definitions));

@@ -36,6 +36,8 @@ pub(crate) struct ModelContext {
     pub(crate) libraries: Option<Preloaded>,
     /// The turn's environment and project instructions.
     pub(crate) turn_prompt: TurnPrompt,
+    /// The session's skills as the system prompt lists them (empty when there are none).
+    pub(crate) skills: String,
     /// Writes summaries when the model does not (or cannot).
     pub(crate) summarizer: Arc<dyn Summarizer>,
     pub(crate) retention: RetentionPolicy,
@@ -64,6 +66,7 @@ impl Default for ModelContext {
             repo_map: None,
             libraries: None,
             turn_prompt: TurnPrompt::default(),
+            skills: String::new(),
             summarizer: Arc::new(ExtractiveSummarizer),
             retention: RetentionPolicy::default(),
             prompt_cache: PromptCache::new(),

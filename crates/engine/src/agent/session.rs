@@ -91,6 +91,11 @@ pub struct AgentSession {
     last_outcome: Option<TurnOutcome>,
     /// The turns that changed files since the last memory distillation.
     notes: Vec<TurnNote>,
+    /// Skill files skipped when the session was built, reported at its first turn.
+    skill_warnings: Vec<keel_extensions::Warning>,
+    /// The session's model chain while a turn runs on another model
+    /// ([`Self::apply_overrides`]).
+    session_models: Option<crate::ModelChain>,
 }
 
 impl std::fmt::Debug for AgentSession {
@@ -142,10 +147,15 @@ impl AgentSession {
             );
             context.libraries = (!preloaded.is_empty()).then_some(preloaded);
         }
+        let (skills, skill_warnings) =
+            super::skills::discover(&config.root, config.instructions.user_dir.as_deref());
+        context.skills = super::skills::section(&skills);
+        let mut tools = Toolbox::new(ToolRegistry::builtin(), Some(checkpoints));
+        tools.set_skills(skills);
         Ok(Self {
             config,
             model: ModelCaller::new(provider),
-            tools: Toolbox::new(ToolRegistry::builtin(), Some(checkpoints)),
+            tools,
             context,
             repo_map: RepoMapBuilder::default(),
             emitter,
@@ -156,6 +166,8 @@ impl AgentSession {
             resumed: false,
             last_outcome: None,
             notes: Vec::new(),
+            skill_warnings,
+            session_models: None,
         })
     }
 
@@ -250,6 +262,43 @@ impl AgentSession {
     /// The tools offered to the model.
     pub fn tools(&self) -> &ToolRegistry {
         self.tools.registry()
+    }
+
+    /// Runs the next turns with `overrides` (a custom command's `model` and `allowed-tools`)
+    /// until [`Self::clear_overrides`]. Returns what could not be applied: an empty model
+    /// name, or tool names no offered tool has (the others still apply).
+    pub fn apply_overrides(&mut self, overrides: &super::TurnOverrides) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Some(model) = &overrides.model {
+            match crate::ModelChain::new([model.clone()]) {
+                Ok(chain) => {
+                    let session = std::mem::replace(&mut self.config.models, chain);
+                    self.session_models.get_or_insert(session);
+                }
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
+        if let Some(tools) = &overrides.tools {
+            let names: Vec<String> = tools
+                .iter()
+                .map(|t| super::keel_tool_name(t).to_owned())
+                .collect();
+            problems.extend(
+                self.tools
+                    .set_allowed(Some(names))
+                    .into_iter()
+                    .map(|name| format!("no tool `{name}`")),
+            );
+        }
+        problems
+    }
+
+    /// Back to the session's own model and tools after [`Self::apply_overrides`].
+    pub fn clear_overrides(&mut self) {
+        if let Some(models) = self.session_models.take() {
+            self.config.models = models;
+        }
+        self.tools.set_allowed(None);
     }
 
     /// Where events go.
@@ -435,6 +484,7 @@ impl AgentSession {
                 input,
             )
             .await;
+        super::skills::report(std::mem::take(&mut self.skill_warnings), &self.emitter);
         self.context.turn_prompt.start_turn(
             &self.config.root,
             self.config.test_command.as_deref(),

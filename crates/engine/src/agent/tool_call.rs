@@ -84,6 +84,10 @@ pub(crate) struct Toolbox {
     /// Definitions built so far, by what was offered and the encoding counted in (emptied
     /// when the tools change).
     functions: Vec<((Offer, keel_context::Encoding), Functions)>,
+    /// The `skill` tool, when the session has skills.
+    skill: Option<keel_tools::builtin::Skill>,
+    /// The only tools of `base` and `source` offered (a custom command's `allowed-tools`).
+    allowed: Option<Vec<String>>,
     pub(crate) checkpoints: Option<Arc<CheckpointStore>>,
     pub(crate) approver: Arc<dyn Approver>,
     pub(crate) answerer: Arc<dyn QuestionAnswerer>,
@@ -192,8 +196,10 @@ impl Toolbox {
     /// [`keel_protocol::CannotAnswer`]) and recording changes in `checkpoints`.
     pub(crate) fn new(tools: ToolRegistry, checkpoints: Option<Arc<CheckpointStore>>) -> Self {
         Self {
-            tools: with_control_tools(tools.clone()),
+            tools: with_control_tools(tools.clone(), None),
             base: tools,
+            skill: None,
+            allowed: None,
             source: None,
             source_names: Vec::new(),
             functions: Vec::new(),
@@ -214,6 +220,27 @@ impl Toolbox {
         self.rebuild();
     }
 
+    /// Offers the `skill` tool over `skills` when there is at least one.
+    pub(crate) fn set_skills(&mut self, skills: Arc<keel_extensions::Skills>) {
+        self.skill = (!skills.is_empty()).then(|| keel_tools::builtin::Skill::new(skills));
+        self.rebuild();
+    }
+
+    /// Offers only the tools of `allowed` (Keel's names) besides the session's own, or every
+    /// tool again (`None`). Returns the names no tool has.
+    pub(crate) fn set_allowed(&mut self, allowed: Option<Vec<String>>) -> Vec<String> {
+        self.allowed = allowed;
+        self.rebuild();
+        match &self.allowed {
+            Some(names) => names
+                .iter()
+                .filter(|name| self.tools.get(name).is_none())
+                .cloned()
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
     /// Also offers the tools of `source`, as they are before each model call.
     pub(crate) fn set_source(&mut self, source: Arc<dyn ToolSource>) {
         self.source = Some((source, 0));
@@ -230,19 +257,33 @@ impl Toolbox {
     }
 
     fn rebuild(&mut self) {
-        let mut tools = self.base.clone();
+        let only = self.allowed.clone();
+        let allowed = |name: &str| {
+            only.as_ref()
+                .is_none_or(|names| names.iter().any(|n| n == name))
+        };
+        let mut tools = match &only {
+            None => self.base.clone(),
+            Some(_) => {
+                let mut tools = ToolRegistry::new();
+                for tool in self.base.tools().filter(|t| allowed(t.name())) {
+                    tools.register_arc(tool.clone());
+                }
+                tools
+            }
+        };
         self.source_names.clear();
         if let Some((source, seen)) = &mut self.source {
             *seen = source.generation();
             for tool in source.tools() {
                 // The session's own tools keep their names.
-                if tools.get(tool.name()).is_none() {
+                if tools.get(tool.name()).is_none() && allowed(tool.name()) {
                     self.source_names.push(tool.name());
                     tools.register_arc(tool);
                 }
             }
         }
-        self.tools = with_control_tools(tools);
+        self.tools = with_control_tools(tools, self.skill.as_ref());
         self.functions.clear();
     }
 
@@ -658,8 +699,12 @@ impl ToolEnd<'_> {
     }
 }
 
-/// `tools` with the tools only a session offers: the control tools and `remember`.
-fn with_control_tools(mut tools: ToolRegistry) -> ToolRegistry {
+/// `tools` with the tools only a session offers: the control tools, `remember` and, when the
+/// session has skills, `skill`.
+fn with_control_tools(
+    mut tools: ToolRegistry,
+    skill: Option<&keel_tools::builtin::Skill>,
+) -> ToolRegistry {
     use super::control_tools::{
         AskFollowupQuestion, AttemptCompletion, CreatePlan, PlanModeRespond,
     };
@@ -669,6 +714,9 @@ fn with_control_tools(mut tools: ToolRegistry) -> ToolRegistry {
         .register(AskFollowupQuestion)
         .register(PlanModeRespond)
         .register(super::remember::Remember);
+    if let Some(skill) = skill {
+        tools.register(skill.clone());
+    }
     tools
 }
 

@@ -13,6 +13,7 @@ pub mod project_structure;
 pub mod read_file;
 pub mod replace_in_file;
 pub mod search_files;
+pub mod skill;
 pub mod use_rag_tool;
 pub mod write_file;
 
@@ -29,6 +30,7 @@ pub use project_structure::GetProjectStructure;
 pub use read_file::ReadFile;
 pub use replace_in_file::ReplaceInFile;
 pub use search_files::SearchFiles;
+pub use skill::{SKILL, Skill, SkillArgs};
 pub use use_rag_tool::UseRagTool;
 pub use write_file::WriteFile;
 

@@ -340,6 +340,6 @@ async fn resume(args: ResumeArgs) -> ExitCode {
             host.close().await;
             turn_exit_code(end)
         }
-        None => chat(host).await,
+        None => chat(host, &settings).await,
     }
 }

@@ -1,0 +1,26 @@
+//! Keel's extension files, in the formats other coding agents already use, so a team's files
+//! work here unchanged: Agent Skills (`SKILL.md` folders in `.keel/skills/`, `.agents/skills/`,
+//! `.claude/skills/` and the user's `skills/`) and custom commands (`NAME.md` prompt templates
+//! in `.keel/commands/`, `.claude/commands/` and the user's `commands/`).
+//!
+//! One discovery for every kind: [`Sources`] names the project and the user's config folder,
+//! each kind lists its folders in order of precedence, a file that cannot be used is a
+//! [`Warning`] naming its file and line and is skipped, and YAML front matter is read by
+//! [`front_matter`]. Nothing here runs anything.
+
+pub mod command;
+pub mod front_matter;
+pub mod skill;
+mod sources;
+mod warning;
+
+pub use command::{Command, Commands, ExpandError};
+pub use front_matter::FrontMatterError;
+pub use skill::{SKILL_FILE, Skill, SkillError, Skills};
+pub use sources::{COMMAND_FOLDERS, SKILL_FOLDERS, Scope, Sources, USER_COMMANDS, USER_SKILLS};
+pub use warning::Warning;
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;
