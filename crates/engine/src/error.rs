@@ -51,8 +51,13 @@ pub enum ProviderError {
     OutputLimit(String),
     /// The answer was stopped because it kept repeating the same lines
     /// ([`crate::repetition`]).
-    #[error("{0}")]
-    Repetition(String),
+    #[error("{why}")]
+    Repetition {
+        /// What repeated.
+        why: String,
+        /// The answer's text written before the loop began.
+        kept: String,
+    },
     /// The request could not be built or was refused before sending (configuration, encoding).
     #[error("invalid request: {0}")]
     InvalidRequest(String),
@@ -104,7 +109,7 @@ impl ProviderError {
             ),
             Self::InvalidRequest(_)
             | Self::OutputLimit(_)
-            | Self::Repetition(_)
+            | Self::Repetition { .. }
             | Self::Script(_)
             | Self::Cancelled
             | Self::RetriesExhausted { .. } => false,

@@ -9,8 +9,11 @@
 //! - a tool result the model wrote itself: answered, once;
 //! - an answer that shows the fix in a code block: pointed back at the edit tools, once;
 //! - a turn asked for changes that made none: `agent.end` carries the warning;
-//! - an answer caught in a loop (the same lines again and again): stopped, and the turn starts
-//!   over, or fails saying why when no attempt is left;
+//! - an answer caught in a loop (the same lines again and again, or one line counting up):
+//!   stopped, and the turn starts over, or fails saying why when no attempt is left; code
+//!   blocks closed before the loop are the answer when the turn edits from code blocks;
+//! - a test file given whole when the task says the tests are right: left alone, and the
+//!   model told to change the code;
 //! - compact profile: a whole file after a line naming it is written, and the project's
 //!   tests run before and after the model's work.
 
@@ -504,6 +507,88 @@ async fn an_answer_caught_in_a_loop_is_stopped_and_the_turn_starts_over() {
         })
         .expect("the looping call ends");
     assert_eq!(first_end, keel_events::FinishReason::Other);
+    assert!(
+        std::fs::read_to_string(ws.path().join("calc/stats.py"))
+            .unwrap()
+            .contains("return sum(values) / len(values)")
+    );
+    assert_eq!(outcome.status, AgentStatus::Completed);
+}
+
+#[tokio::test]
+async fn the_fix_written_before_a_counting_loop_is_applied() {
+    // As recorded at temperature 0 on a Rust task: the right function, then a test that counts
+    // up line after line (`assert!(!is_leap_year(1901));`, `…(1902));`, …) until the cap.
+    let right = "The mean divides by one less than the count. Fixed:\n\n`calc/stats.py`\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / len(values)\n```\n\nAnd a test for it:\n\n```python\ndef test_many():\n";
+    let counting: Vec<String> = (1..400)
+        .map(|n| format!("    assert mean([{n}, {n}]) == {n}\n"))
+        .collect();
+    let mut answer = vec![right];
+    answer.extend(counting.iter().map(String::as_str));
+    let (events, requests, outcome, ws) = turn(
+        "Fix the failing test",
+        vec![text_answer(&answer), text_answer(&["Fixed the mean."])],
+        |c| {
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+            c.test_rounds = 0;
+            c.attempts = Some(2);
+        },
+    )
+    .await;
+    // The written file, then the model's word on it (the compact profile asks once more).
+    assert_eq!(requests.len(), 2);
+    let salvaged = events.iter().any(|e| {
+        matches!(&e.kind, EventKind::SystemLog(l)
+            if l.message.contains("again and again") && l.message.contains("taken as the answer"))
+    });
+    assert!(salvaged, "no log of the salvaged answer");
+    let fixed = std::fs::read_to_string(ws.path().join("calc/stats.py")).unwrap();
+    assert!(
+        fixed.contains("return sum(values) / len(values)"),
+        "{fixed}"
+    );
+    assert!(!fixed.contains("test_many"), "{fixed}");
+    assert_eq!(outcome.status, AgentStatus::Completed);
+}
+
+#[tokio::test]
+async fn a_test_the_task_says_is_right_is_not_rewritten() {
+    // The model "fixes" the test to what the code computes.
+    let test_only = "`tests/test_stats.py`\n```python\nimport unittest\n\nfrom calc.stats import mean\n\n\nclass MeanTest(unittest.TestCase):\n    def test_mean_of_three(self):\n        self.assertEqual(mean([1, 2, 3]), 3)\n\n    def test_empty_is_an_error(self):\n        with self.assertRaises(ValueError):\n            mean([])\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n```";
+    let fix = "`calc/stats.py`\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / len(values)\n```";
+    let before = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/sample-project/tests/test_stats.py"),
+    )
+    .unwrap();
+    let (events, requests, outcome, ws) = turn(
+        "The test for `mean` fails. The test is right; fix the code.",
+        vec![
+            text_answer(&[test_only]),
+            text_answer(&[fix]),
+            text_answer(&["Fixed the mean."]),
+        ],
+        |c| {
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+            c.test_rounds = 0;
+        },
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("tests/test_stats.py")).unwrap(),
+        before
+    );
+    let told = requests[1].body["messages"].to_string();
+    assert!(
+        told.contains("The task says the tests are right, so tests/test_stats.py stays as it is"),
+        "{told}"
+    );
+    let left = events.iter().any(|e| {
+        matches!(&e.kind, EventKind::SystemLog(l) if l.message.contains("left as it is, the task says the tests are right"))
+    });
+    assert!(left);
     assert!(
         std::fs::read_to_string(ws.path().join("calc/stats.py"))
             .unwrap()

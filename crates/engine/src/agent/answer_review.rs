@@ -18,6 +18,7 @@
 use keel_events::{Emitter, LogLevel, SystemLog};
 
 use super::definition_edit::definition_edits;
+use super::test_files::is_test_path;
 use super::tool_loop::TurnRun;
 use super::whole_file::whole_files;
 use crate::assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall};
@@ -48,6 +49,14 @@ const NOTHING_CHANGED_BLOCKS: &str = "No file has been changed yet, so the task 
 
 /// Told when the answer says the work is done but no file changed.
 const NOTHING_CHANGED: &str = "No file has been changed yet, so the task is not done. Make the change now with replace_in_file or write_file, then run the tests. If no change is needed, answer why.";
+
+/// Told when the answer only rewrote test files the task said are right.
+fn tests_are_right(paths: &[String]) -> String {
+    format!(
+        "The task says the tests are right, so {} stays as it is: change the code the tests check, not the tests.",
+        paths.join(", ")
+    )
+}
 
 /// What the loop is to do with an answer that has no call.
 #[derive(Debug, PartialEq, Eq)]
@@ -128,7 +137,13 @@ impl TurnRun<'_> {
         if !self.state.compact || !self.state.asks_for_change {
             return;
         }
-        let files = whole_files(&response.text, &self.config.root, &self.focused_paths());
+        let mut files = whole_files(&response.text, &self.config.root, &self.focused_paths());
+        if self.state.keeps_tests {
+            let (tests, code): (Vec<_>, Vec<_>) =
+                files.into_iter().partition(|f| is_test_path(&f.path));
+            self.leave_tests_alone(tests.into_iter().map(|f| f.path).collect());
+            files = code;
+        }
         let Some(first) = files.first() else {
             self.recover_definitions(response);
             return;
@@ -158,6 +173,26 @@ impl TurnRun<'_> {
         );
     }
 
+    /// Notes the test files an answer gave and the turn does not write, the task having said
+    /// its tests are right.
+    fn leave_tests_alone(&mut self, paths: Vec<String>) {
+        if paths.is_empty() {
+            return;
+        }
+        log(
+            self.emitter,
+            format!(
+                "the answer rewrites {}; left as it is, the task says the tests are right",
+                paths.join(", ")
+            ),
+        );
+        for path in paths {
+            if !self.state.tests_left_alone.contains(&path) {
+                self.state.tests_left_alone.push(path);
+            }
+        }
+    }
+
     /// The paths of the files now focused.
     fn focused_paths(&self) -> Vec<String> {
         self.context
@@ -169,7 +204,18 @@ impl TurnRun<'_> {
 
     /// The definitions the answer gives whole, as `replace_in_file` calls (one per file).
     fn recover_definitions(&mut self, response: &mut AssembledResponse) {
-        let edits = definition_edits(&response.text, &self.config.root, &self.focused_paths());
+        let mut edits = definition_edits(&response.text, &self.config.root, &self.focused_paths());
+        if self.state.keeps_tests {
+            let tests: Vec<String> = edits
+                .keys()
+                .filter(|path| is_test_path(path))
+                .cloned()
+                .collect();
+            for path in &tests {
+                edits.remove(path);
+            }
+            self.leave_tests_alone(tests);
+        }
         if edits.is_empty() {
             return;
         }
@@ -237,6 +283,13 @@ impl TurnRun<'_> {
                 "the task asks for changes and none was made; the model was told so"
             },
         );
+        if !self.state.tests_left_alone.is_empty() {
+            return Review::Correct(format!(
+                "{} {}",
+                tests_are_right(&self.state.tests_left_alone),
+                NOTHING_CHANGED_BLOCKS
+            ));
+        }
         Review::Correct(
             match (shows_code, self.state.compact, self.state.blocks) {
                 (true, _, true) => CODE_ONLY_BLOCKS,
@@ -278,7 +331,8 @@ fn holds_code_block(text: &str) -> bool {
     inside.is_some_and(|lines| lines >= 2)
 }
 
-fn log(emitter: &Emitter, message: impl Into<String>) {
+/// A `system.log` saying how an answer was read.
+pub(crate) fn log(emitter: &Emitter, message: impl Into<String>) {
     let message = message.into();
     tracing::info!(%message, "answer reviewed");
     emitter.emit(SystemLog {

@@ -347,7 +347,7 @@ impl ModelCaller {
                 // The response was stopped here: its call ends, with what was streamed.
                 let stopped = match error {
                     ProviderError::Cancelled => Some(FinishReason::Cancelled),
-                    ProviderError::Repetition(_) => Some(FinishReason::Other),
+                    ProviderError::Repetition { .. } => Some(FinishReason::Other),
                     _ => None,
                 };
                 if let Some(finish_reason) = stopped {

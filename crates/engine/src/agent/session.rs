@@ -439,6 +439,7 @@ impl AgentSession {
         }
         state.asks_for_change = super::task_intent::asks_for_change(&task);
         state.only_asks = super::task_intent::only_asks(&task);
+        state.keeps_tests = super::task_intent::keeps_tests(&task);
         state.task = task.clone();
         state.turn_start = turn_start;
         if state.asks_for_change {

@@ -124,6 +124,26 @@ const NO_CHANGE: &[&str] = &[
     "不要改",
 ];
 
+/// Phrases that say the tests are right and the code is to change.
+const TESTS_RIGHT: &[&str] = &[
+    "test is right",
+    "test is correct",
+    "tests are right",
+    "tests are correct",
+    "test describes what",
+    "tests describe what",
+    "test matches what",
+    "tests match what",
+    "not the test",
+    "don't change the test",
+    "do not change the test",
+    "don't touch the test",
+    "do not touch the test",
+    "测试是对的",
+    "测试是正确的",
+    "不要修改测试",
+];
+
 /// Chinese question markers.
 const QUESTION_ZH: &[&str] = &["什么", "哪", "为什么", "怎么", "如何", "解释", "吗", "？"];
 
@@ -156,6 +176,13 @@ pub(crate) fn asks_for_change(task: &str) -> bool {
     let zh_question = QUESTION_ZH.iter().any(|w| task.contains(w))
         && !CHANGE_WORDS_ZH.iter().any(|w| task.starts_with(w));
     !(opens_question || zh_question)
+}
+
+/// Whether `task` says its tests are right, so the code under test is what changes ("the test
+/// is correct", "fix the cache, not the test").
+pub(crate) fn keeps_tests(task: &str) -> bool {
+    let lower = task.to_lowercase();
+    TESTS_RIGHT.iter().any(|phrase| lower.contains(phrase))
 }
 
 /// Whether `task` is plainly a question that asks for no change: it says not to change
@@ -198,9 +225,15 @@ fn says_no_change(task: &str) -> bool {
                 .rsplit(['.', ',', ';', ':', '!', '?', '(', ')', '\n', '—'])
                 .next()
                 .unwrap_or("");
-            clause
-                .split_whitespace()
-                .all(|w| CLAUSE_OPENERS.contains(&w))
+            let after = lower[at + phrase.len()..].trim_start();
+            // "don't change the tests" keeps the tests, not the code.
+            let about_tests = ["the test", "tests", "any test", "my test", "our test"]
+                .iter()
+                .any(|object| after.starts_with(object));
+            !about_tests
+                && clause
+                    .split_whitespace()
+                    .all(|w| CLAUSE_OPENERS.contains(&w))
         })
     })
 }
@@ -238,6 +271,25 @@ mod tests {
         ] {
             assert!(!asks_for_change(task), "{task}");
             assert!(only_asks(task), "{task}");
+        }
+    }
+
+    #[test]
+    fn tasks_that_say_the_tests_are_right() {
+        for task in [
+            "`cargo test` fails: `century_years` in tests/dates.rs doesn't pass. The test is correct. Please fix the library.",
+            "The test matches what the README promises, so please fix the cache, not the test.",
+            "test_percent_off fails. The test is right, fix the code.",
+            "Fix the parser; don't change the tests.",
+        ] {
+            assert!(keeps_tests(task), "{task}");
+            assert!(asks_for_change(task), "{task}");
+        }
+        for task in [
+            "Rename `Temp` to `Temperature` everywhere, tests included.",
+            "Add a test for the empty list.",
+        ] {
+            assert!(!keeps_tests(task), "{task}");
         }
     }
 

@@ -205,9 +205,18 @@ impl TurnRun<'_> {
         match self.model.call(call).await {
             Ok(response) => Ok(response),
             Err(ProviderError::Cancelled) => Err(LoopEnd::Cancelled),
-            // A looping answer is the model stuck, not the provider failing: an attempt left
-            // starts the turn over.
-            Err(ProviderError::Repetition(why)) => Err(LoopEnd::Stopped(why)),
+            // A looping answer is the model stuck, not the provider failing: what it wrote
+            // before the loop may still be the edit asked for; else an attempt left starts
+            // the turn over.
+            Err(ProviderError::Repetition { why, kept }) => {
+                if self.state.compact
+                    && self.state.asks_for_change
+                    && let Some(answer) = super::stuck_answer::salvage(self.emitter, &why, &kept)
+                {
+                    return Ok(answer);
+                }
+                Err(LoopEnd::Stopped(why))
+            }
             Err(error) => Err(LoopEnd::Failed(error)),
         }
     }

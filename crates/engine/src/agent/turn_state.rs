@@ -35,6 +35,11 @@ pub(crate) struct TurnState {
     pub(crate) asks_for_change: bool,
     /// The task is plainly a question ([`super::task_intent::only_asks`]).
     pub(crate) only_asks: bool,
+    /// The task says its tests are right ([`super::task_intent::keeps_tests`]): code blocks
+    /// for test files are not written.
+    pub(crate) keeps_tests: bool,
+    /// Test files an answer gave whole and the turn left alone (see `keeps_tests`).
+    pub(crate) tests_left_alone: Vec<String>,
     /// The workspace as the turn found it, when the task asks for changes: whether anything
     /// changed, commands included.
     pub(crate) stamps: Option<Stamps>,
@@ -93,6 +98,8 @@ impl TurnState {
             nudged: false,
             asks_for_change: false,
             only_asks: false,
+            keeps_tests: false,
+            tests_left_alone: Vec::new(),
             stamps: None,
             compact: false,
             blocks: false,
