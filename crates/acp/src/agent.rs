@@ -14,9 +14,9 @@ use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate,
     CancelNotification, ContentBlock, Implementation, InitializeRequest, InitializeResponse,
-    LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptRequest,
-    PromptResponse, SessionId, SessionNotification, SessionUpdate, StopReason,
-    UnstructuredCommandInput,
+    LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse,
+    PromptCapabilities, PromptRequest, PromptResponse, SessionId, SessionNotification,
+    SessionUpdate, StopReason, UnstructuredCommandInput,
 };
 use agent_client_protocol::{Agent, Client, ConnectTo, Error, ErrorCode, Stdio};
 use keel_events::{AgentStatus, Event, EventHandler};
@@ -75,6 +75,7 @@ pub async fn serve<H: SessionHost>(
     let (load_host, load_sessions) = (Arc::clone(&host), Arc::clone(&sessions));
     let prompt_sessions = Arc::clone(&sessions);
     let cancel_sessions = Arc::clone(&sessions);
+    let images = host.accepts_images();
     let served = Agent
         .v1()
         .name("keel")
@@ -82,7 +83,11 @@ pub async fn serve<H: SessionHost>(
             async move |_init: InitializeRequest, responder, _cx| {
                 responder.respond(
                     InitializeResponse::new(ProtocolVersion::V1)
-                        .agent_capabilities(AgentCapabilities::new().load_session(true))
+                        .agent_capabilities(
+                            AgentCapabilities::new()
+                                .load_session(true)
+                                .prompt_capabilities(PromptCapabilities::new().image(images)),
+                        )
                         .agent_info(
                             Implementation::new("keel", env!("CARGO_PKG_VERSION")).title("Keel"),
                         ),
@@ -158,13 +163,21 @@ pub async fn serve<H: SessionHost>(
                         ErrorCode::INVALID_PARAMS,
                         format!(
                             "this agent does not take {kind} in prompts (its prompt capabilities \
-                             say so): the model is given text only; describe it in words or \
-                             attach the file as a resource"
+                             say so): describe it in words or attach the file as a resource"
                         ),
                     ));
                 }
+                let images = match prompt_images(&request.prompt) {
+                    Ok(images) => images,
+                    Err(e) => {
+                        return responder.respond_with_error(Error::new(
+                            ErrorCode::INVALID_PARAMS,
+                            e.to_string(),
+                        ));
+                    }
+                };
                 let text = prompt_text(&request.prompt);
-                if text.trim().is_empty() {
+                if text.trim().is_empty() && images.is_empty() {
                     return responder.respond_with_error(Error::new(
                         ErrorCode::INVALID_PARAMS,
                         "the prompt has no text",
@@ -186,8 +199,9 @@ pub async fn serve<H: SessionHost>(
                     if slot.cancel_requested.load(Ordering::SeqCst) {
                         token.cancel();
                     }
+                    let input = keel_protocol::TurnInput::new(text, images);
                     let end = session
-                        .prompt(&text, command.as_ref().map(|(c, _)| c))
+                        .prompt(input, command.as_ref().map(|(c, _)| c))
                         .await;
                     *slot.cancel.lock().unwrap_or_else(|p| p.into_inner()) = None;
                     drop(session);
@@ -344,15 +358,36 @@ async fn open<H: SessionHost>(
     })
 }
 
-/// The kind of the first content block a prompt may not carry here (images, audio): the
-/// agent offers no such prompt capability, and dropping them silently would answer a
-/// different question.
+/// The kind of the first content block a prompt may not carry here (audio): the agent offers
+/// no such prompt capability, and dropping them silently would answer a different question.
 fn unsupported_content(prompt: &[ContentBlock]) -> Option<&'static str> {
     prompt.iter().find_map(|block| match block {
-        ContentBlock::Image(_) => Some("images"),
         ContentBlock::Audio(_) => Some("audio"),
         _ => None,
     })
+}
+
+/// The prompt's image blocks as images for the model, in order: each named by its `uri`, else
+/// `image N`, its format read from its bytes (the declared `mimeType` is not trusted); the
+/// first that is no PNG, JPEG, GIF or WebP, too large or not base64 is the error.
+fn prompt_images(
+    prompt: &[ContentBlock],
+) -> Result<Vec<keel_protocol::Image>, keel_protocol::ImageError> {
+    prompt
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Image(image) => Some(image),
+            _ => None,
+        })
+        .enumerate()
+        .map(|(i, image)| {
+            let name = image
+                .uri
+                .clone()
+                .unwrap_or_else(|| format!("image {}", i + 1));
+            keel_protocol::Image::from_base64(name, &image.data)
+        })
+        .collect()
 }
 
 /// The prompt as one text: text blocks as they are, resources by their text or link.

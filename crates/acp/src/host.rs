@@ -6,7 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use keel_events::{AgentStatus, Event, EventHandler};
 use keel_extensions::{Command, Commands};
-use keel_protocol::Approver;
+use keel_protocol::{Approver, TurnInput};
 use tokio_util::sync::CancellationToken;
 
 /// What an ACP client asked to open.
@@ -44,6 +44,12 @@ pub struct PromptEnd {
 pub trait SessionHost: Send + Sync + 'static {
     /// Opens a new session, or the stored one `request.resume` names; the error says why not.
     async fn open(&self, request: OpenRequest) -> Result<Box<dyn HostedSession>, String>;
+    /// Whether the sessions' model accepts images: the agent then advertises the `image`
+    /// prompt capability (default: no). Image blocks are passed on either way, and a model
+    /// that does not accept them refuses the turn by name.
+    fn accepts_images(&self) -> bool {
+        false
+    }
 }
 
 /// One open session.
@@ -60,9 +66,9 @@ pub trait HostedSession: Send {
     fn commands(&self) -> Commands {
         Commands::default()
     }
-    /// Runs one turn for `text`; `command` is the custom command `text` was expanded from
-    /// (its `model` and `allowed-tools` apply to the turn).
-    async fn prompt(&mut self, text: &str, command: Option<&Command>) -> PromptEnd;
+    /// Runs one turn for `input` (the prompt's text and its images); `command` is the custom
+    /// command the text was expanded from (its `model` and `allowed-tools` apply to the turn).
+    async fn prompt(&mut self, input: TurnInput, command: Option<&Command>) -> PromptEnd;
     /// Stores what is left.
     async fn close(self: Box<Self>);
 }

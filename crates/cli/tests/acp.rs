@@ -437,18 +437,29 @@ fn bad_input_gets_json_rpc_errors_and_the_agent_stays_up() {
     ));
     assert!(session["result"]["sessionId"].is_string(), "{session}");
 
-    // An image in a prompt is refused by name, not dropped: the model only gets text.
+    // An image block whose bytes are no image is refused by name, not dropped.
     let image = exchange(&format!(
-        r#"{{"jsonrpc":"2.0","id":8,"method":"session/prompt","params":{{"sessionId":{},"prompt":[{{"type":"text","text":"what is this?"}},{{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}}]}}}}"#,
+        r#"{{"jsonrpc":"2.0","id":8,"method":"session/prompt","params":{{"sessionId":{},"prompt":[{{"type":"text","text":"what is this?"}},{{"type":"image","data":"aGVsbG8sIHdvcmxk","mimeType":"image/png"}}]}}}}"#,
         session["result"]["sessionId"]
     ));
     assert_eq!(image["error"]["code"], -32602, "{image}");
+    assert_eq!(
+        image["error"]["message"],
+        "image 1 is not a PNG, JPEG, GIF or WebP image (it starts with `hello, w`)",
+        "{image}"
+    );
+    // Audio is still refused by name.
+    let audio = exchange(&format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"session/prompt","params":{{"sessionId":{},"prompt":[{{"type":"audio","data":"AAAA","mimeType":"audio/wav"}}]}}}}"#,
+        session["result"]["sessionId"]
+    ));
+    assert_eq!(audio["error"]["code"], -32602, "{audio}");
     assert!(
-        image["error"]["message"]
+        audio["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("does not take images in prompts"),
-        "{image}"
+            .contains("does not take audio in prompts"),
+        "{audio}"
     );
 
     drop(stdin);
@@ -693,4 +704,143 @@ async fn custom_commands_are_available_commands_and_expand_in_prompts() {
     )
     .await;
     assert_eq!(replayed.user_text(), "Say hello to Ada.\n");
+}
+
+/// `keel acp` against the mock model `model_name` at `base_url`, driven line by line: the
+/// initialize result, then each prompt's final reply (notifications before it skipped).
+fn acp_prompts(
+    config: &Path,
+    root: &Path,
+    base_url: &str,
+    model_name: &str,
+    prompts: &[Value],
+) -> (Value, Vec<Value>) {
+    let mut child = keel(config)
+        .args(["acp", "--provider", "openai", "--base-url", base_url])
+        .args(["--model", model_name])
+        .env("OPENAI_API_KEY", "test-key")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut request = |id: u64, method: &str, params: Value| -> Value {
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+        loop {
+            let mut reply = String::new();
+            stdout.read_line(&mut reply).unwrap();
+            let reply: Value =
+                serde_json::from_str(&reply).unwrap_or_else(|e| panic!("{e}: {reply}"));
+            if reply["id"] == id {
+                return reply;
+            }
+        }
+    };
+    let init = request(
+        1,
+        "initialize",
+        json!({"protocolVersion": 1, "clientCapabilities": {}}),
+    );
+    let session = request(2, "session/new", json!({"cwd": root, "mcpServers": []}));
+    let id = session["result"]["sessionId"].clone();
+    let replies = prompts
+        .iter()
+        .enumerate()
+        .map(|(i, prompt)| {
+            request(
+                3 + i as u64,
+                "session/prompt",
+                json!({"sessionId": id, "prompt": prompt}),
+            )
+        })
+        .collect();
+    drop(stdin);
+    child.wait().unwrap();
+    (init, replies)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn image_blocks_reach_a_vision_model_and_a_text_only_one_refuses_them() {
+    use base64::Engine as _;
+    use keel_test_support::mock_openai::{MockServer, text_answer};
+    let (root, config, _) = workspace(&ScriptBuilder::new());
+    let png = keel_test_support::png::solid_png(2, 2, [0, 0, 255]);
+    let data = base64::engine::general_purpose::STANDARD.encode(&png);
+    let prompt = json!([
+        {"type": "text", "text": "What colour is this?"},
+        {"type": "image", "data": data, "mimeType": "image/png", "uri": "file:///tmp/blue.png"},
+    ]);
+
+    let model = MockServer::sequence(vec![text_answer(&["Blue."])]).await;
+    let (config_dir, root_dir, base_url) = (
+        config.path().to_path_buf(),
+        root.path().to_path_buf(),
+        model.base_url.clone(),
+    );
+    let prompts = vec![prompt.clone()];
+    let (init, replies) = tokio::task::spawn_blocking(move || {
+        acp_prompts(&config_dir, &root_dir, &base_url, "gpt-4o", &prompts)
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        init["result"]["agentCapabilities"]["promptCapabilities"]["image"], true,
+        "{init}"
+    );
+    assert_eq!(
+        replies[0]["result"]["stopReason"], "end_turn",
+        "{}",
+        replies[0]
+    );
+    let requests = model.requests();
+    assert_eq!(requests.len(), 1);
+    let user = requests[0].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|m| m["role"] == "user")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        user["content"][1],
+        json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{data}")}}),
+        "{user}"
+    );
+
+    // A text-only model: no image capability advertised, and a prompt with one is refused by
+    // the model's name with nothing sent.
+    let model = MockServer::sequence(vec![text_answer(&["never asked"])]).await;
+    let (config_dir, root_dir, base_url) = (
+        config.path().to_path_buf(),
+        root.path().to_path_buf(),
+        model.base_url.clone(),
+    );
+    let (init, replies) = tokio::task::spawn_blocking(move || {
+        acp_prompts(
+            &config_dir,
+            &root_dir,
+            &base_url,
+            "qwen2.5-coder-1.5b-instruct",
+            &[prompt],
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        init["result"]["agentCapabilities"]["promptCapabilities"]["image"], false,
+        "{init}"
+    );
+    let message = replies[0]["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(
+            "qwen2.5-coder-1.5b-instruct does not accept images; set vision = true if it does"
+        ),
+        "{}",
+        replies[0]
+    );
+    assert!(model.requests().is_empty());
 }

@@ -15,6 +15,7 @@ mod doctor;
 mod eval_command;
 mod exec_file_command;
 mod i18n_catalogues;
+mod images;
 mod instructions;
 mod interrupt;
 mod knowledge_tools;

@@ -138,6 +138,7 @@ fn direct_turn() -> Turn {
         agent_name: "keel".into(),
         task_input: "Fix the off-by-one in window()".into(),
         mode_hint: Some(ModeHint::Auto),
+        images: None,
     })
     .push(PrepareModelSelect {
         requested_model: "gpt-test".into(),
@@ -320,6 +321,7 @@ fn plan_turn() -> Turn {
         agent_name: "keel".into(),
         task_input: "Add a --json output flag".into(),
         mode_hint: Some(ModeHint::Plan),
+        images: None,
     })
     .push(RunResponseStart {
         mode: ResponseMode::Plan,
@@ -523,6 +525,7 @@ fn failing_turn() -> Turn {
         agent_name: "keel".into(),
         task_input: "Deploy the site".into(),
         mode_hint: None,
+        images: None,
     })
     .push(PrepareModelSelect {
         requested_model: "gpt-big".into(),
@@ -587,6 +590,7 @@ fn broken_attempt_turn() -> Turn {
         agent_name: "keel".into(),
         task_input: "How is the mean computed?".into(),
         mode_hint: None,
+        images: None,
     })
     .llm_start(1)
     .deltas(&["LLMock ", "divi"])

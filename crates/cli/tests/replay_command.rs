@@ -20,6 +20,7 @@ fn short_turn() -> Vec<String> {
             agent_name: "keel".into(),
             task_input: "Say hello".into(),
             mode_hint: None,
+            images: None,
         }
         .into(),
         RunLlmDelta {

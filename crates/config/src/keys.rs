@@ -85,6 +85,11 @@ pub struct FileConfig {
     #[serde(default, deserialize_with = "values::at_least_one_u64")]
     #[schemars(range(min = 1))]
     pub context_window: Option<u64>,
+    /// Whether the model accepts images (`keel run --image`, `read_file` on an image). Default:
+    /// from the model's name — GPT-4o, GPT-4.1, GPT-5, o1/o3/o4-mini, Claude 3 and later,
+    /// Gemini, LLaVA, Qwen-VL, Pixtral, Llama 3.2 Vision, MiniCPM-V and other `vision`/`-vl`
+    /// names do; others do not, and a turn with images is refused naming the model.
+    pub vision: Option<bool>,
     /// Build a repo map for the system prompt (default true).
     pub repo_map: Option<bool>,
     /// auto, always or never: colour in the terminal.

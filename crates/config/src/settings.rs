@@ -59,6 +59,8 @@ pub struct Settings {
     pub attempts: Option<u32>,
     /// The model's context window, when set (else the server's, else the built-in table).
     pub context_window: Option<u64>,
+    /// Whether the model accepts images, when set (else judged from its name).
+    pub vision: Option<bool>,
     /// A repo map in the system prompt.
     pub repo_map: bool,
     /// Colour in the terminal.
@@ -196,6 +198,7 @@ impl Settings {
             auto_test: p.first("auto_test", |c| c.auto_test).unwrap_or(true),
             attempts: p.first("attempts", |c| c.attempts),
             context_window: p.first("context_window", |c| c.context_window),
+            vision: p.first("vision", |c| c.vision),
             repo_map: p.first("repo_map", |c| c.repo_map).unwrap_or(true),
             color: p.first("color", |c| c.color).unwrap_or_default(),
             verbose,
@@ -266,6 +269,7 @@ impl Settings {
             tool_format: self.tool_format,
             max_retries: self.max_retries,
             context_window: self.context_window,
+            vision: self.vision,
             repo_map: self.repo_map,
             include_system_prompt: self.include_system_prompt,
             instructions: InstructionSources {

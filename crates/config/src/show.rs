@@ -59,6 +59,7 @@ pub fn entries(settings: &Settings, origins: &Origins) -> Vec<Entry> {
         ("auto_test".into(), s.auto_test.to_string()),
         ("attempts".into(), opt(s.attempts)),
         ("context_window".into(), opt(s.context_window)),
+        ("vision".into(), opt(s.vision)),
         ("repo_map".into(), s.repo_map.to_string()),
         ("color".into(), text(s.color.as_str())),
         ("verbose".into(), s.verbose.to_string()),

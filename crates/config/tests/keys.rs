@@ -28,6 +28,7 @@ idle_timeout = 30
 approve_plans = true
 tool_format = "xml"
 context_window = 32768
+vision = true
 repo_map = false
 color = "never"
 verbose = true
@@ -104,6 +105,7 @@ path = "../docs"
             auto_test: Some(false),
             attempts: Some(2),
             context_window: Some(32768),
+            vision: Some(true),
             repo_map: Some(false),
             color: Some(Color::Never),
             verbose: Some(true),

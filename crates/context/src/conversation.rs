@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::dedup::{Retention, RetentionPolicy};
 use crate::eviction::{EvictionLimits, eviction_point};
 use crate::message::ToolCallRequest;
+use keel_protocol::Image;
 
 /// Result text recorded for a tool call that never produced one.
 pub const NOT_RUN_RESULT: &str =
@@ -35,6 +36,10 @@ pub enum Message {
         /// step), not the person's: a note does not start a turn.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         note: bool,
+        /// Images given with it (the person's, or a note carrying what `read_file` showed),
+        /// kept with the saved conversation so later turns still see them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<Image>,
     },
     /// The model's reply.
     Assistant {
@@ -72,6 +77,14 @@ impl Message {
         match self {
             Message::User { content, .. } | Message::Assistant { content, .. } => content,
             Message::Tool(tool) => &tool.content,
+        }
+    }
+
+    /// The images of a user message (empty for other messages).
+    pub fn images(&self) -> &[Image] {
+        match self {
+            Message::User { images, .. } => images,
+            _ => &[],
         }
     }
 
@@ -287,22 +300,36 @@ impl Conversation {
 
     /// Adds a user message, first closing any unanswered tool calls: a turn starts.
     pub fn push_user(&mut self, content: impl Into<String>) {
+        self.push_user_with_images(content, Vec::new());
+    }
+
+    /// Adds a user message with images, first closing any unanswered tool calls: a turn
+    /// starts.
+    pub fn push_user_with_images(&mut self, content: impl Into<String>, images: Vec<Image>) {
         self.close_pending();
         self.messages.push(Message::User {
             content: content.into(),
             at: Some(Utc::now()),
             note: false,
+            images,
         });
     }
 
     /// Adds Keel's own words to the running turn as a user message (see [`Message::User`]'s
     /// `note`), first closing any unanswered tool calls.
     pub fn push_note(&mut self, content: impl Into<String>) {
+        self.push_note_with_images(content, Vec::new());
+    }
+
+    /// Adds a note carrying images (what `read_file` showed of an image file: tool messages
+    /// cannot hold images in the chat-completions format), first closing any unanswered calls.
+    pub fn push_note_with_images(&mut self, content: impl Into<String>, images: Vec<Image>) {
         self.close_pending();
         self.messages.push(Message::User {
             content: content.into(),
             at: Some(Utc::now()),
             note: true,
+            images,
         });
     }
 

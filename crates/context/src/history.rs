@@ -44,7 +44,9 @@ pub(crate) fn render_one(
     whole_from: usize,
 ) -> ChatMessage {
     match &messages[index] {
-        Message::User { content, .. } => ChatMessage::user(content.clone()),
+        Message::User {
+            content, images, ..
+        } => ChatMessage::user_with_images(content.clone(), images.clone()),
         Message::Assistant {
             content,
             tool_calls,

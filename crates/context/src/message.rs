@@ -1,6 +1,7 @@
 //! Provider-agnostic chat messages: what the builder hands the engine, which converts them to a
 //! provider's request format (e.g. OpenAI chat completions).
 
+use keel_protocol::Image;
 use serde::{Deserialize, Serialize};
 
 /// Who a message is from.
@@ -79,6 +80,9 @@ pub struct ChatMessage {
     /// The tool's name (tool messages only; some providers want it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Images sent after the text (user messages only; a provider sends them as image parts).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
 }
 
 impl ChatMessage {
@@ -90,6 +94,14 @@ impl ChatMessage {
     /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
         Self::plain(Role::User, content)
+    }
+
+    /// A user message with images after its text.
+    pub fn user_with_images(content: impl Into<String>, images: Vec<Image>) -> Self {
+        Self {
+            images,
+            ..Self::plain(Role::User, content)
+        }
     }
 
     /// An assistant message, with any tool calls it makes.
@@ -120,6 +132,7 @@ impl ChatMessage {
             tool_calls: Vec::new(),
             tool_call_id: None,
             name: None,
+            images: Vec::new(),
         }
     }
 }

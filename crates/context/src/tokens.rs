@@ -20,6 +20,10 @@ use crate::message::ChatMessage;
 /// Tokens a chat message costs besides its text (role and separators), as in OpenAI's
 /// published counting recipe.
 pub const TOKENS_PER_MESSAGE: usize = 3;
+/// Tokens one image costs, whatever its size: OpenAI's price of a 1024×1024 image at high
+/// detail (85 + 4 × 170). Providers count images their own way (by tiles, by pixels); a fixed
+/// figure keeps budgets simple and errs large for the small screenshots people mostly send.
+pub const TOKENS_PER_IMAGE: usize = 765;
 /// Tokens each tool call costs besides its name and arguments (id, type, framing).
 pub const TOKENS_PER_TOOL_CALL: usize = 8;
 /// Tokens that prime the model's reply, counted once per request.
@@ -200,7 +204,8 @@ impl TokenCounter {
             .map(|call| TOKENS_PER_TOOL_CALL + self.count(&call.name) + self.count(&call.arguments))
             .sum();
         let name = message.name.as_deref().map_or(0, |name| self.count(name));
-        TOKENS_PER_MESSAGE + self.count(&message.content) + calls + name
+        let images = message.images.len() * TOKENS_PER_IMAGE;
+        TOKENS_PER_MESSAGE + self.count(&message.content) + calls + name + images
     }
 
     /// Tokens a whole request costs: every message plus the reply priming.
@@ -358,6 +363,13 @@ mod tests {
         let counter = TokenCounter::default();
         let plain = ChatMessage::user("hello world");
         assert_eq!(counter.count_message(&plain), TOKENS_PER_MESSAGE + 2);
+        let png = keel_protocol::Image::from_bytes("a.png", b"\x89PNG\r\n\x1a\n")
+            .expect("a PNG signature is a PNG");
+        let with_images = ChatMessage::user_with_images("hello world", vec![png.clone(), png]);
+        assert_eq!(
+            counter.count_message(&with_images),
+            TOKENS_PER_MESSAGE + 2 + 2 * TOKENS_PER_IMAGE
+        );
         assert_eq!(
             counter.count_messages(std::slice::from_ref(&plain)),
             TOKENS_PER_MESSAGE + 2 + TOKENS_REPLY_PRIMING

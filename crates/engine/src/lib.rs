@@ -25,6 +25,7 @@ pub mod repetition;
 pub mod retry;
 pub mod scripted;
 pub mod text_tool_calls;
+pub mod vision;
 pub mod xml;
 
 pub use agent::{

@@ -43,6 +43,8 @@ pub struct AgentSettings {
     pub max_retries: Option<u32>,
     /// The model's context window (`None`: what the server reports, else the engine's table).
     pub context_window: Option<u64>,
+    /// Whether the models accept images (`None`: judged from each model's name).
+    pub vision: Option<bool>,
     /// The repo map in the system prompt.
     pub repo_map: bool,
     /// The system prompt in every `run.llm.start`.
@@ -99,6 +101,7 @@ impl AgentSettings {
             tool_format: ToolFormat::default(),
             max_retries: None,
             context_window: None,
+            vision: None,
             repo_map: true,
             include_system_prompt: false,
             instructions: InstructionSources::default(),
@@ -137,6 +140,7 @@ impl AgentSettings {
         config.tool_format = self.tool_format;
         config.include_system_prompt = self.include_system_prompt;
         config.context_window = self.context_window;
+        config.vision = self.vision;
         config.instructions = self.instructions.clone();
         if let Some(retries) = self.max_retries {
             config.retry.max_attempts = retries.saturating_add(1);

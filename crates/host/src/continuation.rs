@@ -24,6 +24,17 @@ pub const INTERRUPTED_CALL_RESULT: &str = "[interrupted: the process running thi
      stopped before it finished; it may have partly run. Check its effects before running it \
      again.]";
 
+/// What a continued turn is told of the images its request came with: the event log keeps
+/// their names, not their bytes, so the process continuing it cannot show them.
+fn images_not_kept(images: &[keel_events::ImageInfo]) -> String {
+    let names: Vec<&str> = images.iter().map(|i| i.name.as_str()).collect();
+    format!(
+        "[This request came with {} image(s) ({}); the event log keeps their names, not their bytes, so the turn continued here without them.]",
+        images.len(),
+        names.join(", ")
+    )
+}
+
 /// What a turn committed before its process stopped.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommittedTurn {
@@ -96,7 +107,12 @@ impl CommittedTurn {
         for event in events {
             match &event.kind {
                 EventKind::AgentStart(start) if !asked => {
-                    committed.input = start.task_input.clone();
+                    committed.input = match start.images.as_deref() {
+                        Some(images) if !images.is_empty() => {
+                            format!("{}\n\n{}", start.task_input, images_not_kept(images))
+                        }
+                        _ => start.task_input.clone(),
+                    };
                 }
                 EventKind::RunLlmEnd(end) => {
                     committed.open_request(&mut asked);
@@ -206,6 +222,7 @@ impl CommittedTurn {
                     content: self.input.clone(),
                     at: None,
                     note: false,
+                    images: Vec::new(),
                 },
             );
         }
@@ -353,6 +370,7 @@ mod tests {
                     agent_name: "keel".to_owned(),
                     task_input: "write two files".to_owned(),
                     mode_hint: None,
+                    images: None,
                 },
             ),
             seq.stamp(t, answer(vec![call("c1", "write_to_file")])),

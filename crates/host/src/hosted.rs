@@ -213,16 +213,17 @@ impl HostedSession {
     /// its end with [`HostedSession::end_turn`].
     pub async fn turn(
         &mut self,
-        input: &str,
+        input: impl Into<keel_protocol::TurnInput>,
         abandon: impl Future<Output = ()>,
     ) -> Option<TurnEnd> {
+        let input = input.into();
         let cancel = self.agent.cancel_handle();
         let conversation_id = self.agent.conversation_id().to_owned();
         // The turn row and the turn's events share one id.
         let turn_id = keel_engine::new_turn_id();
         if let Some(recorder) = &mut self.recorder {
-            recorder.before_turn(input, &conversation_id).await;
-            recorder.begin_turn(&turn_id, input, cancel).await;
+            recorder.before_turn(&input.text, &conversation_id).await;
+            recorder.begin_turn(&turn_id, &input.text, cancel).await;
         }
         let finished = {
             let events = self.agent.run_with_id(turn_id, input);

@@ -32,6 +32,7 @@ pub fn call_result(server: &str, tool: &str, result: &Value) -> ToolResult {
             message: format!("The MCP tool `{tool}` of server `{server}` reported an error."),
             content: Some(text),
             summary: None,
+            images: Vec::new(),
         }
     } else {
         ToolResult::ok_with(

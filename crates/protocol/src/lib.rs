@@ -10,6 +10,8 @@
 //! - **Mode**: [`Mode`], whether a turn may, must or must not plan.
 //! - **Tool results**: [`ToolResult`] `{success, message, content}`, and the [`ToolService`]
 //!   a server offers its client ([`ToolSpec`], [`CallContext`]).
+//! - **Images in**: a turn's [`TurnInput`] (text and [`Image`]s), images checked by their
+//!   bytes (PNG, JPEG, GIF, WebP, at most [`MAX_IMAGE_BYTES`]) with errors naming the file.
 //!
 //! ```
 //! use keel_protocol::{ApprovalPolicy, Mode, ToolResult};
@@ -20,6 +22,7 @@
 //! ```
 
 mod approval;
+mod image;
 mod mode;
 mod question;
 mod tool_result;
@@ -29,6 +32,7 @@ pub use approval::{
     ApprovalPolicy, ApprovalReply, ApprovalRequest, ApproveAll, Approver, CannotAsk, EditApproval,
     UnknownPolicy,
 };
+pub use image::{Image, ImageError, ImageType, MAX_IMAGE_BYTES, TurnInput, image_dimensions};
 pub use mode::{Mode, UnknownMode};
 pub use question::{CANNOT_ANSWER, CannotAnswer, Question, QuestionAnswerer, QuestionKind};
 pub use tool_result::ToolResult;

@@ -16,12 +16,24 @@ pub struct ToolResult {
     /// has its own (seed 003 §6.1: `文件已移动`); absent, the message's first line stands in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
+    /// Images for the model to see with the result (`read_file` on an image, for a model that
+    /// accepts images). Never serialised: events and JSON carry the message saying they are
+    /// attached, and the engine sends them as a user message after the tool results, since
+    /// tool messages cannot hold images in the chat-completions format.
+    #[serde(skip)]
+    pub images: Vec<crate::Image>,
 }
 
 impl ToolResult {
     /// The same result with a summary of its own for people.
     pub fn with_summary(mut self, summary: impl Into<String>) -> Self {
         self.summary = Some(summary.into());
+        self
+    }
+
+    /// The same result with `images` for the model.
+    pub fn with_images(mut self, images: Vec<crate::Image>) -> Self {
+        self.images = images;
         self
     }
 
@@ -32,6 +44,7 @@ impl ToolResult {
             message: message.into(),
             content: None,
             summary: None,
+            images: Vec::new(),
         }
     }
 
@@ -42,6 +55,7 @@ impl ToolResult {
             message: message.into(),
             content: Some(content.into()),
             summary: None,
+            images: Vec::new(),
         }
     }
 
@@ -52,6 +66,7 @@ impl ToolResult {
             message: message.into(),
             content: None,
             summary: None,
+            images: Vec::new(),
         }
     }
 }

@@ -50,6 +50,7 @@ fn one_of_each() -> Vec<EventKind> {
             agent_name: "keel".into(),
             task_input: "Add a --json flag\nand document it".into(),
             mode_hint: Some(ModeHint::Plan),
+            images: None,
         }
         .into(),
         AgentEnd {
@@ -528,6 +529,7 @@ fn broken_attempt() -> Vec<EventKind> {
             agent_name: "keel".into(),
             task_input: "How is the mean computed?".into(),
             mode_hint: None,
+            images: None,
         }
         .into(),
         llm_start(),

@@ -182,6 +182,26 @@ pub struct CreateTurn {
     /// The user's request (not blank).
     #[schema(min_length = 1, pattern = r"\S")]
     pub input: String,
+    /// Images for the model to see with the request (absent: none). The session's model must
+    /// accept images, or the turn fails naming the model and nothing is sent to it.
+    #[serde(default)]
+    pub images: Vec<ImageUpload>,
+}
+
+/// An image sent with a turn's input.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImageUpload {
+    /// What to call it (a file name); absent: `image N`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`. The format is read from the
+    /// bytes themselves; this, when given, must be one of the four.
+    #[serde(default)]
+    pub media_type: Option<String>,
+    /// The bytes in base64 (standard alphabet; a `data:…;base64,` prefix is allowed), at most
+    /// 10 MiB decoded.
+    pub data: String,
 }
 
 /// A turn.

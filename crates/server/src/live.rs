@@ -477,7 +477,7 @@ impl LiveSession {
         self: &Arc<Self>,
         state: &Arc<AppState>,
         request_id: String,
-        input: String,
+        input: keel_protocol::TurnInput,
     ) -> Result<(Turn, bool), StartError> {
         if let Some(turn) = state
             .host
@@ -485,7 +485,7 @@ impl LiveSession {
             .await
             .map_err(ApiError::from)?
         {
-            if turn.input == input {
+            if turn.input == input.text {
                 return Ok((turn, false));
             }
             return Err(StartError::Api(ApiError::conflict(format!(
@@ -499,7 +499,7 @@ impl LiveSession {
         let Some(cancel) = self.claim() else {
             return Err(StartError::Running);
         };
-        let begun = self.begin(state, request_id, input.clone()).await;
+        let begun = self.begin(state, request_id, input.text.clone()).await;
         let (start, produced) = match begun {
             Ok(Some((start, produced))) => (start, produced),
             Ok(None) => {
@@ -558,7 +558,7 @@ impl LiveSession {
         &self,
         state: &AppState,
         turn: Turn,
-        input: String,
+        input: keel_protocol::TurnInput,
         cancel: CancellationToken,
         produced: Produced,
     ) {

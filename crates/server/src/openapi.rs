@@ -28,7 +28,7 @@ use crate::routes::{
     ),
     components(schemas(
         ErrorBody, ErrorDetail, api::Health, api::CreateSession, api::SessionMode,
-        api::SessionView, api::UsageView, api::SessionList, api::CreateTurn, api::TurnView, api::TurnCreated,
+        api::SessionView, api::UsageView, api::SessionList, api::CreateTurn, api::ImageUpload, api::TurnView, api::TurnCreated,
         api::TurnList, api::Cancelled, api::EventPage, api::ApprovalBody, api::Decision,
         api::ApprovalResult, api::AnswerBody, api::AnswerResult, api::FileRunBody,
         api::FileRunStarted, api::Timeline, api::StreamTokenBody, api::StreamToken,

@@ -12,6 +12,7 @@ mod api;
 mod approval_parity;
 mod checkpoints;
 mod handover;
+mod images;
 mod logging;
 mod mcp;
 mod memory;

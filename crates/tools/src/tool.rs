@@ -49,6 +49,9 @@ pub struct ToolContext {
     /// The language of the messages the seeds fix in Chinese (`move_file`'s, seed 003 §5.3;
     /// default English).
     pub lang: keel_events::Lang,
+    /// Whether the session's model accepts images: `read_file` on an image then attaches it
+    /// (default false: it says what the image is and that the model cannot see it).
+    pub vision: bool,
 }
 
 impl ToolContext {
@@ -70,7 +73,14 @@ impl ToolContext {
             shadowed: false,
             mcp: None,
             lang: keel_events::Lang::En,
+            vision: false,
         }
+    }
+
+    /// The same context for a model that accepts images (`true`) or does not.
+    pub fn with_vision(mut self, vision: bool) -> Self {
+        self.vision = vision;
+        self
     }
 
     /// The same context speaking `lang` where a seed fixes the words.

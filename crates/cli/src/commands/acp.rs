@@ -34,10 +34,20 @@ pub struct AcpArgs {
 pub fn run(args: AcpArgs) -> ExitCode {
     block_on("acp", async move {
         // Bad settings are reported now rather than on the first session.
-        if let Err(e) = Settings::load(&args.agent) {
-            return usage("acp", e);
-        }
-        match keel_acp::serve_stdio(CliSessions { args: args.agent }).await {
+        let settings = match Settings::load(&args.agent) {
+            Ok(settings) => settings,
+            Err(e) => return usage("acp", e),
+        };
+        // The image prompt capability follows the model these settings name (a session's
+        // own keel.toml may differ: its model then accepts or refuses images by name).
+        let images = settings.config.models.first().is_some_and(|model| {
+            keel_engine::vision::accepts_images(model, settings.config.vision)
+        });
+        let sessions = CliSessions {
+            args: args.agent,
+            images,
+        };
+        match keel_acp::serve_stdio(sessions).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("keel acp: {e}");
@@ -51,6 +61,8 @@ pub fn run(args: AcpArgs) -> ExitCode {
 #[derive(Debug)]
 struct CliSessions {
     args: AgentArgs,
+    /// Whether the model of the settings `keel acp` started with accepts images.
+    images: bool,
 }
 
 #[async_trait]
@@ -93,6 +105,10 @@ impl SessionHost for CliSessions {
             commands,
         }))
     }
+
+    fn accepts_images(&self) -> bool {
+        self.images
+    }
 }
 
 /// One session of the CLI's host.
@@ -121,16 +137,20 @@ impl HostedSession for CliSession {
         self.commands.clone()
     }
 
-    async fn prompt(&mut self, text: &str, command: Option<&Command>) -> PromptEnd {
+    async fn prompt(
+        &mut self,
+        input: keel_protocol::TurnInput,
+        command: Option<&Command>,
+    ) -> PromptEnd {
         let end = match command {
             Some(command) => {
                 let overrides = keel_engine::TurnOverrides {
                     model: command.model.clone(),
                     tools: command.allowed_tool_names(),
                 };
-                self.host.turn_with(text, &overrides).await
+                self.host.turn_with(input, &overrides).await
             }
-            None => self.host.turn(text).await,
+            None => self.host.turn(input).await,
         };
         let outcome = self.host.last_outcome();
         match (end, outcome) {

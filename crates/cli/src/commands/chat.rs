@@ -1,5 +1,6 @@
 //! `keel chat`: a multi-turn conversation in one session, one turn per input line; `/NAME ARGS`
-//! runs a custom command (a prompt template, see keel-extensions' [`Commands`]).
+//! runs a custom command (a prompt template, see keel-extensions' [`Commands`]); image files
+//! named in a line go with it (the rule is in `chat_images`).
 
 use std::io::IsTerminal as _;
 use std::process::ExitCode;
@@ -22,7 +23,9 @@ pub const BUILT_IN_COMMANDS: [&str; 3] = ["help", "exit", "quit"];
 /// chat (exit 0), after distilling the decisions of the turns that changed files into project
 /// memory. `/help` lists the commands, the custom ones (`.keel/commands/NAME.md`,
 /// `.claude/commands/`, the user's `commands/`) with them; `/NAME ARGS` runs the turn its
-/// template gives. Ctrl-C during a turn cancels that turn and returns to the prompt; a second
+/// template gives. A word of a line that ends in `.png`, `.jpg`, `.jpeg`, `.gif` or `.webp`
+/// and names a file (from the current folder, else the project root; quote a path with spaces)
+/// is attached to that turn as an image, and the chat says so. Ctrl-C during a turn cancels that turn and returns to the prompt; a second
 /// Ctrl-C, or Ctrl-C at the prompt, exits with 130. Reads piped input as well as a terminal.
 #[derive(Debug, clap::Args)]
 pub struct ChatArgs {
@@ -85,7 +88,31 @@ pub async fn chat(mut host: Host, settings: &Settings) -> ExitCode {
                         };
                         host.turn_with(&prompt, &overrides).await
                     }
-                    None => host.turn(line).await,
+                    None => match super::chat_images::images_in_line(line, &settings.root) {
+                        Ok(images) => {
+                            for image in &images {
+                                let text = host.text(
+                                    "chat-image-attached",
+                                    &[
+                                        ("name", Arg::from(image.name.clone())),
+                                        ("kind", Arg::from(image.media_type.name())),
+                                        (
+                                            "size",
+                                            Arg::from(keel_render::format::count(image.size())),
+                                        ),
+                                    ],
+                                );
+                                host.notice(DisplayStyle::Info, text);
+                            }
+                            host.turn(keel_protocol::TurnInput::new(line, images)).await
+                        }
+                        Err(e) => {
+                            let text = host
+                                .text("chat-image-refused", &[("error", Arg::from(e.to_string()))]);
+                            host.notice(DisplayStyle::Error, text);
+                            continue;
+                        }
+                    },
                 };
                 if end == TurnEnd::Interrupted {
                     host.close().await;

@@ -7,6 +7,7 @@ use clap::Subcommand;
 pub mod acp;
 pub mod agent_args;
 pub mod chat;
+mod chat_images;
 pub mod checkpoints;
 pub mod config;
 pub mod doctor;

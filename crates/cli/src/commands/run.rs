@@ -22,6 +22,11 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 pub struct RunArgs {
     /// The task, in plain words.
     pub task: String,
+    /// An image for the model to see with the task: PNG, JPEG, GIF or WebP (read from its
+    /// bytes), at most 10 MiB; repeat for more. A model that does not accept images refuses
+    /// the turn (see `vision` in keel.toml).
+    #[arg(long = "image", value_name = "FILE")]
+    pub images: Vec<std::path::PathBuf>,
     /// Agent settings.
     #[command(flatten)]
     pub agent: AgentArgs,
@@ -34,11 +39,20 @@ pub fn run(args: RunArgs) -> ExitCode {
             Ok(settings) => settings,
             Err(e) => return usage("run", e),
         };
+        let mut images = Vec::with_capacity(args.images.len());
+        for path in &args.images {
+            match keel_protocol::Image::read(path) {
+                Ok(image) => images.push(image),
+                Err(e) => return usage("run", e),
+            }
+        }
         let mut host = match Host::start(&settings, None).await {
             Ok(host) => host,
             Err(e) => return usage("run", e),
         };
-        let end = host.turn(&args.task).await;
+        let end = host
+            .turn(keel_protocol::TurnInput::new(args.task, images))
+            .await;
         if end != TurnEnd::Interrupted {
             host.end_session().await;
         }

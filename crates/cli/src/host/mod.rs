@@ -341,7 +341,7 @@ impl Host {
 
     /// Runs `task` as one turn. Ctrl-C cancels it (it still ends with `agent.end`, status
     /// cancelled); a second Ctrl-C before it has ended abandons it at once.
-    pub async fn turn(&mut self, task: &str) -> TurnEnd {
+    pub async fn turn(&mut self, task: impl Into<keel_protocol::TurnInput>) -> TurnEnd {
         let cancel = self.session.cancel_handle();
         let interrupts = &mut self.interrupts;
         let emitter = &self.emitter;
@@ -377,7 +377,7 @@ impl Host {
     /// warning notice.
     pub async fn turn_with(
         &mut self,
-        task: &str,
+        task: impl Into<keel_protocol::TurnInput>,
         overrides: &keel_engine::TurnOverrides,
     ) -> TurnEnd {
         for problem in self.session.apply_overrides(overrides) {

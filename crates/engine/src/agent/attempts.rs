@@ -76,11 +76,21 @@ impl TurnRun<'_> {
     /// as they are now.
     async fn begin_again(&mut self, why: &str) {
         let context = &mut *self.context;
+        // The task's images go with it into the fresh start.
+        let images = context
+            .conversation
+            .messages()
+            .get(self.state.turn_start)
+            .map(|m| m.images().to_vec())
+            .unwrap_or_default();
         context.conversation.truncate(self.state.turn_start);
-        context.conversation.push_user(format!(
-            "{}\n\n(An earlier attempt at this task failed: {why}. The files are as it left them: see above. Look again at what the task asks and fix it another way.)",
-            self.state.task
-        ));
+        context.conversation.push_user_with_images(
+            format!(
+                "{}\n\n(An earlier attempt at this task failed: {why}. The files are as it left them: see above. Look again at what the task asks and fix it another way.)",
+                self.state.task
+            ),
+            images,
+        );
         let paths: Vec<String> = context
             .focused
             .iter()

@@ -193,6 +193,9 @@ pub struct AgentConfig {
     /// model (asked once per session, see [`Provider::context_window`](crate::Provider::context_window)),
     /// else keel-context's table.
     pub context_window: Option<u64>,
+    /// Whether the models accept images (`None`: judged from each model's name, see
+    /// [`crate::vision`]).
+    pub vision: Option<bool>,
     /// Where the project instruction files (`AGENTS.md` and the names added) are looked up,
     /// and how many tokens they may take. The root's and nested ones are always looked up; the
     /// user-wide folder and extra names are the front end's to set.
@@ -277,6 +280,7 @@ impl AgentConfig {
             anomalies: AnomalyLimits::default(),
             agent_name: "keel".to_owned(),
             context_window: None,
+            vision: None,
             instructions: InstructionSources::default(),
             model_summaries: true,
             tool_format: ToolFormat::Native,

@@ -165,6 +165,7 @@ impl ModelCaller {
                     .reported_window(&model, call.cancel, call.emitter)
                     .await;
             }
+            call.context.attach_images();
             let (built, summary_usage) =
                 build_prompt(&model, &mut call, self.provider.as_ref()).await;
             if let Some(usage) = summary_usage {

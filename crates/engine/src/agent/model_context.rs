@@ -43,6 +43,9 @@ pub(crate) struct ModelContext {
     pub(crate) retention: RetentionPolicy,
     /// History renderings kept between requests.
     pub(crate) prompt_cache: PromptCache,
+    /// Images tool results attached (`read_file` on an image), sent as one note after the
+    /// round's results when the next request is built ([`Self::attach_images`]).
+    pub(crate) images_to_attach: Vec<keel_protocol::Image>,
 }
 
 impl std::fmt::Debug for ModelContext {
@@ -70,11 +73,25 @@ impl Default for ModelContext {
             summarizer: Arc::new(ExtractiveSummarizer),
             retention: RetentionPolicy::default(),
             prompt_cache: PromptCache::new(),
+            images_to_attach: Vec::new(),
         }
     }
 }
 
 impl ModelContext {
+    /// The images the last round's tool results attached, as a note after those results
+    /// (tool messages cannot hold images in the chat-completions format); nothing when there
+    /// are none.
+    pub(crate) fn attach_images(&mut self) {
+        if self.images_to_attach.is_empty() {
+            return;
+        }
+        let images = std::mem::take(&mut self.images_to_attach);
+        let names: Vec<String> = images.iter().map(|i| format!("`{}`", i.name)).collect();
+        let text = format!("The image read_file attached: {}.", names.join(", "));
+        self.conversation.push_note_with_images(text, images);
+    }
+
     /// Records `text` as the result of call `call_id`. A call that is not pending (already
     /// answered or unknown) keeps its first result.
     pub(crate) fn add_result(&mut self, call_id: &str, text: String, success: bool) {

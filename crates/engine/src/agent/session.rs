@@ -12,7 +12,7 @@ use keel_events::{
     PrepareConversationOpen, PrepareHistoryLoad, ResponseMode, RunResponseEnd, RunResponseStart,
     SystemLog, Usage,
 };
-use keel_protocol::Approver;
+use keel_protocol::{Approver, TurnInput};
 use keel_tools::{CheckpointError, CheckpointStore, ToolRegistry};
 use tokio::sync::mpsc::unbounded_channel;
 use tokio_util::sync::CancellationToken;
@@ -329,7 +329,7 @@ impl AgentSession {
 
     /// Runs one turn for `input`; its events go to the emitter's bus, stamped with a fresh
     /// turn id ([`new_turn_id`]).
-    pub async fn run_turn(&mut self, input: impl Into<String>) -> TurnOutcome {
+    pub async fn run_turn(&mut self, input: impl Into<TurnInput>) -> TurnOutcome {
         self.run_turn_with_id(new_turn_id(), input).await
     }
 
@@ -338,7 +338,7 @@ impl AgentSession {
     pub async fn run_turn_with_id(
         &mut self,
         turn_id: impl Into<String>,
-        input: impl Into<String>,
+        input: impl Into<TurnInput>,
     ) -> TurnOutcome {
         let turn_id = turn_id.into();
         let span = tracing::info_span!(
@@ -353,7 +353,10 @@ impl AgentSession {
     /// Runs one turn for `input` and yields every event it emits, in order, none lost; the
     /// stream ends after `agent.end`. The outcome is then in [`AgentSession::last_outcome`].
     /// Dropping the stream abandons the turn (the next turn repairs the conversation).
-    pub fn run(&mut self, input: impl Into<String>) -> impl Stream<Item = Arc<Event>> + Send + '_ {
+    pub fn run(
+        &mut self,
+        input: impl Into<TurnInput>,
+    ) -> impl Stream<Item = Arc<Event>> + Send + '_ {
         self.run_with_id(new_turn_id(), input)
     }
 
@@ -362,7 +365,7 @@ impl AgentSession {
     pub fn run_with_id(
         &mut self,
         turn_id: impl Into<String>,
-        input: impl Into<String>,
+        input: impl Into<TurnInput>,
     ) -> impl Stream<Item = Arc<Event>> + Send + '_ {
         let turn_id = turn_id.into();
         let input = input.into();
@@ -391,7 +394,11 @@ impl AgentSession {
     }
 
     /// A turn: opened, prepared (model, repo map, input), driven, closed.
-    async fn turn(&mut self, turn_id: String, input: String) -> TurnOutcome {
+    async fn turn(&mut self, turn_id: String, input: TurnInput) -> TurnOutcome {
+        let TurnInput {
+            text: input,
+            images,
+        } = input;
         let cancel = self.cancel.clone();
         let marked = match &self.tools.checkpoints {
             Some(store) => super::turn_mark::mark_turn(
@@ -403,7 +410,7 @@ impl AgentSession {
             ),
             None => Ok(()),
         };
-        self.open_turn(turn_id, &input);
+        self.open_turn(turn_id, &input, &images);
         if let Err(message) = marked {
             self.emitter.emit(SystemLog {
                 level: LogLevel::Warn,
@@ -412,6 +419,13 @@ impl AgentSession {
             });
         }
         self.config.models.announce(&self.emitter);
+        let model = self.config.models.current();
+        if !images.is_empty() && !crate::vision::accepts_images(model, self.config.vision) {
+            // Refused before anything is sent: never a request without the images.
+            let refusal = crate::vision::refusal(model, images.len());
+            let state = TurnState::new(cancel, ResponseMode::Direct, self.config.anomalies);
+            return self.close_turn(Ending::new(AgentStatus::Failed, refusal), &state, input);
+        }
         self.prepare_turn_context(&input).await;
         let task = input.clone();
         self.focus_task_files(&input).await;
@@ -426,7 +440,9 @@ impl AgentSession {
         )
         .await;
         let turn_start = self.context.conversation.len();
-        self.context.conversation.push_user(input);
+        self.context
+            .conversation
+            .push_user_with_images(input, images);
 
         let mode = match self.config.mode {
             Mode::Plan => ResponseMode::Plan,
@@ -495,7 +511,7 @@ impl AgentSession {
         );
     }
 
-    fn open_turn(&mut self, turn_id: String, input: &str) {
+    fn open_turn(&mut self, turn_id: String, input: &str, images: &[keel_protocol::Image]) {
         self.turns += 1;
         self.emitter.set_turn(Some(turn_id));
         self.changes.clear();
@@ -503,6 +519,8 @@ impl AgentSession {
             agent_name: self.config.agent_name.clone(),
             task_input: input.to_owned(),
             mode_hint: Some(self.config.mode.hint()),
+            images: (!images.is_empty())
+                .then(|| images.iter().map(keel_protocol::Image::info).collect()),
         });
         if self.turns == 1 {
             self.open_conversation();

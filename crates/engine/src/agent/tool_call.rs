@@ -117,6 +117,8 @@ pub(crate) struct ToolEnv<'a> {
     pub(crate) shadowed: bool,
     /// The language of the words the seeds fix.
     pub(crate) lang: keel_events::Lang,
+    /// Whether the current model accepts images (`read_file` attaches them).
+    pub(crate) vision: bool,
 }
 
 impl<'a> ToolEnv<'a> {
@@ -140,6 +142,7 @@ impl<'a> ToolEnv<'a> {
             cancel,
             shadowed: config.shadow_env.is_some(),
             lang: config.lang,
+            vision: crate::vision::accepts_images(config.models.current(), config.vision),
         }
     }
 }
@@ -381,7 +384,8 @@ impl Toolbox {
             .with_sandbox(env.sandbox.clone())
             .with_rules(env.rules.clone())
             .with_edit_approval(env.approval_edits)
-            .with_lang(env.lang);
+            .with_lang(env.lang)
+            .with_vision(env.vision);
         if let Some(store) = &self.checkpoints {
             ctx = ctx.with_checkpoints(store.clone());
         }
@@ -436,6 +440,9 @@ impl Toolbox {
                 result_text(&result),
             );
             context.add_result(&call.id, text, result.success);
+            context
+                .images_to_attach
+                .extend(result.images.iter().cloned());
             if status == ToolStatus::Success {
                 context.follow_call(scope.env.root, &call.name, &arguments, scope.env.emitter);
             }

@@ -52,7 +52,17 @@ fn accepts_sampling(model: &str) -> bool {
 fn message(m: &ChatMessage) -> Value {
     match m.role {
         Role::System => json!({"role": "system", "content": m.content}),
-        Role::User => json!({"role": "user", "content": m.content}),
+        Role::User if m.images.is_empty() => json!({"role": "user", "content": m.content}),
+        Role::User => {
+            // Text first, then each image as a `data:` URL part.
+            let mut parts = vec![json!({"type": "text", "text": m.content})];
+            parts.extend(
+                m.images.iter().map(
+                    |image| json!({"type": "image_url", "image_url": {"url": image.data_url()}}),
+                ),
+            );
+            json!({"role": "user", "content": parts})
+        }
         Role::Tool => json!({
             "role": "tool",
             "tool_call_id": m.tool_call_id.clone().unwrap_or_default(),
@@ -110,6 +120,23 @@ mod tests {
         assert_eq!(body(&request, "o1x")["temperature"], json!(0.0));
         let unset = ChatRequest::new("m", vec![ChatMessage::user("u")]);
         assert!(body(&unset, "m").get("temperature").is_none());
+    }
+
+    #[test]
+    fn images_are_content_parts_after_the_text() {
+        let png = keel_protocol::Image::from_bytes("a.png", b"\x89PNG\r\n\x1a\n")
+            .expect("a PNG signature is a PNG");
+        let request = ChatRequest::new(
+            "m",
+            vec![ChatMessage::user_with_images("what is this?", vec![png])],
+        );
+        assert_eq!(
+            body(&request, "gpt-4o")["messages"][0],
+            json!({"role": "user", "content": [
+                {"type": "text", "text": "what is this?"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+            ]})
+        );
     }
 
     #[test]

@@ -17,6 +17,22 @@ pub struct AgentStart {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub mode_hint: Option<ModeHint>,
+    /// The images the request carried (what they were, not their bytes: the bytes stay in
+    /// the conversation the session saves).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub images: Option<Vec<ImageInfo>>,
+}
+
+/// What an image given to the model was: its name, type and size (never its bytes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct ImageInfo {
+    /// The file's name, or what the front end called it (`image 1`, `pasted.png`).
+    pub name: String,
+    /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`, from the bytes themselves.
+    pub media_type: String,
+    /// Its size in bytes.
+    pub size: u64,
 }
 
 /// Mode requested by the caller before the model has chosen.

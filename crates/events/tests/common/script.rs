@@ -119,6 +119,7 @@ pub fn scripted_run() -> Vec<Event> {
         agent_name: "keel".into(),
         task_input: "Move the date helpers to src/new.ts and make the tests pass".into(),
         mode_hint: Some(ModeHint::Auto),
+        images: None,
     })
     .push(PrepareModelSelect {
         requested_model: "gpt-5-mini".into(),
@@ -398,6 +399,7 @@ pub fn scripted_run() -> Vec<Event> {
         agent_name: "keel".into(),
         task_input: "Rename the test file too".into(),
         mode_hint: None,
+        images: None,
     })
     .push(PrepareModelSelect {
         requested_model: "gpt-5".into(),
@@ -534,6 +536,7 @@ pub fn scripted_run() -> Vec<Event> {
         agent_name: "keel".into(),
         task_input: "Split the helpers into modules".into(),
         mode_hint: Some(ModeHint::Plan),
+        images: None,
     })
     .push(RunResponseStart {
         mode: ResponseMode::Plan,
@@ -624,6 +627,7 @@ pub fn scripted_run() -> Vec<Event> {
         agent_name: "keel".into(),
         task_input: "Try the split again".into(),
         mode_hint: Some(ModeHint::Plan),
+        images: None,
     })
     .push(RunResponseStart {
         mode: ResponseMode::Plan,

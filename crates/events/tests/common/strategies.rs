@@ -145,6 +145,7 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
                         agent_name,
                         task_input,
                         mode_hint,
+                        images: None,
                     }),
             ),
         ),

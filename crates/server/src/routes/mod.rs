@@ -38,7 +38,11 @@ pub fn router(state: SharedState) -> Router {
         .route("/v1/sessions/{id}/files", get(sessions::files))
         .route(
             "/v1/sessions/{id}/turns",
-            post(turns::create).get(turns::list),
+            post(turns::create)
+                .layer(DefaultBodyLimit::max(
+                    body_limit.max(turns::TURN_BODY_LIMIT),
+                ))
+                .get(turns::list),
         )
         .route("/v1/sessions/{id}/cancel", post(turns::cancel))
         .route("/v1/sessions/{id}/events", get(events::events))

@@ -5,12 +5,16 @@ use axum::extract::State;
 use axum::http::StatusCode;
 
 use super::extract::{ApiJson, ApiPath};
-use crate::api::{Cancelled, CreateTurn, TurnCreated, TurnList, TurnView};
+use crate::api::{Cancelled, CreateTurn, ImageUpload, TurnCreated, TurnList, TurnView};
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::live::StartError;
 use crate::state::{Caller, SharedState};
 
-/// Starts a turn.
+/// Largest `POST /v1/sessions/{id}/turns` body (48 MiB, room for three images at the 10 MiB
+/// cap in base64), unless the server's `body_limit` is larger.
+pub const TURN_BODY_LIMIT: usize = 48 * 1024 * 1024;
+
+/// Starts a turn, with any images for the model.
 #[utoipa::path(post, path = "/v1/sessions/{id}/turns", operation_id = "createTurn", tag = "turns", request_body = CreateTurn,
     params(("id" = String, Path, description = "Session id")),
     security(("bearer" = [])),
@@ -21,7 +25,8 @@ use crate::state::{Caller, SharedState};
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session", body = ErrorBody),
         (status = 409, description = "`turn_running`, or `conflict`: the request id was used for another input, or another instance writes the session", body = ErrorBody),
-        (status = 422, description = "Invalid fields", body = ErrorBody),
+        (status = 413, description = "The body is over the turn limit", body = ErrorBody),
+        (status = 422, description = "Invalid fields, or an image that is no PNG, JPEG, GIF or WebP, over 10 MiB or not base64 (named)", body = ErrorBody),
         (status = 503, description = "`unavailable`: this instance is draining; start the turn on another", body = ErrorBody)))]
 pub async fn create(
     State(state): State<SharedState>,
@@ -36,8 +41,10 @@ pub async fn create(
     if body.input.trim().is_empty() {
         return Err(ApiError::unprocessable("`input` must not be empty"));
     }
+    let images = images(body.images)?;
+    let input = keel_protocol::TurnInput::new(body.input, images);
     let live = state.live(&id);
-    match live.start_turn(&state, body.request_id, body.input).await {
+    match live.start_turn(&state, body.request_id, input).await {
         Ok((turn, created)) => {
             tracing::info!(session_id = %id, turn_id = %turn.id, created, "turn accepted");
             let status = if created {
@@ -63,6 +70,29 @@ pub async fn create(
         )),
         Err(StartError::Api(e)) => Err(e),
     }
+}
+
+/// The uploads as images for the model, each checked by its bytes; the first that is refused
+/// is a 422 naming it.
+fn images(uploads: Vec<ImageUpload>) -> ApiResult<Vec<keel_protocol::Image>> {
+    const TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+    uploads
+        .into_iter()
+        .enumerate()
+        .map(|(i, upload)| {
+            let name = upload.name.unwrap_or_else(|| format!("image {}", i + 1));
+            if let Some(declared) = upload.media_type.as_deref()
+                && !TYPES.contains(&declared)
+            {
+                return Err(ApiError::unprocessable(format!(
+                    "{name}: `media_type` {declared} is not one of {}",
+                    TYPES.join(", ")
+                )));
+            }
+            keel_protocol::Image::from_base64(name, &upload.data)
+                .map_err(|e| ApiError::unprocessable(e.to_string()))
+        })
+        .collect()
 }
 
 /// The session's turns, oldest first.

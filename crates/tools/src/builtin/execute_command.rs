@@ -323,6 +323,7 @@ impl TypedTool for ExecuteCommand {
             message,
             content: Some(content),
             summary: None,
+            images: Vec::new(),
         }
     }
 }

@@ -1,7 +1,10 @@
-//! `read_file`: a text file's content, whole or a range of lines.
+//! `read_file`: a text file's content, whole or a range of lines; an image (PNG, JPEG, GIF,
+//! WebP, by its bytes) attached for a model that accepts images, described for one that does
+//! not.
 
 use async_trait::async_trait;
 use keel_events::Lang;
+use keel_protocol::{Image, ImageType, image_dimensions};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -43,7 +46,7 @@ impl TypedTool for ReadFile {
     }
 
     fn description(&self) -> &'static str {
-        "Read a text file in the workspace. Returns the whole file, or only lines start_line..end_line (1-based, inclusive) when given. Files over 2,000 lines return the first 100 lines and the total line count: read the rest in ranges. Binary files are refused."
+        "Read a text file in the workspace. Returns the whole file, or only lines start_line..end_line (1-based, inclusive) when given. Files over 2,000 lines return the first 100 lines and the total line count: read the rest in ranges. Images (PNG, JPEG, GIF, WebP) are shown to you when you can see images. Other binary files are refused."
     }
 
     fn brief(&self) -> Option<&'static str> {
@@ -75,6 +78,9 @@ impl TypedTool for ReadFile {
             Err(e) => return ToolResult::error(format!("Cannot read `{rel}`: {e}")),
         };
         let size = bytes.len();
+        if let Some(kind) = ImageType::sniff(&bytes) {
+            return image_result(ctx, &rel, kind, &bytes);
+        }
         let (text, lossy) = match decode(bytes) {
             FileText::Binary => {
                 let kind = crate::file_change::mime_type(&rel)
@@ -133,6 +139,32 @@ impl TypedTool for ReadFile {
             format!("Read `{rel}` ({} lines).{lossy_note}", thousands(total)),
             text,
         )
+    }
+}
+
+/// An image file: attached for a model that accepts images (the result says so; the engine
+/// sends the image after the tool results), else described (format, dimensions, size) with
+/// why the model cannot see it.
+fn image_result(ctx: &ToolContext, rel: &str, kind: ImageType, bytes: &[u8]) -> ToolResult {
+    let dimensions = image_dimensions(bytes)
+        .map(|(w, h)| format!("{w}x{h}, "))
+        .unwrap_or_default();
+    let what = format!(
+        "`{rel}` is a {} image ({dimensions}{} bytes)",
+        kind.name(),
+        thousands(bytes.len())
+    );
+    if !ctx.vision {
+        return ToolResult::error(format!(
+            "{what}; this model does not accept images, so read_file cannot show it."
+        ));
+    }
+    match Image::from_bytes(rel, bytes) {
+        Ok(image) => ToolResult::ok(format!(
+            "{what}: attached, it follows the tool results as an image for you to see."
+        ))
+        .with_images(vec![image]),
+        Err(e) => ToolResult::error(format!("{what}; it cannot be attached: {e}.")),
     }
 }
 

@@ -165,6 +165,7 @@ impl TypedTool for ReplaceInFile {
             ),
             content: change.diff,
             summary: None,
+            images: Vec::new(),
         }
     }
 }

@@ -267,6 +267,7 @@ impl McpSearch<'_> {
                     message,
                     content: Some(content),
                     summary: None,
+                    images: Vec::new(),
                 }
             };
         }
