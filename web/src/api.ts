@@ -2,6 +2,7 @@
 // (clients/ts): the request and response types come from the server's OpenAPI document.
 import { ApiError, KeelClient, type Schemas } from "../../clients/ts/src/client";
 import type { ApprovalResult, Choice } from "./approval";
+import type { ImageUpload } from "./images";
 import type { McpServer } from "./mcp";
 import type { MemoryEntry, MemoryList } from "./memory";
 import type { ShadowApplied, ShadowBatch, ShadowDiscarded } from "./shadow";
@@ -45,9 +46,14 @@ export class Api {
     return this.client.createSession(body);
   }
 
-  /** Starts a turn; the same `requestId` again returns the same turn (idempotent). */
-  startTurn(sessionId: string, requestId: string, input: string): Promise<{ turn: Turn; created: boolean }> {
-    return this.client.startTurn(sessionId, requestId, input);
+  /** Starts a turn with any images; the same `requestId` again returns the same turn (idempotent). */
+  startTurn(
+    sessionId: string,
+    requestId: string,
+    input: string,
+    images: ImageUpload[] = [],
+  ): Promise<{ turn: Turn; created: boolean }> {
+    return this.client.startTurn(sessionId, requestId, input, images);
   }
 
   /** Cancels the running turn, if any. */

@@ -131,9 +131,15 @@ export class KeelClient {
     return this.call("post", "/v1/sessions", { body });
   }
 
-  /** Starts a turn; the same `requestId` again returns the same turn (idempotent). */
-  startTurn(sessionId: string, requestId: string, input: string): Promise<Schemas["TurnCreated"]> {
-    return this.call("post", "/v1/sessions/{id}/turns", { path: { id: sessionId }, body: { request_id: requestId, input } });
+  /** Starts a turn, with any images for the model; the same `requestId` again returns the same turn (idempotent). */
+  startTurn(
+    sessionId: string,
+    requestId: string,
+    input: string,
+    images: Schemas["ImageUpload"][] = [],
+  ): Promise<Schemas["TurnCreated"]> {
+    const body = images.length > 0 ? { request_id: requestId, input, images } : { request_id: requestId, input };
+    return this.call("post", "/v1/sessions/{id}/turns", { path: { id: sessionId }, body });
   }
 
   /** Cancels the running turn, if any. */

@@ -453,7 +453,7 @@ export interface paths {
         /** The session's turns, oldest first. */
         get: operations["listTurns"];
         put?: never;
-        /** Starts a turn. */
+        /** Starts a turn, with any images for the model. */
         post: operations["createTurn"];
         delete?: never;
         options?: never;
@@ -609,6 +609,11 @@ export interface components {
         };
         /** @description `POST /v1/sessions/{id}/turns` body. */
         CreateTurn: {
+            /**
+             * @description Images for the model to see with the request (absent: none). The session's model must
+             *     accept images, or the turn fails naming the model and nothing is sent to it.
+             */
+            images?: components["schemas"]["ImageUpload"][];
             /** @description The user's request (not blank). */
             input: string;
             /**
@@ -684,6 +689,21 @@ export interface components {
             store: string;
             /** @description Server version. */
             version: string;
+        };
+        /** @description An image sent with a turn's input. */
+        ImageUpload: {
+            /**
+             * @description The bytes in base64 (standard alphabet; a `data:…;base64,` prefix is allowed), at most
+             *     10 MiB decoded.
+             */
+            data: string;
+            /**
+             * @description `image/png`, `image/jpeg`, `image/gif` or `image/webp`. The format is read from the
+             *     bytes themselves; this, when given, must be one of the four.
+             */
+            media_type?: string | null;
+            /** @description What to call it (a file name); absent: `image N`. */
+            name?: string | null;
         };
         /** @description `POST /v1/projects/{project_id}/timeline/import` response. */
         ImportLogResult: {
@@ -2546,7 +2566,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid fields */
+            /** @description The body is over the turn limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid fields, or an image that is no PNG, JPEG, GIF or WebP, over 10 MiB or not base64 (named) */
             422: {
                 headers: {
                     [name: string]: unknown;

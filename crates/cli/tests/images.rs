@@ -363,7 +363,8 @@ async fn chat_attaches_the_image_files_a_line_names() {
     .await;
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("not sent: notes.png is not a PNG, JPEG, GIF or WebP image"),
+        stderr.contains("not sent: ")
+            && stderr.contains("notes.png is not a PNG, JPEG, GIF or WebP image"),
         "{stderr}"
     );
     assert_eq!(model.requests().len(), 1, "nothing more was sent");

@@ -63,7 +63,12 @@ task_input: string,
 /**
  * The mode the caller asked for, when it asked for one.
  */
-mode_hint?: ModeHint, };
+mode_hint?: ModeHint, 
+/**
+ * The images the request carried (what they were, not their bytes: the bytes stay in
+ * the conversation the session saves).
+ */
+images?: Array<ImageInfo>, };
 
 /**
  * Final status of a turn.
@@ -275,6 +280,23 @@ mimeType?: string, };
  * Why a model response ended.
  */
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "truncated" | "cancelled" | "other";
+
+/**
+ * What an image given to the model was: its name, type and size (never its bytes).
+ */
+export type ImageInfo = { 
+/**
+ * The file's name, or what the front end called it (`image 1`, `pasted.png`).
+ */
+name: string, 
+/**
+ * `image/png`, `image/jpeg`, `image/gif` or `image/webp`, from the bytes themselves.
+ */
+media_type: string, 
+/**
+ * Its size in bytes.
+ */
+size: number, };
 
 /**
  * One instructions file in `prepare.instructions.load`.

@@ -1,4 +1,6 @@
 import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import type { ImageUpload } from "../images";
+import { addImages, ImageAttach } from "./ImageAttach";
 import { newRequestId, type Api, type Session } from "../api";
 import { rulesByFile, type RuleView } from "../approval";
 import { SessionModel } from "../sessionModel";
@@ -55,6 +57,7 @@ export function SessionView(props: {
   });
   const [actionError, setActionError] = useState<string | undefined>();
   const [followUp, setFollowUp] = useState("");
+  const [followUpImages, setFollowUpImages] = useState<ImageUpload[]>([]);
   /** The allow rules the last "always" wrote (shown until the next decision). */
   const [rulesWritten, setRulesWritten] = useState<RuleView[] | undefined>();
   /** Bumped when rules change elsewhere on the page: the rules panel reloads. */
@@ -140,8 +143,9 @@ export function SessionView(props: {
     if (!text) return;
     setActionError(undefined);
     try {
-      await api.startTurn(sessionId, newRequestId(), text);
+      await api.startTurn(sessionId, newRequestId(), text, followUpImages);
       setFollowUp("");
+      setFollowUpImages([]);
       onChanged();
     } catch (err) {
       reportError(err);
@@ -301,6 +305,20 @@ export function SessionView(props: {
               value={followUp}
               disabled={running}
               onChange={(e) => setFollowUp(e.target.value)}
+              onPaste={(e) => {
+                const files = Array.from(e.clipboardData.files);
+                if (files.length > 0) {
+                  e.preventDefault();
+                  void addImages(files, followUpImages, setFollowUpImages, reportError, t);
+                }
+              }}
+            />
+            <ImageAttach
+              images={followUpImages}
+              onChange={setFollowUpImages}
+              onError={reportError}
+              disabled={running}
+              testId="followup-images"
             />
             <button type="submit" data-testid="followup-submit" disabled={running || !followUp.trim()}>
               {t("followup-send")}

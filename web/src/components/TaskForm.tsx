@@ -1,7 +1,9 @@
 import { useState } from "react";
 import { newRequestId, type Api, type Session } from "../api";
 import { useI18n } from "../i18n";
+import type { ImageUpload } from "../images";
 import { readQuery, writeQuery, type PageQuery } from "../query";
+import { addImages, ImageAttach } from "./ImageAttach";
 
 /** Starts a task: creates a session for project/root, then its first turn. */
 export function TaskForm(props: {
@@ -16,6 +18,7 @@ export function TaskForm(props: {
   const [mode, setMode] = useState<PageQuery["mode"]>(initial.mode);
   const [shadow, setShadow] = useState(initial.shadow);
   const [input, setInput] = useState("");
+  const [images, setImages] = useState<ImageUpload[]>([]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
 
@@ -38,16 +41,17 @@ export function TaskForm(props: {
       });
       const requestId = newRequestId();
       try {
-        await props.api.startTurn(session.id, requestId, task);
+        await props.api.startTurn(session.id, requestId, task, images);
       } catch (err) {
         // One retry with the same request id: the server deduplicates it.
         if (err instanceof Error && "status" in err && (err as { status: number }).status === 0) {
-          await props.api.startTurn(session.id, requestId, task);
+          await props.api.startTurn(session.id, requestId, task, images);
         } else {
           throw err;
         }
       }
       setInput("");
+      setImages([]);
       props.onStarted(session);
     } catch (err) {
       if (!props.onAuthFailure(err)) setError(err instanceof Error ? err.message : String(err));
@@ -110,6 +114,13 @@ export function TaskForm(props: {
           value={input}
           placeholder={t("task-placeholder")}
           onChange={(e) => setInput(e.target.value)}
+          onPaste={(e) => {
+            const files = Array.from(e.clipboardData.files);
+            if (files.length > 0) {
+              e.preventDefault();
+              void addImages(files, images, setImages, setError, t);
+            }
+          }}
           onKeyDown={(e) => {
             if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
               e.preventDefault();
@@ -118,6 +129,7 @@ export function TaskForm(props: {
           }}
         />
       </label>
+      <ImageAttach images={images} onChange={setImages} onError={setError} disabled={busy} testId="task-images" />
       {error && (
         <p role="alert" className="error-text" data-testid="task-error">
           {error}

@@ -96,10 +96,7 @@ pub async fn chat(mut host: Host, settings: &Settings) -> ExitCode {
                                     &[
                                         ("name", Arg::from(image.name.clone())),
                                         ("kind", Arg::from(image.media_type.name())),
-                                        (
-                                            "size",
-                                            Arg::from(keel_render::format::count(image.size())),
-                                        ),
+                                        ("size", Arg::from(keel_render::count(image.size()))),
                                     ],
                                 );
                                 host.notice(DisplayStyle::Info, text);
