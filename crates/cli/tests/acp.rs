@@ -2,7 +2,8 @@
 //! over the real binary's standard input and output: a prompt that edits files and runs a
 //! command after a permission request, streamed as message chunks, tool calls with their status
 //! and diffs; the session loaded again with its turns replayed; a rejected permission; cancel;
-//! and bad input.
+//! bad input; and image blocks reaching a vision model (the mock OpenAI server records them) or
+//! refused by a text-only model's name.
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::{Path, PathBuf};
