@@ -12,6 +12,8 @@
 //! - an answer caught in a loop (the same lines again and again, or one line counting up):
 //!   stopped, and the turn starts over, or fails saying why when no attempt is left; code
 //!   blocks closed before the loop are the answer when the turn edits from code blocks;
+//! - a task asking for two things: each checked once the tests pass, and a check that breaks
+//!   the tests put back;
 //! - a test file given whole when the task says the tests are right: left alone, and the
 //!   model told to change the code;
 //! - compact profile: a whole file after a line naming it is written, and the project's
@@ -595,6 +597,81 @@ async fn a_test_the_task_says_is_right_is_not_rewritten() {
             .contains("return sum(values) / len(values)")
     );
     assert_eq!(outcome.status, AgentStatus::Completed);
+}
+
+const FIXED_MEAN: &str = "`calc/stats.py`\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / len(values)\n```";
+
+const TWO_PART_TASK: &str =
+    "Fix the division in `mean` and add a `median` function to calc/stats.py.";
+
+#[tokio::test]
+async fn each_part_of_a_two_part_task_is_checked_once_the_tests_pass() {
+    let with_median = "`calc/stats.py`\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / len(values)\n\n\ndef median(values):\n    \"\"\"The middle value.\"\"\"\n    ordered = sorted(values)\n    return ordered[len(ordered) // 2]\n```";
+    let (events, requests, outcome, ws) = turn(
+        TWO_PART_TASK,
+        vec![
+            text_answer(&[FIXED_MEAN]),
+            text_answer(&["Fixed the mean."]),
+            text_answer(&[with_median]),
+            text_answer(&["Added median."]),
+        ],
+        |c| {
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+        },
+    )
+    .await;
+    assert_eq!(requests.len(), 4);
+    let checklist = user_messages(&requests[2]).join("\n");
+    assert!(
+        checklist.contains(
+            "1. Fix the division in `mean`\n2. add a `median` function to calc/stats.py."
+        ),
+        "{checklist}"
+    );
+    let text = std::fs::read_to_string(ws.path().join("calc/stats.py")).unwrap();
+    assert!(text.contains("def median(values):"), "{text}");
+    assert_eq!(outcome.status, AgentStatus::Completed);
+    assert_eq!(agent_end(&events).result, "Added median.");
+    assert_eq!(agent_end(&events).warning, None);
+}
+
+#[tokio::test]
+async fn a_check_that_breaks_the_tests_is_put_back() {
+    let broken = "`calc/stats.py`\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / (len(values) - 1)\n\n\ndef median(values):\n    return sorted(values)[len(values) // 2]\n```";
+    let (events, requests, outcome, ws) = turn(
+        TWO_PART_TASK,
+        vec![
+            text_answer(&[FIXED_MEAN]),
+            text_answer(&["Fixed the mean."]),
+            text_answer(&[broken]),
+            text_answer(&["Added median."]),
+        ],
+        |c| {
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+        },
+    )
+    .await;
+    assert_eq!(requests.len(), 4);
+    let text = std::fs::read_to_string(ws.path().join("calc/stats.py")).unwrap();
+    assert!(text.contains("return sum(values) / len(values)"), "{text}");
+    assert!(!text.contains("median"), "{text}");
+    let undone = tool_ends(&events)
+        .into_iter()
+        .filter(|(tool, status, _)| tool == "write_file" && *status == ToolStatus::Success)
+        .count();
+    assert_eq!(
+        undone, 3,
+        "two writes by the model, one putting the file back"
+    );
+    let told = events.iter().any(|e| {
+        matches!(&e.kind, EventKind::SystemLog(l) if l.message.contains("put back as before it"))
+    });
+    assert!(told);
+    assert_eq!(outcome.status, AgentStatus::Completed);
+    assert_eq!(agent_end(&events).result, "Fixed the mean.");
+    assert_eq!(agent_end(&events).warning, None, "the tests pass again");
 }
 
 #[tokio::test]

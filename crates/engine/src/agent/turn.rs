@@ -31,8 +31,12 @@ impl TurnRun<'_> {
                 }
                 LoopEnd::PlanRequested(pending) => return self.execute_plan(pending).await,
                 LoopEnd::Answered(_) | LoopEnd::Completed(_) if self.tests_to_rerun().await => {}
+                LoopEnd::Answered(text) | LoopEnd::Completed(text) if self.review_parts(&text) => {}
                 other if self.start_over(&other).await => {}
-                other => return self.direct_ending(other),
+                other => {
+                    let end = self.after_parts_review(other);
+                    return self.direct_ending(end);
+                }
             }
         }
     }

@@ -63,6 +63,9 @@ pub(crate) struct TurnState {
     pub(crate) attempt: u32,
     /// How answers are sampled in this attempt, when not as configured.
     pub(crate) sampling: Option<crate::provider::Sampling>,
+    /// The task's parts were checked ([`super::parts_review`]), and the check under way.
+    pub(crate) parts_reviewed: bool,
+    pub(crate) parts_review: Option<super::parts_review::PartsReview>,
 }
 
 /// Which answers the turn has corrected already.
@@ -111,6 +114,8 @@ impl TurnState {
             turn_start: 0,
             attempt: 1,
             sampling: None,
+            parts_reviewed: false,
+            parts_review: None,
         }
     }
 
