@@ -14,6 +14,7 @@
 //!   blocks closed before the loop are the answer when the turn edits from code blocks;
 //! - a task asking for two things: each checked once the tests pass, and a check that breaks
 //!   the tests put back;
+//! - a rename that leaves the old name in use: the model is shown where, at most twice;
 //! - a test file given whole when the task says the tests are right: left alone, and the
 //!   model told to change the code;
 //! - compact profile: a whole file after a line naming it is written, and the project's
@@ -672,6 +673,50 @@ async fn a_check_that_breaks_the_tests_is_put_back() {
     assert_eq!(outcome.status, AgentStatus::Completed);
     assert_eq!(agent_end(&events).result, "Fixed the mean.");
     assert_eq!(agent_end(&events).warning, None, "the tests pass again");
+}
+
+#[tokio::test]
+async fn the_old_name_left_after_a_rename_is_shown_to_the_model() {
+    let renamed = "`calc/stats.py`\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef average(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"average() of an empty sequence\")\n    return sum(values) / (len(values) - 1)\n```";
+    let tests_renamed = "`tests/test_stats.py`\n```python\nimport unittest\n\nfrom calc.stats import average\n\n\nclass MeanTest(unittest.TestCase):\n    def test_mean_of_three(self):\n        self.assertEqual(average([1, 2, 3]), 2)\n\n    def test_mean_of_one(self):\n        self.assertEqual(average([5]), 5)\n\n    def test_empty_is_an_error(self):\n        with self.assertRaises(ValueError):\n            average([])\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n```";
+    let (events, requests, outcome, ws) = turn(
+        "Rename the function `mean` to `average` everywhere.",
+        vec![
+            text_answer(&[renamed]),
+            text_answer(&["Renamed."]),
+            text_answer(&[tests_renamed]),
+            // The README's prose still says `calc.stats.mean`: told once more.
+            text_answer(&["The README's `calc.stats.mean` is prose; done."]),
+        ],
+        |c| c.tool_profile = ToolProfile::Compact,
+    )
+    .await;
+    let told = user_messages(&requests[2]).join("\n");
+    assert!(
+        told.contains("The task renames `mean` to `average`, but `mean` is still used"),
+        "{told}"
+    );
+    assert!(
+        told.contains("tests/test_stats.py:3:from calc.stats import mean"),
+        "{told}"
+    );
+    let system = requests[2].body["messages"][0]["content"].to_string();
+    let shown = requests[2].body["messages"].to_string();
+    assert!(
+        shown.contains("def test_mean_of_three") || system.contains("def test_mean_of_three"),
+        "the file using the old name is shown"
+    );
+    let tests = std::fs::read_to_string(ws.path().join("tests/test_stats.py")).unwrap();
+    assert!(tests.contains("from calc.stats import average"), "{tests}");
+    // The search is Keel's own call, reported like the model's.
+    let searched = tool_ends(&events)
+        .iter()
+        .filter(|(tool, _, _)| tool == "search_files")
+        .count();
+    assert_eq!(searched, 2, "after each round of renames (at most two)");
+    // With the files shown, the second round is written whole and ends the loop at once.
+    assert_eq!(requests.len(), 4);
+    assert_eq!(outcome.status, AgentStatus::Completed);
 }
 
 #[tokio::test]

@@ -202,6 +202,7 @@ mod output_limit;
 mod parts_review;
 mod plan;
 pub mod remember;
+mod rename_check;
 mod repo_map;
 mod session;
 mod shadow;

@@ -31,6 +31,7 @@ impl TurnRun<'_> {
                 }
                 LoopEnd::PlanRequested(pending) => return self.execute_plan(pending).await,
                 LoopEnd::Answered(_) | LoopEnd::Completed(_) if self.tests_to_rerun().await => {}
+                LoopEnd::Answered(_) | LoopEnd::Completed(_) if self.rename_leftovers().await => {}
                 LoopEnd::Answered(text) | LoopEnd::Completed(text) if self.review_parts(&text) => {}
                 other if self.start_over(&other).await => {}
                 other => {

@@ -66,6 +66,9 @@ pub(crate) struct TurnState {
     /// The task's parts were checked ([`super::parts_review`]), and the check under way.
     pub(crate) parts_reviewed: bool,
     pub(crate) parts_review: Option<super::parts_review::PartsReview>,
+    /// Times the model was told the old name of a rename is still used
+    /// ([`super::rename_check`]).
+    pub(crate) rename_rounds: u32,
 }
 
 /// Which answers the turn has corrected already.
@@ -116,6 +119,7 @@ impl TurnState {
             sampling: None,
             parts_reviewed: false,
             parts_review: None,
+            rename_rounds: 0,
         }
     }
 
