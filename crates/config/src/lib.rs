@@ -17,7 +17,7 @@ mod values;
 
 pub use error::{ConfigError, Warning};
 pub use keys::{
-    Color, ContextConfig, FileConfig, ImagesConfig, MemoryConfig, PriceConfig, TelemetryConfig,
+    Color, ContextConfig, FileConfig, GitConfig, ImagesConfig, MemoryConfig, PriceConfig, TelemetryConfig,
     UnknownColor,
 };
 pub use parse::{PROFILES, Parsed, Shape, invalid, parse, parse_shaped};
