@@ -9,8 +9,7 @@ use std::process::{Command, Output, Stdio};
 use keel_events::{Event, EventKind};
 use keel_test_support::ScriptBuilder;
 use keel_test_support::git::{
-    GH_PR_URL, add_github_remote, commit_files, fake_gh, git, init_repo, isolate,
-    path_without_gh,
+    GH_PR_URL, add_github_remote, commit_files, fake_gh, git, init_repo, isolate, path_without_gh,
 };
 use serde_json::json;
 
@@ -36,14 +35,23 @@ fn repo() -> tempfile::TempDir {
 fn turn_script(dir: &Path) -> std::path::PathBuf {
     let script = dir.join("script.json");
     ScriptBuilder::new()
-        .tool_call("write_file", json!({"path": "a.txt", "content": "a, changed\n"}))
-        .tool_call("write_file", json!({"path": "src/new.txt", "content": "new\n"}))
+        .tool_call(
+            "write_file",
+            json!({"path": "a.txt", "content": "a, changed\n"}),
+        )
+        .tool_call(
+            "write_file",
+            json!({"path": "src/new.txt", "content": "new\n"}),
+        )
         .tool_call("delete_file", json!({"path": "old.txt"}))
         .tool_call(
             "move_file",
             json!({"fromPath": "moved.txt", "toPath": "renamed.txt"}),
         )
-        .tool_call("write_file", json!({"path": "mine.txt", "content": "keel's\n"}))
+        .tool_call(
+            "write_file",
+            json!({"path": "mine.txt", "content": "keel's\n"}),
+        )
         .text("Changed the files.")
         .write(&script)
         .unwrap();
@@ -140,7 +148,13 @@ fn a_turn_is_committed_with_only_its_files_and_the_users_changes_stay_uncommitte
     assert_eq!(git(root, &["rev-list", "--count", "HEAD"]).trim(), "2");
     assert_eq!(
         commit_files(root, "HEAD"),
-        ["a.txt", "moved.txt", "old.txt", "renamed.txt", "src/new.txt"]
+        [
+            "a.txt",
+            "moved.txt",
+            "old.txt",
+            "renamed.txt",
+            "src/new.txt"
+        ]
     );
     let message = git(root, &["log", "-1", "--format=%B"]);
     assert_eq!(
@@ -163,7 +177,11 @@ fn a_turn_is_committed_with_only_its_files_and_the_users_changes_stay_uncommitte
     // Said on the stream: the skipped file, then the commit.
     let skipped = git_logs(&events, "skipped");
     assert_eq!(skipped.len(), 1);
-    assert!(skipped[0].message.contains("mine.txt"), "{}", skipped[0].message);
+    assert!(
+        skipped[0].message.contains("mine.txt"),
+        "{}",
+        skipped[0].message
+    );
     let commits = git_logs(&events, "commit");
     assert_eq!(commits.len(), 1);
     let metadata = commits[0].metadata.as_ref().unwrap();
@@ -197,7 +215,9 @@ fn the_model_writes_the_message_in_one_side_call_reported_with_its_purpose() {
     let script = one_file_script(
         work.path(),
         "hello.txt",
-        &["```\nfeat(greeting): add hello.txt\n\nThe project greets its readers.\nCo-authored-by: Nobody <n@x>\n```"],
+        &[
+            "```\nfeat(greeting): add hello.txt\n\nThe project greets its readers.\nCo-authored-by: Nobody <n@x>\n```",
+        ],
     );
     // keel.toml's `[git] commit = "turn"`, no flag.
     let out = keel(root, &script, &path_without_gh(None), &["run", "Say hello"]);
@@ -315,7 +335,12 @@ fn pr_with_gh_signed_in_opens_it_through_gh_pr_create() {
         &["run", "--pr", "--branch", "keel/gh", "Add gh.txt"],
     );
     let events = succeeded(&out);
-    assert!(git(&bare, &["rev-parse", "refs/heads/keel/gh"]).trim().len() == 40);
+    assert!(
+        git(&bare, &["rev-parse", "refs/heads/keel/gh"])
+            .trim()
+            .len()
+            == 40
+    );
     let recorded = std::fs::read_to_string(&log).unwrap();
     let calls: Vec<Vec<&str>> = recorded
         .split("--end--\n")
@@ -409,7 +434,12 @@ fn commit_outside_a_repository_is_a_clear_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let script = one_file_script(work.path(), "x.txt", &[]);
-    let out = keel(dir.path(), &script, &path_without_gh(None), &["run", "--commit", "Write x"]);
+    let out = keel(
+        dir.path(),
+        &script,
+        &path_without_gh(None),
+        &["run", "--commit", "Write x"],
+    );
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("is not in a git work tree"), "{stderr}");
@@ -451,10 +481,7 @@ fn rewind_after_a_commit_restores_the_files_and_keeps_the_commit_naming_it() {
     let events = succeeded(&out);
     let commit = git(root, &["rev-parse", "HEAD"]).trim().to_owned();
     assert_ne!(commit, before.trim());
-    let turn = events
-        .iter()
-        .find_map(|e| e.turn_id.clone())
-        .unwrap();
+    let turn = events.iter().find_map(|e| e.turn_id.clone()).unwrap();
     let list = keel_json(root, &["checkpoints", "list", "--json"]);
     let checkpoint = list["checkpoints"]
         .as_array()
@@ -469,7 +496,10 @@ fn rewind_after_a_commit_restores_the_files_and_keeps_the_commit_naming_it() {
     let report = keel_json(root, &["rewind", &checkpoint]);
     // The files are as before the turn; the commit stays, named in the report.
     assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "a\n");
-    assert_eq!(std::fs::read_to_string(root.join("old.txt")).unwrap(), "old\n");
+    assert_eq!(
+        std::fs::read_to_string(root.join("old.txt")).unwrap(),
+        "old\n"
+    );
     assert!(!root.join("src/new.txt").exists());
     assert_eq!(git(root, &["rev-parse", "HEAD"]).trim(), commit);
     assert_eq!(report["commits_kept"], json!([commit]));
@@ -490,6 +520,13 @@ fn rewind_after_a_commit_restores_the_files_and_keeps_the_commit_naming_it() {
     changed.sort_unstable();
     assert_eq!(
         changed,
-        ["a.txt", "mine.txt", "moved.txt", "old.txt", "renamed.txt", "src/new.txt"]
+        [
+            "a.txt",
+            "mine.txt",
+            "moved.txt",
+            "old.txt",
+            "renamed.txt",
+            "src/new.txt"
+        ]
     );
 }

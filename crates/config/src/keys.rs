@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use keel_engine::ModelPrice;
-use keel_host::git::CommitWhen;
 use keel_engine::agent::{ToolFormat, ToolProfile};
+use keel_host::git::CommitWhen;
 use keel_protocol::{ApprovalPolicy, EditApproval, Mode};
 use keel_sandbox::{Fallback, SandboxMode};
 use schemars::JsonSchema;

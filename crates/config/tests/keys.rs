@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use keel_config::{
-    CONFIG_FILE, Color, ConfigError, ContextConfig, FileConfig, GitConfig, ImagesConfig, MemoryConfig,
-    PriceConfig, TelemetryConfig,
+    CONFIG_FILE, Color, ConfigError, ContextConfig, FileConfig, GitConfig, ImagesConfig,
+    MemoryConfig, PriceConfig, TelemetryConfig,
 };
 use keel_engine::agent::{ToolFormat, ToolProfile};
 use keel_protocol::{ApprovalPolicy, Mode};
@@ -317,7 +317,8 @@ fn bad_prices_and_memory_keys_name_the_line() {
     );
     let err = parse("[git]\ncommit = \"always\"").unwrap_err().to_string();
     assert!(
-        err.contains("line 2") && err.contains("unknown commit setting `always` (expected turn or off)"),
+        err.contains("line 2")
+            && err.contains("unknown commit setting `always` (expected turn or off)"),
         "{err}"
     );
     let err = parse("[git]\ncommits = \"turn\"").unwrap_err().to_string();

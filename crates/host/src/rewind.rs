@@ -94,10 +94,7 @@ fn commits_among(events: &[keel_events::Event]) -> Vec<String> {
 
 /// The sentence saying the commits stay.
 fn kept_sentence(commits: &[String], files: bool) -> String {
-    let ids: Vec<&str> = commits
-        .iter()
-        .map(|c| c.get(..12).unwrap_or(c))
-        .collect();
+    let ids: Vec<&str> = commits.iter().map(|c| c.get(..12).unwrap_or(c)).collect();
     let restored = if files {
         "the files were restored in the work tree only, so it now differs from HEAD"
     } else {

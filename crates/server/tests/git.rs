@@ -28,15 +28,14 @@ async fn a_pull_request_session_commits_pushes_and_names_the_compare_page() {
 
     let script = remotes.path().join("script.json");
     ScriptBuilder::new()
-        .tool_call("write_file", json!({"path": "http.txt", "content": "over http\n"}))
+        .tool_call(
+            "write_file",
+            json!({"path": "http.txt", "content": "over http\n"}),
+        )
         .text("Wrote it.")
         .write(&script)
         .unwrap();
-    let s = TestServer::start_in(
-        Options::new(script.to_str().unwrap()),
-        workspace,
-    )
-    .await;
+    let s = TestServer::start_in(Options::new(script.to_str().unwrap()), workspace).await;
 
     // Refused at creation: the user's uncommitted edit.
     let (status, body) = s
@@ -69,10 +68,11 @@ async fn a_pull_request_session_commits_pushes_and_names_the_compare_page() {
     let turn = s.start_turn(&session, "Write http.txt").await;
     let turn = s.wait_turn(&session, turn["id"].as_str().unwrap()).await;
     assert_eq!(turn["status"], "completed", "{turn}");
-    let pushed = s.wait_event_where(&session, |e| {
-        e["type"] == "system.log" && e["payload"]["metadata"]["git"] == "pull_request"
-    })
-    .await;
+    let pushed = s
+        .wait_event_where(&session, |e| {
+            e["type"] == "system.log" && e["payload"]["metadata"]["git"] == "pull_request"
+        })
+        .await;
 
     assert_eq!(commit_files(&repo, "HEAD"), ["http.txt"]);
     assert_eq!(

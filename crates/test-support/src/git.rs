@@ -115,11 +115,14 @@ pub fn path_without_gh(first: Option<&Path>) -> String {
 
 /// The files of commit `rev` (`git show --name-only`), sorted.
 pub fn commit_files(repo: &Path, rev: &str) -> Vec<String> {
-    let mut files: Vec<String> = git(repo, &["show", "--no-renames", "--name-only", "--format=", rev])
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(str::to_owned)
-        .collect();
+    let mut files: Vec<String> = git(
+        repo,
+        &["show", "--no-renames", "--name-only", "--format=", rev],
+    )
+    .lines()
+    .filter(|l| !l.is_empty())
+    .map(str::to_owned)
+    .collect();
     files.sort();
     files
 }

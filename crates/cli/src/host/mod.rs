@@ -379,7 +379,9 @@ impl Host {
 
     /// Pushes the branch and opens a pull request for the session's commits (`keel run --pr`);
     /// `None` when none was asked for. What happened is on the stream (`system.log`).
-    pub async fn open_pull_request(&mut self) -> Option<Result<keel_host::git::PullRequest, String>> {
+    pub async fn open_pull_request(
+        &mut self,
+    ) -> Option<Result<keel_host::git::PullRequest, String>> {
         let opened = self
             .session
             .open_pull_request()

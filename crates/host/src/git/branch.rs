@@ -33,7 +33,9 @@ pub(crate) async fn head(git: &Git) -> Result<Head, GitError> {
     if !commit.success {
         return Err(GitError::NoCommit);
     }
-    let branch = git.output(&["symbolic-ref", "-q", "--short", "HEAD"]).await?;
+    let branch = git
+        .output(&["symbolic-ref", "-q", "--short", "HEAD"])
+        .await?;
     Ok(Head {
         branch: branch
             .success

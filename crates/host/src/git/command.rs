@@ -67,7 +67,11 @@ impl Git {
     }
 
     /// `git ARGS -- PATHS`, [`Git::run`]'s way.
-    pub(crate) async fn run_paths(&self, args: &[&str], paths: &[String]) -> Result<String, GitError> {
+    pub(crate) async fn run_paths(
+        &self,
+        args: &[&str],
+        paths: &[String],
+    ) -> Result<String, GitError> {
         let mut all: Vec<&str> = args.to_vec();
         all.push("--");
         all.extend(paths.iter().map(String::as_str));

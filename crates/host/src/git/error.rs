@@ -49,7 +49,9 @@ pub enum GitError {
     )]
     DirtyTree(String),
     /// A pull request was asked for with no remote to push to.
-    #[error("refusing to open a pull request: the repository has no remote to push to (add one with `git remote add origin URL`)")]
+    #[error(
+        "refusing to open a pull request: the repository has no remote to push to (add one with `git remote add origin URL`)"
+    )]
     NoRemote,
     /// A pull request was asked for from the remote's default branch.
     #[error(

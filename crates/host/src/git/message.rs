@@ -106,7 +106,10 @@ pub(crate) fn pull_request_prompt(branch: &str, log: &str, stat: &str) -> Vec<Ch
         clip(log, MAX_LISTING),
         clip(stat, MAX_LISTING)
     );
-    vec![ChatMessage::system(PR_INSTRUCTIONS), ChatMessage::user(text)]
+    vec![
+        ChatMessage::system(PR_INSTRUCTIONS),
+        ChatMessage::user(text),
+    ]
 }
 
 /// The model's answer as a title and description; `None` when it has no title.
@@ -311,16 +314,20 @@ mod tests {
         let text = pull_request_from_model("Title: Add greeting\n\nAdds it.").unwrap();
         assert_eq!(text.title, "Add greeting");
         assert_eq!(text.body, format!("Adds it.\n\n{PR_FOOTER}"));
-        let one = pull_request_fallback(
-            "b",
-            &[("feat: x".to_owned(), format!("Why.\n\n{TRAILER}"))],
-        );
+        let one =
+            pull_request_fallback("b", &[("feat: x".to_owned(), format!("Why.\n\n{TRAILER}"))]);
         assert_eq!(one.title, "feat: x");
         assert_eq!(one.body, format!("Why.\n\n{PR_FOOTER}"));
         let two = pull_request_fallback(
             "b",
-            &[("feat: x".to_owned(), String::new()), ("fix: y".to_owned(), String::new())],
+            &[
+                ("feat: x".to_owned(), String::new()),
+                ("fix: y".to_owned(), String::new()),
+            ],
         );
-        assert_eq!(two.body, format!("Commits:\n- feat: x\n- fix: y\n\n{PR_FOOTER}"));
+        assert_eq!(
+            two.body,
+            format!("Commits:\n- feat: x\n- fix: y\n\n{PR_FOOTER}")
+        );
     }
 }

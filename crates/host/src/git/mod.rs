@@ -233,7 +233,10 @@ impl GitWork {
             .iter()
             .map(|f| format!("{}{f}", self.prefix))
             .collect();
-        match self.commit_turn(agent, &start, &files, task, &outcome.result).await {
+        match self
+            .commit_turn(agent, &start, &files, task, &outcome.result)
+            .await
+        {
             Ok(commit) => commit,
             Err(e) => {
                 log(

@@ -122,7 +122,13 @@ impl PullRequest {
 pub(crate) async fn push(git: &Git, target: &Target) -> Result<String, GitError> {
     let refspec = format!("HEAD:refs/heads/{}", target.branch);
     let output = git
-        .output(&["push", "--porcelain", "--set-upstream", &target.remote, &refspec])
+        .output(&[
+            "push",
+            "--porcelain",
+            "--set-upstream",
+            &target.remote,
+            &refspec,
+        ])
         .await?;
     if !output.success {
         return Err(GitError::Command {

@@ -128,9 +128,18 @@ mod tests {
     #[test]
     fn compare_urls_of_github_and_gitlab_style_remotes() {
         let github = Some("https://github.com/acme/widgets/compare/keel/fix-1?expand=1".to_owned());
-        assert_eq!(compare_url("https://github.com/acme/widgets.git", "keel/fix-1"), github);
-        assert_eq!(compare_url("git@github.com:acme/widgets.git", "keel/fix-1"), github);
-        assert_eq!(compare_url("ssh://git@github.com:22/acme/widgets", "keel/fix-1"), github);
+        assert_eq!(
+            compare_url("https://github.com/acme/widgets.git", "keel/fix-1"),
+            github
+        );
+        assert_eq!(
+            compare_url("git@github.com:acme/widgets.git", "keel/fix-1"),
+            github
+        );
+        assert_eq!(
+            compare_url("ssh://git@github.com:22/acme/widgets", "keel/fix-1"),
+            github
+        );
         assert_eq!(
             compare_url("https://token@gitlab.example.org/g/sub/p.git", "f+x"),
             Some("https://gitlab.example.org/g/sub/p/-/merge_requests/new?merge_request%5Bsource_branch%5D=f%2Bx".to_owned())

@@ -45,7 +45,10 @@ impl AgentSession {
             return Err(SideCallError::Declined);
         }
         let span = tracing::info_span!("side_call", purpose = purpose.as_str());
-        let result = self.side_call_inner(purpose, messages).instrument(span).await;
+        let result = self
+            .side_call_inner(purpose, messages)
+            .instrument(span)
+            .await;
         if self.cancel.is_cancelled() {
             self.cancel = tokio_util::sync::CancellationToken::new();
         }
