@@ -132,7 +132,7 @@ fn flag_layer(args: &AgentArgs) -> Layer {
         idle_timeout: args.idle_timeout,
         approve_plans: args.approve_plans.then_some(true),
         shadow: args.shadow.then_some(true),
-        git: args.commit.then(|| keel_config::GitConfig {
+        git: args.commit.then_some(keel_config::GitConfig {
             commit: Some(CommitWhen::Turn),
         }),
         tool_format: args.tool_format,
