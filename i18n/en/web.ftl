@@ -90,7 +90,7 @@ file-run-timed-out = timed out after { $ms } ms
 usage-heading = Usage
 usage-tokens = Tokens: { $total } ({ $prompt } in, { $completion } out)
 usage-cost = cost ${ $cost }
-usage-session-calls = Outside the turns (memory distillation, { $calls ->
+usage-session-calls = Outside the turns (memory distillation, commit messages, pull requests; { $calls ->
     [one] one call
    *[other] { $calls } calls
 }): { $prompt } in, { $completion } out

@@ -44,7 +44,11 @@ thinking-collapsed = ✻ 思考中…
 thinking-failed = ⚠ 思考失败：{ $error }
 usage-call = 令牌：输入 { $prompt }，输出 { $completion }{ $cached }{ $cost } · 会话共 { $session }
 usage-call-cached = ，缓存 { $cached }
-usage-session-call = 记忆提炼（属于会话，不属于某一轮）· 令牌：输入 { $prompt }，输出 { $completion }{ $cached }{ $cost } · 会话共 { $session }
+usage-session-call = { $purpose ->
+    [commit_message] 提交信息
+    [pull_request] 拉取请求文本
+   *[other] 记忆提炼
+}（属于会话，不属于某一轮）· 令牌：输入 { $prompt }，输出 { $completion }{ $cached }{ $cost } · 会话共 { $session }
 context-window = 上下文：{ $used } / { $limit } 个令牌（{ $percent }%）
 context-compressed = 上下文已压缩：{ $from } → { $to } 个令牌
 

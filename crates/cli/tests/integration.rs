@@ -14,6 +14,7 @@ mod custom_commands;
 mod doctor;
 mod eval_command;
 mod exec_file_command;
+mod git_work;
 mod i18n_catalogues;
 mod instructions;
 mod interrupt;

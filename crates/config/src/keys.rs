@@ -1,6 +1,6 @@
 //! Every key of `keel.toml`, defined once: the top-level keys (each mirrors the `keel run` flag
 //! of the same name, `_` for `-`) and the tables (`[memory]`, `[context]`, `[images]`,
-//! `[pricing.MODEL]`, `[mcp_servers.NAME]`, `[rag]`, `[rag_servers.NAME]`). The server's file
+//! `[pricing.MODEL]`, `[mcp_servers.NAME]`, `[rag]`, `[rag_servers.NAME]`, `[git]`). The server's file
 //! holds the same keys beside its own.
 
 use std::collections::BTreeMap;
@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use keel_engine::ModelPrice;
 use keel_engine::agent::{ToolFormat, ToolProfile};
+use keel_host::git::CommitWhen;
 use keel_protocol::{ApprovalPolicy, EditApproval, Mode};
 use keel_sandbox::{Fallback, SandboxMode};
 use schemars::JsonSchema;
@@ -120,6 +121,8 @@ pub struct FileConfig {
     pub checkpoint_max_mb: Option<u64>,
     /// `[memory]`: project memory.
     pub memory: Option<MemoryConfig>,
+    /// `[git]`: commits of the turns' changes.
+    pub git: Option<GitConfig>,
     /// `[telemetry]`: OpenTelemetry export.
     pub telemetry: Option<TelemetryConfig>,
     /// `[context]`: what the prompt carries as background.
@@ -188,6 +191,17 @@ pub struct MemoryConfig {
     /// Make the end-of-session call that distils decisions into `.keel/memory.json` (default
     /// true, false for a model server on this machine or a private network).
     pub distill: Option<bool>,
+}
+
+/// `[git]`: git as part of the work.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GitConfig {
+    /// `turn`: after each turn that changed files, commit exactly those files with a message
+    /// the model writes (the `--commit` flag); `off` (default).
+    #[serde(default, deserialize_with = "values::from_name")]
+    #[schemars(schema_with = "values::commit_when_schema")]
+    pub commit: Option<CommitWhen>,
 }
 
 /// `[telemetry]`: traces over OTLP/HTTP (off unless an endpoint is named here or in

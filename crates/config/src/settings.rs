@@ -72,6 +72,8 @@ pub struct Settings {
     /// Make the end-of-session memory distillation call (`[memory] distill`; by default on,
     /// off for a model server on this machine or a private network).
     pub distill_memory: bool,
+    /// When the turns' changes are committed (`[git] commit`).
+    pub git_commit: keel_host::git::CommitWhen,
     /// Where traces go (`[telemetry] otlp_endpoint`; none: the `OTEL_EXPORTER_OTLP_*`
     /// variables decide).
     pub otlp_endpoint: Option<String>,
@@ -206,6 +208,9 @@ impl Settings {
             distill_memory: p
                 .first("memory.distill", |c| c.memory.as_ref()?.distill)
                 .unwrap_or_else(|| keel_host::distills_by_default(distill_default.as_deref())),
+            git_commit: p
+                .first("git.commit", |c| c.git.as_ref()?.commit)
+                .unwrap_or_default(),
             otlp_endpoint: p.first("telemetry.otlp_endpoint", |c| {
                 c.telemetry.as_ref()?.otlp_endpoint.clone()
             }),

@@ -649,6 +649,17 @@ fn a_session_level_call_is_named_as_such() {
         "{session}"
     );
     assert!(session.contains("900 in, 40 out"), "{session}");
+    // Issue 27 §5: the commit message's and the pull request's calls, each by its name.
+    let commit = render_all(&[report(Some(CallPurpose::CommitMessage))], PLAIN);
+    assert!(
+        commit.starts_with("commit message (the session's, not a turn's)"),
+        "{commit}"
+    );
+    let pull_request = render_all(&[report(Some(CallPurpose::PullRequest))], PLAIN);
+    assert!(
+        pull_request.starts_with("pull request text (the session's, not a turn's)"),
+        "{pull_request}"
+    );
     for purpose in [None, Some(CallPurpose::Turn), Some(CallPurpose::Summary)] {
         let turn = render_all(&[report(purpose)], PLAIN);
         assert!(turn.starts_with("tokens: 900 in"), "{purpose:?}: {turn}");

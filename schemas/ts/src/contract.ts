@@ -88,7 +88,7 @@ export type ApprovalKind = "plan" | "command" | "tool";
 /**
  * What a model call was for (`run.usage.report`'s `purpose`).
  */
-export type CallPurpose = "turn" | "summary" | "memory_distill";
+export type CallPurpose = "turn" | "summary" | "memory_distill" | "commit_message" | "pull_request";
 
 /**
  * Estimated complexity of a plan.

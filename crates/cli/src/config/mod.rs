@@ -9,6 +9,7 @@ use keel_config::{ConfigError, Environment, FileConfig, FileLayers, Layer, Origi
 use keel_events::Lang;
 use keel_events::projection::WireFormat;
 use keel_host::AgentSettings;
+use keel_host::git::{CommitWhen, GitOptions};
 use keel_protocol::Mode;
 use keel_sandbox::{SandboxMode, SandboxPolicy};
 use keel_tools::builtin::ImageSettings;
@@ -33,6 +34,8 @@ pub struct Settings {
     pub color: ColorWhen,
     /// The language of the terminal's words: `--lang`, else the locale variables.
     pub lang: Lang,
+    /// Git work: `--commit` / `[git] commit`, `--branch`, and `keel run --pr`.
+    pub git: GitOptions,
 }
 
 impl Settings {
@@ -80,11 +83,16 @@ impl Settings {
         Self {
             root: args.root.clone(),
             color: color_when(config.color),
-            config,
             origins,
             json: args.json,
             format: args.format.unwrap_or_default(),
             lang: args.lang.unwrap_or(locale),
+            git: GitOptions {
+                commit: config.git_commit == CommitWhen::Turn,
+                branch: args.branch.clone(),
+                pull_request: false,
+            },
+            config,
         }
     }
 
@@ -124,6 +132,9 @@ fn flag_layer(args: &AgentArgs) -> Layer {
         idle_timeout: args.idle_timeout,
         approve_plans: args.approve_plans.then_some(true),
         shadow: args.shadow.then_some(true),
+        git: args.commit.then_some(keel_config::GitConfig {
+            commit: Some(CommitWhen::Turn),
+        }),
         tool_format: args.tool_format,
         tool_profile: args.tool_profile,
         temperature: args.temperature,

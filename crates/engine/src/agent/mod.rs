@@ -230,5 +230,7 @@ pub use config::{
     ToolProfile, UnknownToolFormat, UnknownToolProfile,
 };
 pub use distill::Distillation;
-pub use session::{AgentError, AgentSession, ResumedTurn, TurnOutcome, new_turn_id};
+pub use session::{
+    AgentError, AgentSession, MAX_SIDE_TOKENS, ResumedTurn, SideCallError, TurnOutcome, new_turn_id,
+};
 pub use turn_overrides::{TurnOverrides, keel_tool_name};

@@ -32,8 +32,10 @@ use keel_protocol::Mode;
 use keel_protocol::QuestionAnswerer;
 
 mod resume;
+mod side_call;
 
 pub use resume::ResumedTurn;
+pub use side_call::{MAX_SIDE_TOKENS, SideCallError};
 
 /// Why a session could not be created.
 #[derive(Debug, thiserror::Error)]

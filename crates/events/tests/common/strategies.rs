@@ -756,7 +756,9 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
                     option::of(prop_oneof![
                         Just(CallPurpose::Turn),
                         Just(CallPurpose::Summary),
-                        Just(CallPurpose::MemoryDistill)
+                        Just(CallPurpose::MemoryDistill),
+                        Just(CallPurpose::CommitMessage),
+                        Just(CallPurpose::PullRequest)
                     ]),
                 )
                     .prop_map(

@@ -403,6 +403,17 @@ impl TestServer {
         panic!("no {event_type} event");
     }
 
+    /// Waits until a stored event matches `matches`; returns it.
+    pub async fn wait_event_where(&self, session: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        for _ in 0..600 {
+            if let Some(event) = self.events(session).await.into_iter().find(|e| matches(e)) {
+                return event;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("no matching event");
+    }
+
     pub async fn stream_token(&self, session: &str, token: &str) -> String {
         let (status, body) = self
             .post("/v1/stream-tokens", token, json!({"session_id": session}))
