@@ -226,4 +226,4 @@ pub use config::{
 };
 pub use distill::Distillation;
 pub use session::{AgentError, AgentSession, ResumedTurn, TurnOutcome, new_turn_id};
-pub use turn_overrides::{TurnOverrides, keel_tool_name};
+pub use turn_overrides::TurnOverrides;

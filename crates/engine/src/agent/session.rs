@@ -281,7 +281,7 @@ impl AgentSession {
         if let Some(tools) = &overrides.tools {
             let names: Vec<String> = tools
                 .iter()
-                .map(|t| super::keel_tool_name(t).to_owned())
+                .map(|t| keel_extensions::keel_tool_name(t).to_owned())
                 .collect();
             problems.extend(
                 self.tools
