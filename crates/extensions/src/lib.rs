@@ -21,9 +21,9 @@ mod warning;
 
 pub use command::{Command, Commands, ExpandError};
 pub use front_matter::FrontMatterError;
-pub use skill::{SKILL_FILE, Skill, SkillError, Skills};
 pub use hook::outcome::{Decision, HookOutcome, HookRun};
 pub use hook::{Hook, HookEvent, HookOrigin, Hooks, MatcherError};
+pub use skill::{SKILL_FILE, Skill, SkillError, Skills};
 pub use sources::{
     COMMAND_FOLDERS, HOOK_FILES, SKILL_FOLDERS, Scope, Sources, USER_COMMANDS, USER_HOOKS,
     USER_SKILLS,

@@ -152,7 +152,11 @@ mod tests {
         let mut again = again;
         assert!(again.revoke(project.path()));
         again.save().unwrap();
-        assert!(!TrustedFolders::load(user.path()).unwrap().is_trusted(&inner));
+        assert!(
+            !TrustedFolders::load(user.path())
+                .unwrap()
+                .is_trusted(&inner)
+        );
     }
 
     #[test]

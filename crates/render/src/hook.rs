@@ -49,7 +49,10 @@ impl<W: Write> ConsoleRenderer<W> {
         };
         self.line(&[(tone, &text)]);
         if let Some(reason) = &p.reason {
-            let line = self.t("hook-reason", &[("reason", Arg::from(one_line(reason, 160)))]);
+            let line = self.t(
+                "hook-reason",
+                &[("reason", Arg::from(one_line(reason, 160)))],
+            );
             self.line(&[(Tone::Dim, &line)]);
         }
     }

@@ -514,7 +514,10 @@ fn hook_runs_are_one_line_each_and_failures_are_left_to_their_log() {
     };
     let kinds = vec![
         end(HookDecision::Continue, None),
-        end(HookDecision::Continue, Some("timed out after 1 s and was killed")),
+        end(
+            HookDecision::Continue,
+            Some("timed out after 1 s and was killed"),
+        ),
         SystemLog {
             level: LogLevel::Warn,
             message: "hook PostToolUse (keel.toml:3) failed: timed out after 1 s and was killed"

@@ -95,19 +95,21 @@ pub fn parse(path: &Path, text: &str, scope: Scope) -> (Vec<Hook>, Vec<Warning>)
                 .and_then(Value::as_str)
                 .map(str::to_owned);
             let Some(handlers) = group.get("hooks").and_then(Value::as_array) else {
-                warnings.push(warn(
-                    line,
-                    format!("a `{name}` group has no `hooks` list"),
-                ));
+                warnings.push(warn(line, format!("a `{name}` group has no `hooks` list")));
                 continue;
             };
             for handler in handlers {
                 match handler_hook(handler) {
                     Ok((command, timeout)) => {
-                        let line = line_of(text, &serde_json::to_string(&command).unwrap_or_default());
+                        let line =
+                            line_of(text, &serde_json::to_string(&command).unwrap_or_default());
                         let origin = HookOrigin {
                             path: path.to_path_buf(),
-                            line: if line > 1 { line } else { line_of(text, &format!("\"{name}\"")) },
+                            line: if line > 1 {
+                                line
+                            } else {
+                                line_of(text, &format!("\"{name}\""))
+                            },
                             scope,
                         };
                         match Hook::new(event, matcher.clone(), command, timeout, origin) {
@@ -125,9 +127,14 @@ pub fn parse(path: &Path, text: &str, scope: Scope) -> (Vec<Hook>, Vec<Warning>)
 
 /// A handler's command and time-out, or what is wrong with it.
 fn handler_hook(handler: &Value) -> Result<(String, Option<Duration>), String> {
-    let kind = handler.get("type").and_then(Value::as_str).unwrap_or("command");
+    let kind = handler
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("command");
     if kind != "command" {
-        return Err(format!("of type `{kind}` is not run (Keel runs `command` hooks)"));
+        return Err(format!(
+            "of type `{kind}` is not run (Keel runs `command` hooks)"
+        ));
     }
     let command = handler
         .get("command")
@@ -177,8 +184,14 @@ mod tests {
         assert_eq!(hooks[1].origin.line, 7);
         let messages: Vec<String> = warnings.iter().map(ToString::to_string).collect();
         assert_eq!(warnings.len(), 3, "{messages:?}");
-        assert!(messages[0].contains(":8: Keel does not run `SessionEnd` hooks"), "{messages:?}");
-        assert!(messages[1].contains("of type `prompt` is not run"), "{messages:?}");
+        assert!(
+            messages[0].contains(":8: Keel does not run `SessionEnd` hooks"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[1].contains("of type `prompt` is not run"),
+            "{messages:?}"
+        );
         assert!(messages[2].contains("has no `command`"), "{messages:?}");
     }
 

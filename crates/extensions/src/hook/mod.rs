@@ -145,12 +145,10 @@ impl Hook {
         let matcher = matcher.filter(|m| !m.trim().is_empty());
         let pattern = match matcher.as_deref().map(str::trim) {
             None | Some("*") => None,
-            Some(m) => Some(
-                Regex::new(&format!("^(?:{m})$")).map_err(|e| MatcherError {
-                    matcher: m.to_owned(),
-                    message: e.to_string(),
-                })?,
-            ),
+            Some(m) => Some(Regex::new(&format!("^(?:{m})$")).map_err(|e| MatcherError {
+                matcher: m.to_owned(),
+                message: e.to_string(),
+            })?),
         };
         Ok(Self {
             event,
@@ -270,8 +268,14 @@ mod tests {
             line: 3,
             scope: Scope::User,
         };
-        let err = Hook::new(HookEvent::PreToolUse, Some("(".into()), "true", None, origin)
-            .unwrap_err();
+        let err = Hook::new(
+            HookEvent::PreToolUse,
+            Some("(".into()),
+            "true",
+            None,
+            origin,
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("matcher `(`"), "{err}");
     }
 

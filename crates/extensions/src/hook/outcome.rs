@@ -241,7 +241,10 @@ mod tests {
     #[test]
     fn exit_codes_decide_as_in_claude_code() {
         let pre = HookEvent::PreToolUse;
-        assert_eq!(HookOutcome::read(pre, &ran(0, "", "")), HookOutcome::default());
+        assert_eq!(
+            HookOutcome::read(pre, &ran(0, "", "")),
+            HookOutcome::default()
+        );
         let blocked = HookOutcome::read(pre, &ran(2, "", "no rm here\n"));
         assert_eq!(blocked.decision, Decision::Block);
         assert_eq!(blocked.reason.as_deref(), Some("no rm here"));
@@ -263,7 +266,10 @@ mod tests {
         let out = r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse",
             "permissionDecision": "deny", "permissionDecisionReason": "not there"}}"#;
         let o = HookOutcome::read(HookEvent::PreToolUse, &ran(0, out, ""));
-        assert_eq!((o.decision, o.reason.as_deref()), (Decision::Block, Some("not there")));
+        assert_eq!(
+            (o.decision, o.reason.as_deref()),
+            (Decision::Block, Some("not there"))
+        );
         let out = r#"{"hookSpecificOutput": {"permissionDecision": "allow",
             "updatedInput": {"path": "b.txt"}}}"#;
         let o = HookOutcome::read(HookEvent::PreToolUse, &ran(0, out, ""));
@@ -273,15 +279,25 @@ mod tests {
             HookEvent::Stop,
             &ran(0, r#"{"decision": "block", "reason": "tests fail"}"#, ""),
         );
-        assert_eq!((o.decision, o.reason.as_deref()), (Decision::Block, Some("tests fail")));
+        assert_eq!(
+            (o.decision, o.reason.as_deref()),
+            (Decision::Block, Some("tests fail"))
+        );
         let o = HookOutcome::read(
             HookEvent::Stop,
             &ran(0, r#"{"continue": false, "stopReason": "halt"}"#, ""),
         );
-        assert_eq!((o.decision, o.reason.as_deref()), (Decision::Block, Some("halt")));
+        assert_eq!(
+            (o.decision, o.reason.as_deref()),
+            (Decision::Block, Some("halt"))
+        );
         let o = HookOutcome::read(
             HookEvent::UserPromptSubmit,
-            &ran(0, r#"{"hookSpecificOutput": {"additionalContext": "ctx"}}"#, ""),
+            &ran(
+                0,
+                r#"{"hookSpecificOutput": {"additionalContext": "ctx"}}"#,
+                "",
+            ),
         );
         assert_eq!(o.additional_context.as_deref(), Some("ctx"));
     }
