@@ -194,6 +194,7 @@ mod definition_edit;
 mod distill;
 mod environment;
 mod history_limit;
+mod hooks;
 mod instructions;
 mod model_call;
 mod model_context;
