@@ -14,6 +14,7 @@ mod custom_commands;
 mod doctor;
 mod eval_command;
 mod exec_file_command;
+mod hooks;
 mod i18n_catalogues;
 mod instructions;
 mod interrupt;

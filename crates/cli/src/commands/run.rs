@@ -30,10 +30,11 @@ pub struct RunArgs {
 /// Runs `keel run`.
 pub fn run(args: RunArgs) -> ExitCode {
     block_on("run", async move {
-        let settings = match Settings::load(&args.agent) {
+        let mut settings = match Settings::load(&args.agent) {
             Ok(settings) => settings,
             Err(e) => return usage("run", e),
         };
+        settings.ask_trust();
         let mut host = match Host::start(&settings, None).await {
             Ok(host) => host,
             Err(e) => return usage("run", e),

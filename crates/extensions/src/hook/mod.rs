@@ -122,6 +122,17 @@ pub struct Hook {
     pattern: Option<Regex>,
 }
 
+impl PartialEq for Hook {
+    /// Hooks are equal when configured alike (the compiled matcher follows from `matcher`).
+    fn eq(&self, other: &Self) -> bool {
+        self.event == other.event
+            && self.matcher == other.matcher
+            && self.command == other.command
+            && self.timeout == other.timeout
+            && self.origin == other.origin
+    }
+}
+
 /// A matcher that is not a regular expression.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("matcher `{matcher}` is not a regular expression: {message}")]
