@@ -162,6 +162,13 @@ checkpoint-rewound = rewound to before checkpoint { $checkpoint } ({ $scope }): 
 } undone (events { $from }–{ $to } kept)
 checkpoint-restored = { "  " }restored { $path }
 checkpoint-removed = { "  " }removed { $path }
+hook-start = ↪ hook { $event }: { $command }
+hook-end = ↪ hook { $event } { $decision }: { $command } ({ $duration })
+hook-reason = { "  " }{ $reason }
+hook-decision-continue = ran
+hook-decision-allow = allowed
+hook-decision-ask = asks for approval
+hook-decision-block = blocked
 
 ## Lists, plans run step by step, context summaries, display lag
 list-separator = { ", " }

@@ -150,6 +150,13 @@ checkpoint-rewound = 已回退到检查点 { $checkpoint } 之前（{ $scope }�
 }（事件 { $from }–{ $to } 保留）
 checkpoint-restored = { "  " }已恢复 { $path }
 checkpoint-removed = { "  " }已删除 { $path }
+hook-start = ↪ 钩子 { $event }：{ $command }
+hook-end = ↪ 钩子 { $event } { $decision }：{ $command }（{ $duration }）
+hook-reason = { "  " }{ $reason }
+hook-decision-continue = 已运行
+hook-decision-allow = 已允许
+hook-decision-ask = 请求批准
+hook-decision-block = 已阻止
 
 ## 列表、逐步执行的计划、上下文摘要、显示滞后
 list-separator = 、

@@ -15,6 +15,7 @@ mod doctor;
 mod eval_command;
 mod exec_file_command;
 mod git_work;
+mod hooks;
 mod i18n_catalogues;
 mod instructions;
 mod interrupt;

@@ -236,6 +236,8 @@ struct ServerKeys {
     drain_secs: Option<u64>,
     log_format: Option<LogFormat>,
     #[serde(default)]
+    trust_projects: bool,
+    #[serde(default)]
     tokens: Vec<TokenConfig>,
     #[serde(default)]
     projects: BTreeMap<String, ProjectConfig>,
@@ -256,6 +258,7 @@ const SERVER_KEYS: &[&str] = &[
     "turn_lease_secs",
     "drain_secs",
     "log_format",
+    "trust_projects",
     "tokens",
     "projects",
 ];
@@ -327,6 +330,11 @@ pub struct ServerConfig {
     /// OpenTelemetry export: off from [`ServerConfig::new`]; the standard
     /// `OTEL_EXPORTER_OTLP_*` variables when the server starts.
     pub telemetry: keel_telemetry::TelemetryConfig,
+    /// `trust_projects = true`: every project's own hooks run (`.claude/settings.json`,
+    /// `.codex/hooks.json`, a workspace's `keel.toml`). Off by default: the server has no one to
+    /// ask, so only folders in the trusted folders of `user_config_dir` (`keel trust` on this
+    /// machine) run theirs.
+    pub trust_projects: bool,
 }
 
 impl ServerConfig {
@@ -356,6 +364,7 @@ impl ServerConfig {
             log_format: LogFormat::default(),
             user_config_dir: None,
             telemetry: keel_telemetry::TelemetryConfig::off(),
+            trust_projects: false,
         }
     }
 
@@ -456,6 +465,7 @@ impl ServerConfig {
             log_format: args.log_format.or(file.log_format).unwrap_or_default(),
             user_config_dir,
             telemetry,
+            trust_projects: file.trust_projects,
         })
     }
 

@@ -946,6 +946,13 @@ impl LiveSession {
         agent.rules_dir = crate::routes::rules::user_rules_dir(state);
         agent.shadow =
             session.metadata.get(crate::api::SHADOW_KEY) == Some(&serde_json::Value::Bool(true));
+        // No one to ask over HTTP: the server's `trust_projects`, or the trusted folders of
+        // its user config folder.
+        agent.trust_project = state.config.trust_projects
+            || state.config.user_config_dir.as_deref().is_some_and(|dir| {
+                keel_extensions::TrustedFolders::load(dir)
+                    .is_ok_and(|trusted| trusted.is_trusted(&session.root))
+            });
         let interaction = Interaction {
             approver: Arc::new(HttpApprover(Arc::clone(&self.interactions))),
             answerer: Arc::new(HttpAnswerer(Arc::clone(&self.interactions))),

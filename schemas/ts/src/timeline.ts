@@ -277,6 +277,27 @@ export function timelinePayload(event: Event): TimelinePayload | undefined {
         }),
       );
     }
+    case "run.hook.end": {
+      const p = event.payload;
+      return log(
+        p.error === undefined ? "info" : "warn",
+        p.error === undefined
+          ? `Hook ${p.hook_event} ${p.decision}: ${p.command}`
+          : `Hook ${p.hook_event} failed: ${p.command} (${p.error})`,
+        meta({
+          hookEvent: p.hook_event,
+          command: p.command,
+          matcher: p.matcher,
+          callId: p.call_id,
+          decision: p.decision,
+          reason: p.reason,
+          durationMs: p.duration_ms,
+          exitCode: p.exit_code,
+          error: p.error,
+        }),
+      );
+    }
+    case "run.hook.start":
     case "prepare.conversation.open":
     case "prepare.history.load":
     case "prepare.repomap.build":

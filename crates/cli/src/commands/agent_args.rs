@@ -81,6 +81,11 @@ pub struct AgentArgs {
     /// Ask before executing a plan.
     #[arg(long)]
     pub approve_plans: bool,
+    /// Trust the project folder for this run: its own hooks (`.claude/settings.json`,
+    /// `.codex/hooks.json`, the project's `[[hooks.*]]`) run. `keel trust` makes it lasting;
+    /// on a terminal Keel asks once.
+    #[arg(long)]
+    pub trust: bool,
     /// Stage every change in a shadow workspace (`.keel/shadow/<session>/`): the real tree is
     /// untouched until `keel shadow apply` [default: keel.toml's `shadow`, else off].
     #[arg(long)]

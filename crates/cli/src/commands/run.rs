@@ -42,6 +42,7 @@ pub fn run(args: RunArgs) -> ExitCode {
             Err(e) => return usage("run", e),
         };
         settings.git.pull_request = args.pr;
+        settings.ask_trust();
         let mut host = match Host::start(&settings, None).await {
             Ok(host) => host,
             Err(e) => return usage("run", e),

@@ -36,6 +36,9 @@ pub struct Settings {
     pub lang: Lang,
     /// Git work: `--commit` / `[git] commit`, `--branch`, and `keel run --pr`.
     pub git: GitOptions,
+    /// Whether the project's own hooks run: `--trust`, a trusted folder, or a yes at the
+    /// terminal's question ([`Settings::ask_trust`]).
+    pub trust: bool,
 }
 
 impl Settings {
@@ -49,13 +52,30 @@ impl Settings {
             eprintln!("warning: {warning}");
         }
         let mcp_json = mcp_json_layer(&args.root)?;
-        Ok(Self::resolve(
+        let mut settings = Self::resolve(
             args,
             &env,
             Lang::from_env(None),
             &files.layers,
             Some(mcp_json),
-        ))
+        );
+        settings.trust = crate::commands::trust::is_trusted(
+            &args.root,
+            args.trust,
+            settings.config.user_config_dir.as_deref(),
+        );
+        Ok(settings)
+    }
+
+    /// In an untrusted folder with hooks of its own, on a terminal and without `--json`: asks
+    /// once whether to trust it (a yes is kept).
+    pub fn ask_trust(&mut self) {
+        if self.trust || self.json {
+            return;
+        }
+        let hooks = crate::commands::trust::project_hooks(&self.root, &self.config.hooks);
+        self.trust =
+            crate::commands::trust::ask(&self.root, &hooks, self.config.user_config_dir.as_deref());
     }
 
     /// Merges the sources: flags > environment > the file layers (highest first; the
@@ -93,6 +113,7 @@ impl Settings {
                 pull_request: false,
             },
             config,
+            trust: args.trust,
         }
     }
 
@@ -108,6 +129,7 @@ impl Settings {
     pub fn agent_settings(&self, root: &Path, models: Vec<String>) -> AgentSettings {
         AgentSettings {
             lang: self.lang,
+            trust_project: self.trust,
             ..self.config.agent_settings(root, models)
         }
     }

@@ -194,6 +194,7 @@ mod definition_edit;
 mod distill;
 mod environment;
 mod history_limit;
+mod hooks;
 mod instructions;
 mod model_call;
 mod model_context;
@@ -233,4 +234,4 @@ pub use distill::Distillation;
 pub use session::{
     AgentError, AgentSession, MAX_SIDE_TOKENS, ResumedTurn, SideCallError, TurnOutcome, new_turn_id,
 };
-pub use turn_overrides::{TurnOverrides, keel_tool_name};
+pub use turn_overrides::TurnOverrides;

@@ -31,6 +31,8 @@ pub(crate) struct TurnState {
     pub(crate) last_failure: Option<(String, String)>,
     /// Plan mode: the model was reminded to call `create_plan`.
     pub(crate) nudged: bool,
+    /// Times `Stop` hooks sent the model back to work this turn.
+    pub(crate) stop_continuations: u32,
     /// The task asks for the project's files to change ([`super::task_intent`]).
     pub(crate) asks_for_change: bool,
     /// The task is plainly a question ([`super::task_intent::only_asks`]).
@@ -102,6 +104,7 @@ impl TurnState {
             hints: Vec::new(),
             last_failure: None,
             nudged: false,
+            stop_continuations: 0,
             asks_for_change: false,
             only_asks: false,
             keeps_tests: false,
