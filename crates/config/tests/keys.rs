@@ -117,6 +117,7 @@ path = "../docs"
             git: Some(GitConfig {
                 commit: Some(keel_host::git::CommitWhen::Turn)
             }),
+            hooks: None,
             telemetry: Some(TelemetryConfig {
                 otlp_endpoint: Some("http://localhost:4318".into()),
                 capture_content: Some(true),
