@@ -894,6 +894,59 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
             ),
         ),
         (
+            "run.hook.start",
+            kind((text(), text(), opt_text(), opt_text(), text()).prop_map(
+                |(hook_event, command, matcher, call_id, source)| RunHookStart {
+                    hook_event,
+                    command,
+                    matcher,
+                    call_id,
+                    source,
+                },
+            )),
+        ),
+        (
+            "run.hook.end",
+            kind(
+                (
+                    (text(), text(), opt_text(), opt_text()),
+                    prop_oneof![
+                        Just(HookDecision::Continue),
+                        Just(HookDecision::Allow),
+                        Just(HookDecision::Ask),
+                        Just(HookDecision::Block),
+                    ],
+                    opt_text(),
+                    any::<bool>(),
+                    option::of(any::<i32>()),
+                    any::<u64>(),
+                    opt_text(),
+                )
+                    .prop_map(
+                        |(
+                            (hook_event, command, matcher, call_id),
+                            decision,
+                            reason,
+                            updated_input,
+                            exit_code,
+                            duration_ms,
+                            error,
+                        )| RunHookEnd {
+                            hook_event,
+                            command,
+                            matcher,
+                            call_id,
+                            decision,
+                            reason,
+                            updated_input,
+                            exit_code,
+                            duration_ms,
+                            error,
+                        },
+                    ),
+            ),
+        ),
+        (
             "exec.file.start",
             kind(
                 (text(), text(), texts()).prop_map(|(run_id, file, command)| ExecFileStart {
