@@ -56,6 +56,14 @@ function compact<T extends object>(value: T): T {
 }
 
 /** The timeline payload of one event, or `undefined` when the timeline does not show it. */
+/** What a hook's decision reads as on a timeline row (the Rust projection's words). */
+const HOOK_WORDS: Record<string, string> = {
+  continue: "ran",
+  allow: "allowed the call",
+  ask: "asks for approval",
+  block: "blocked",
+};
+
 export function timelinePayload(event: Event): TimelinePayload | undefined {
   switch (event.type) {
     case "run.response.start":
@@ -282,7 +290,7 @@ export function timelinePayload(event: Event): TimelinePayload | undefined {
       return log(
         p.error === undefined ? "info" : "warn",
         p.error === undefined
-          ? `Hook ${p.hook_event} ${p.decision}: ${p.command}`
+          ? `Hook ${p.hook_event} ${HOOK_WORDS[p.decision]}: ${p.command}`
           : `Hook ${p.hook_event} failed: ${p.command} (${p.error})`,
         meta({
           hookEvent: p.hook_event,

@@ -392,12 +392,16 @@ fn timeline_payload(event: &Event) -> Option<TimelinePayload> {
             },
             match &p.error {
                 Some(error) => format!("Hook {} failed: {} ({error})", p.hook_event, p.command),
-                None => format!(
-                    "Hook {} {}: {}",
-                    p.hook_event,
-                    p.decision.as_str(),
-                    p.command
-                ),
+                None => {
+                    // The page's words (web.ftl `timeline-hook-*`) say the same.
+                    let what = match p.decision {
+                        crate::HookDecision::Continue => "ran",
+                        crate::HookDecision::Allow => "allowed the call",
+                        crate::HookDecision::Ask => "asks for approval",
+                        crate::HookDecision::Block => "blocked",
+                    };
+                    format!("Hook {} {what}: {}", p.hook_event, p.command)
+                }
             },
             meta(json!({
                 "hookEvent": p.hook_event,
