@@ -49,7 +49,11 @@ thinking-failed = ⚠ thinking failed: { $error }
 usage-call = tokens: { $prompt } in, { $completion } out{ $cached }{ $cost } · session { $session }
 usage-call-cached = , { $cached } cached
 # A session-level model call (the memory distillation), made after the turn ended.
-usage-session-call = memory distillation (the session's, not a turn's) · tokens: { $prompt } in, { $completion } out{ $cached }{ $cost } · session { $session }
+usage-session-call = { $purpose ->
+    [commit_message] commit message
+    [pull_request] pull request text
+   *[other] memory distillation
+} (the session's, not a turn's) · tokens: { $prompt } in, { $completion } out{ $cached }{ $cost } · session { $session }
 context-window = context: { $used } / { $limit } tokens ({ $percent }%)
 context-compressed = context compressed: { $from } → { $to } tokens
 
@@ -158,6 +162,13 @@ checkpoint-rewound = rewound to before checkpoint { $checkpoint } ({ $scope }): 
 } undone (events { $from }–{ $to } kept)
 checkpoint-restored = { "  " }restored { $path }
 checkpoint-removed = { "  " }removed { $path }
+hook-start = ↪ hook { $event }: { $command }
+hook-end = ↪ hook { $event } { $decision }: { $command } ({ $duration })
+hook-reason = { "  " }{ $reason }
+hook-decision-continue = ran
+hook-decision-allow = allowed
+hook-decision-ask = asks for approval
+hook-decision-block = blocked
 
 ## Lists, plans run step by step, context summaries, display lag
 list-separator = { ", " }

@@ -90,7 +90,7 @@ file-run-timed-out = timed out after { $ms } ms
 usage-heading = Usage
 usage-tokens = Tokens: { $total } ({ $prompt } in, { $completion } out)
 usage-cost = cost ${ $cost }
-usage-session-calls = Outside the turns (memory distillation, { $calls ->
+usage-session-calls = Outside the turns (memory distillation, commit messages, pull requests; { $calls ->
     [one] one call
    *[other] { $calls } calls
 }): { $prompt } in, { $completion } out
@@ -224,6 +224,11 @@ timeline-rewound = Rewound { $checkpoint } ({ $scope }): { $count ->
     [one] { $count } turn
    *[other] { $count } turns
 } undone
+timeline-hook-continue = Hook { $event } ran: { $command }
+timeline-hook-allow = Hook { $event } allowed the call: { $command }
+timeline-hook-ask = Hook { $event } asks for approval: { $command }
+timeline-hook-block = Hook { $event } blocked: { $command }
+timeline-hook-failed = Hook { $event } failed: { $command } ({ $error })
 rewind-scope-files = files
 rewind-scope-conversation = conversation
 rewind-scope-both = files and conversation

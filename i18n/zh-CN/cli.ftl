@@ -44,7 +44,11 @@ thinking-collapsed = ✻ 思考中…
 thinking-failed = ⚠ 思考失败：{ $error }
 usage-call = 令牌：输入 { $prompt }，输出 { $completion }{ $cached }{ $cost } · 会话共 { $session }
 usage-call-cached = ，缓存 { $cached }
-usage-session-call = 记忆提炼（属于会话，不属于某一轮）· 令牌：输入 { $prompt }，输出 { $completion }{ $cached }{ $cost } · 会话共 { $session }
+usage-session-call = { $purpose ->
+    [commit_message] 提交信息
+    [pull_request] 拉取请求文本
+   *[other] 记忆提炼
+}（属于会话，不属于某一轮）· 令牌：输入 { $prompt }，输出 { $completion }{ $cached }{ $cost } · 会话共 { $session }
 context-window = 上下文：{ $used } / { $limit } 个令牌（{ $percent }%）
 context-compressed = 上下文已压缩：{ $from } → { $to } 个令牌
 
@@ -146,6 +150,13 @@ checkpoint-rewound = 已回退到检查点 { $checkpoint } 之前（{ $scope }�
 }（事件 { $from }–{ $to } 保留）
 checkpoint-restored = { "  " }已恢复 { $path }
 checkpoint-removed = { "  " }已删除 { $path }
+hook-start = ↪ 钩子 { $event }：{ $command }
+hook-end = ↪ 钩子 { $event } { $decision }：{ $command }（{ $duration }）
+hook-reason = { "  " }{ $reason }
+hook-decision-continue = 已运行
+hook-decision-allow = 已允许
+hook-decision-ask = 请求批准
+hook-decision-block = 已阻止
 
 ## 列表、逐步执行的计划、上下文摘要、显示滞后
 list-separator = 、

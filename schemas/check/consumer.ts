@@ -102,6 +102,10 @@ export function payloadWeight(e: Event): number {
       return e.payload.result.length;
     case "run.checkpoint.rewind":
       return e.payload.turn_ids.length + e.payload.files_restored.length + (e.payload.scope === "both" ? 1 : 0);
+    case "run.hook.start":
+      return e.payload.hook_event.length + e.payload.command.length + e.payload.source.length;
+    case "run.hook.end":
+      return e.payload.command.length + e.payload.duration_ms + (e.payload.decision === "block" ? 1 : 0);
     case "exec.file.start":
       return e.payload.run_id.length;
     case "exec.file.stdout":

@@ -129,7 +129,8 @@ export class SessionModel {
   /** The latest `run.usage.report` (its `cumulative` is the session's total so far). */
   usage: PayloadOf<"run.usage.report"> | undefined;
   /** Tokens and cost of the session's own calls, made between turns (the memory
-   * distillation: `purpose: "memory_distill"`), summed; shown apart from the turns' calls. */
+   * distillation, a turn's commit message, a pull request's text: `purpose: "memory_distill"`,
+   * `"commit_message"`, `"pull_request"`), summed; shown apart from the turns' calls. */
   sessionCalls: { calls: number; prompt: number; completion: number; cost: number | undefined } | undefined;
   /** The latest context window fill. */
   contextWindow: PayloadOf<"run.context.window"> | undefined;
@@ -387,7 +388,8 @@ export class SessionModel {
       }
       case "run.usage.report": {
         this.usage = event.payload;
-        if (event.payload.purpose === "memory_distill") {
+        const purpose = event.payload.purpose;
+        if (purpose === "memory_distill" || purpose === "commit_message" || purpose === "pull_request") {
           const before = this.sessionCalls ?? { calls: 0, prompt: 0, completion: 0, cost: undefined };
           const cost = event.payload.cost_usd;
           this.sessionCalls = {

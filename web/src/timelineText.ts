@@ -74,6 +74,12 @@ export function timelineText(m: Messages, source: Event, record: TimelineEvent):
         count: p.turn_ids.length,
       });
     }
+    case "run.hook.end": {
+      const p = source.payload;
+      return p.error === undefined
+        ? t(`timeline-hook-${p.decision}`, { event: p.hook_event, command: p.command })
+        : t("timeline-hook-failed", { event: p.hook_event, command: p.command, error: p.error });
+    }
     default:
       return undefined;
   }

@@ -600,6 +600,13 @@ export interface components {
             model?: string | null;
             /** @description Project the session belongs to (not blank). */
             project_id: string;
+            /**
+             * @description Seed 004's `pull_request`: commit each turn's changes (as `[git] commit = "turn"`) and
+             *     after each turn that committed, push the branch and open a pull request (once; later
+             *     turns push to it) through `gh`, else name the compare page. Refused (422) on a work
+             *     tree with changes, a detached HEAD, no remote, or the remote's default branch.
+             */
+            pull_request?: boolean | null;
             /** @description Workspace root: an absolute path inside a root allowed for the project. */
             root: string;
             /** @description Stage every change in a shadow workspace until it is applied (`/shadow/apply`). */
@@ -875,6 +882,8 @@ export interface components {
             model?: string | null;
             /** @description Project id. */
             project_id: string;
+            /** @description Whether the session pushes its branch and opens a pull request (`pull_request`). */
+            pull_request?: boolean;
             /** @description Workspace root. */
             root: string;
             /** @description Whether the session stages its changes in a shadow workspace. */
@@ -1338,7 +1347,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid fields */
+            /** @description Invalid fields, or `pull_request` refused (a work tree with changes, a detached HEAD, no remote, the default branch) */
             422: {
                 headers: {
                     [name: string]: unknown;

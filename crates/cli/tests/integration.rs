@@ -14,6 +14,8 @@ mod custom_commands;
 mod doctor;
 mod eval_command;
 mod exec_file_command;
+mod git_work;
+mod hooks;
 mod i18n_catalogues;
 mod images;
 mod instructions;

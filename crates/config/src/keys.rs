@@ -1,6 +1,6 @@
 //! Every key of `keel.toml`, defined once: the top-level keys (each mirrors the `keel run` flag
 //! of the same name, `_` for `-`) and the tables (`[memory]`, `[context]`, `[images]`,
-//! `[pricing.MODEL]`, `[mcp_servers.NAME]`, `[rag]`, `[rag_servers.NAME]`). The server's file
+//! `[pricing.MODEL]`, `[mcp_servers.NAME]`, `[rag]`, `[rag_servers.NAME]`, `[git]`). The server's file
 //! holds the same keys beside its own.
 
 use std::collections::BTreeMap;
@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use keel_engine::ModelPrice;
 use keel_engine::agent::{ToolFormat, ToolProfile};
+use keel_host::git::CommitWhen;
 use keel_protocol::{ApprovalPolicy, EditApproval, Mode};
 use keel_sandbox::{Fallback, SandboxMode};
 use schemars::JsonSchema;
@@ -125,6 +126,8 @@ pub struct FileConfig {
     pub checkpoint_max_mb: Option<u64>,
     /// `[memory]`: project memory.
     pub memory: Option<MemoryConfig>,
+    /// `[git]`: commits of the turns' changes.
+    pub git: Option<GitConfig>,
     /// `[telemetry]`: OpenTelemetry export.
     pub telemetry: Option<TelemetryConfig>,
     /// `[context]`: what the prompt carries as background.
@@ -143,6 +146,118 @@ pub struct FileConfig {
     /// `[rag_servers.NAME]`: other folders or MCP search tools `use_rag_tool` can search.
     #[serde(default)]
     pub rag_servers: BTreeMap<String, keel_index::RagServer>,
+    /// `[[hooks.EVENT]]`: commands run at points of a session (Claude Code's events and
+    /// semantics; see docs/hooks.md). The user's file's and the project's together; the
+    /// project's run only in a trusted folder.
+    pub hooks: Option<HooksConfig>,
+}
+
+/// `[hooks]`: one list of hooks per event (`[[hooks.PreToolUse]]`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HooksConfig {
+    /// The session's first turn, before the model is asked (matcher: `startup`, `resume`).
+    #[serde(rename = "SessionStart", default)]
+    pub session_start: Vec<HookEntry>,
+    /// The person's prompt, before the model sees it.
+    #[serde(rename = "UserPromptSubmit", default)]
+    pub user_prompt_submit: Vec<HookEntry>,
+    /// A tool call, before it runs (matcher: the tool's name, Keel's or Claude Code's).
+    #[serde(rename = "PreToolUse", default)]
+    pub pre_tool_use: Vec<HookEntry>,
+    /// A tool call, after it ran (matcher: the tool's name).
+    #[serde(rename = "PostToolUse", default)]
+    pub post_tool_use: Vec<HookEntry>,
+    /// Before older history is summarised (matcher: `auto`).
+    #[serde(rename = "PreCompact", default)]
+    pub pre_compact: Vec<HookEntry>,
+    /// When Keel waits for an approval or an answer.
+    #[serde(rename = "Notification", default)]
+    pub notification: Vec<HookEntry>,
+    /// An answer that would end the turn.
+    #[serde(rename = "Stop", default)]
+    pub stop: Vec<HookEntry>,
+    /// A subagent finished (Keel has no subagents yet: never run).
+    #[serde(rename = "SubagentStop", default)]
+    pub subagent_stop: Vec<HookEntry>,
+}
+
+impl HooksConfig {
+    /// Each event's entries, in the order of a session.
+    pub fn events(&self) -> [(keel_extensions::HookEvent, &[HookEntry]); 8] {
+        use keel_extensions::HookEvent as E;
+        [
+            (E::SessionStart, &self.session_start),
+            (E::UserPromptSubmit, &self.user_prompt_submit),
+            (E::PreToolUse, &self.pre_tool_use),
+            (E::PostToolUse, &self.post_tool_use),
+            (E::PreCompact, &self.pre_compact),
+            (E::Notification, &self.notification),
+            (E::Stop, &self.stop),
+            (E::SubagentStop, &self.subagent_stop),
+        ]
+    }
+}
+
+/// One `[[hooks.EVENT]]` entry.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HookEntry {
+    /// A regular expression matched against the whole name (`Bash`, `Edit|Write`,
+    /// `execute_command`; `*` or absent: every run).
+    pub matcher: Option<String>,
+    /// The command line, run by the shell in the project root with the event as JSON on
+    /// standard input.
+    #[schemars(with = "String")]
+    pub command: toml::Spanned<String>,
+    /// Seconds it may run before it is killed (at least 1; default 60).
+    #[serde(default, deserialize_with = "values::at_least_one_u64")]
+    #[schemars(range(min = 1))]
+    pub timeout: Option<u64>,
+    /// The line of its `command` in the file (set when the file is read).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub line: usize,
+}
+
+impl HooksConfig {
+    /// Every entry, mutably.
+    pub(crate) fn entries_mut(&mut self) -> impl Iterator<Item = &mut HookEntry> {
+        [
+            &mut self.session_start,
+            &mut self.user_prompt_submit,
+            &mut self.pre_tool_use,
+            &mut self.post_tool_use,
+            &mut self.pre_compact,
+            &mut self.notification,
+            &mut self.stop,
+            &mut self.subagent_stop,
+        ]
+        .into_iter()
+        .flatten()
+    }
+}
+
+impl HookEntry {
+    /// The hook this entry configures at `event`, from the file `path` of `scope`.
+    pub fn hook(
+        &self,
+        event: keel_extensions::HookEvent,
+        path: &std::path::Path,
+        scope: keel_extensions::Scope,
+    ) -> Result<keel_extensions::Hook, keel_extensions::MatcherError> {
+        keel_extensions::Hook::new(
+            event,
+            self.matcher.clone(),
+            self.command.get_ref().clone(),
+            self.timeout.map(std::time::Duration::from_secs),
+            keel_extensions::HookOrigin {
+                path: path.to_path_buf(),
+                line: self.line.max(1),
+                scope,
+            },
+        )
+    }
 }
 
 /// When to colour the terminal's output (`color`, `--color`).
@@ -193,6 +308,17 @@ pub struct MemoryConfig {
     /// Make the end-of-session call that distils decisions into `.keel/memory.json` (default
     /// true, false for a model server on this machine or a private network).
     pub distill: Option<bool>,
+}
+
+/// `[git]`: git as part of the work.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GitConfig {
+    /// `turn`: after each turn that changed files, commit exactly those files with a message
+    /// the model writes (the `--commit` flag); `off` (default).
+    #[serde(default, deserialize_with = "values::from_name")]
+    #[schemars(schema_with = "values::commit_when_schema")]
+    pub commit: Option<CommitWhen>,
 }
 
 /// `[telemetry]`: traces over OTLP/HTTP (off unless an endpoint is named here or in

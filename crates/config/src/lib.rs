@@ -17,8 +17,8 @@ mod values;
 
 pub use error::{ConfigError, Warning};
 pub use keys::{
-    Color, ContextConfig, FileConfig, ImagesConfig, MemoryConfig, PriceConfig, TelemetryConfig,
-    UnknownColor,
+    Color, ContextConfig, FileConfig, GitConfig, HookEntry, HooksConfig, ImagesConfig,
+    MemoryConfig, PriceConfig, TelemetryConfig, UnknownColor,
 };
 pub use parse::{PROFILES, Parsed, Shape, invalid, parse, parse_shaped};
 pub use settings::{

@@ -92,12 +92,15 @@ pub fn parse_shaped<'i>(
         Vec::new()
     };
     check_keys(path, text, &root, schema_root(), "", shape.extra_keys)?;
-    let config = deserialize(path, text, span.clone(), root)?;
+    let mut config = deserialize(path, text, span.clone(), root)?;
+    check_hooks(path, text, &mut config)?;
     let mut profiles = BTreeMap::new();
     for (name, span, table) in profile_tables {
         let prefix = format!("{PROFILES}.{name}.");
         check_keys(path, text, &table, schema_root(), &prefix, &[])?;
-        profiles.insert(name, deserialize(path, text, span, table)?);
+        let mut profile = deserialize(path, text, span, table)?;
+        check_hooks(path, text, &mut profile)?;
+        profiles.insert(name, profile);
     }
     Ok((
         Parsed {
@@ -107,6 +110,38 @@ pub fn parse_shaped<'i>(
         },
         Spanned::new(span, extra),
     ))
+}
+
+/// Notes each hook entry's line, and refuses a matcher that is not a regular expression or
+/// an empty command, naming the line.
+fn check_hooks(path: &Path, text: &str, config: &mut FileConfig) -> Result<(), ConfigError> {
+    let Some(hooks) = &mut config.hooks else {
+        return Ok(());
+    };
+    for entry in hooks.entries_mut() {
+        entry.line = line_of(text, entry.command.span().start);
+    }
+    for (event, entries) in hooks.events() {
+        for entry in entries {
+            let error = |message: String| ConfigError::Invalid {
+                path: path.to_owned(),
+                line: Some(entry.line),
+                text: text
+                    .lines()
+                    .nth(entry.line - 1)
+                    .map(|l| l.trim().to_owned())
+                    .filter(|t| !t.is_empty()),
+                message,
+            };
+            if entry.command.get_ref().trim().is_empty() {
+                return Err(error(format!("a `{event}` hook needs a `command`")));
+            }
+            entry
+                .hook(event, path, keel_extensions::Scope::Project)
+                .map_err(|e| error(e.to_string()))?;
+        }
+    }
+    Ok(())
 }
 
 /// A TOML error as a [`ConfigError::Invalid`] naming `path` and the line of its span.

@@ -74,6 +74,8 @@ pub struct Settings {
     /// Make the end-of-session memory distillation call (`[memory] distill`; by default on,
     /// off for a model server on this machine or a private network).
     pub distill_memory: bool,
+    /// When the turns' changes are committed (`[git] commit`).
+    pub git_commit: keel_host::git::CommitWhen,
     /// Where traces go (`[telemetry] otlp_endpoint`; none: the `OTEL_EXPORTER_OTLP_*`
     /// variables decide).
     pub otlp_endpoint: Option<String>,
@@ -97,6 +99,10 @@ pub struct Settings {
     pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
     /// The user's config folder: user-wide instruction files and approval rules.
     pub user_config_dir: Option<PathBuf>,
+    /// `[[hooks.EVENT]]` of every layer, the lowest first, each with its file, line and scope
+    /// (the user's file and the server's are the user's; the project's run only in a trusted
+    /// folder).
+    pub hooks: Vec<keel_extensions::Hook>,
 }
 
 /// Where each effective value came from, by key (`model`, `memory.distill`,
@@ -209,6 +215,9 @@ impl Settings {
             distill_memory: p
                 .first("memory.distill", |c| c.memory.as_ref()?.distill)
                 .unwrap_or_else(|| keel_host::distills_by_default(distill_default.as_deref())),
+            git_commit: p
+                .first("git.commit", |c| c.git.as_ref()?.commit)
+                .unwrap_or_default(),
             otlp_endpoint: p.first("telemetry.otlp_endpoint", |c| {
                 c.telemetry.as_ref()?.otlp_endpoint.clone()
             }),
@@ -239,6 +248,7 @@ impl Settings {
             ]),
             images: ImageSettings::default(),
             mcp_servers: mcp_servers(&mut p),
+            hooks: hooks(&mut p, user_config_dir.as_deref()),
             base_url,
             user_config_dir,
         };
@@ -291,6 +301,7 @@ impl Settings {
             auto_test: self.auto_test,
             attempts: self.attempts,
             max_history_messages: self.max_history_messages,
+            hooks: self.hooks.clone(),
             ..AgentSettings::new(root, models)
         }
     }
@@ -327,6 +338,40 @@ fn writable_roots(p: &mut Pick<'_>) -> Vec<PathBuf> {
         }
     }
     roots
+}
+
+/// The hooks of every layer, the lowest first; a layer's scope is the user's for the user's
+/// file (and its profiles) and the server's file, the project's otherwise.
+fn hooks(p: &mut Pick<'_>, user_dir: Option<&Path>) -> Vec<keel_extensions::Hook> {
+    use keel_extensions::Scope;
+    let mut hooks = Vec::new();
+    for layer in p.layers.iter().rev() {
+        let Some(config) = &layer.config.hooks else {
+            continue;
+        };
+        let (path, scope) = match &layer.origin {
+            Origin::User(path) | Origin::ServerFile(path) => (path.clone(), Scope::User),
+            Origin::Profile { path, .. } if user_dir.is_some_and(|d| path.starts_with(d)) => {
+                (path.clone(), Scope::User)
+            }
+            Origin::Project(path) | Origin::Profile { path, .. } | Origin::McpJson(path) => {
+                (path.clone(), Scope::Project)
+            }
+            Origin::Default | Origin::Env | Origin::Flag => {
+                (PathBuf::from("keel.toml"), Scope::Project)
+            }
+        };
+        p.origins.set("hooks", &layer.origin);
+        for (event, entries) in config.events() {
+            // Matchers were checked when the file was read.
+            hooks.extend(
+                entries
+                    .iter()
+                    .filter_map(|e| e.hook(event, &path, scope).ok()),
+            );
+        }
+    }
+    hooks
 }
 
 /// The MCP servers of every layer, a name defined higher winning as a whole.

@@ -91,6 +91,7 @@ pub fn entries(settings: &Settings, origins: &Origins) -> Vec<Entry> {
             (s.checkpoint_max_bytes / (1024 * 1024)).to_string(),
         ),
         ("memory.distill".into(), s.distill_memory.to_string()),
+        ("git.commit".into(), text(s.git_commit.as_str())),
         (
             "telemetry.otlp_endpoint".into(),
             opt(s.otlp_endpoint.as_deref().map(text)),

@@ -170,6 +170,10 @@ pub(crate) fn approval_schema(_: &mut SchemaGenerator) -> Schema {
     names(&["never", "on-dangerous", "always", "deny-dangerous"])
 }
 
+pub(crate) fn commit_when_schema(_: &mut SchemaGenerator) -> Schema {
+    names(&["turn", "off"])
+}
+
 pub(crate) fn mode_schema(_: &mut SchemaGenerator) -> Schema {
     names(&["auto", "direct", "plan"])
 }

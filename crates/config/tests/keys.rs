@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use keel_config::{
-    CONFIG_FILE, Color, ConfigError, ContextConfig, FileConfig, ImagesConfig, MemoryConfig,
-    PriceConfig, TelemetryConfig,
+    CONFIG_FILE, Color, ConfigError, ContextConfig, FileConfig, GitConfig, ImagesConfig,
+    MemoryConfig, PriceConfig, TelemetryConfig,
 };
 use keel_engine::agent::{ToolFormat, ToolProfile};
 use keel_protocol::{ApprovalPolicy, Mode};
@@ -48,6 +48,8 @@ attempts = 2
 
 [memory]
 distill = false
+[git]
+commit = "turn"
 [telemetry]
 otlp_endpoint = "http://localhost:4318"
 capture_content = true
@@ -114,6 +116,10 @@ path = "../docs"
             memory: Some(MemoryConfig {
                 distill: Some(false)
             }),
+            git: Some(GitConfig {
+                commit: Some(keel_host::git::CommitWhen::Turn)
+            }),
+            hooks: None,
             telemetry: Some(TelemetryConfig {
                 otlp_endpoint: Some("http://localhost:4318".into()),
                 capture_content: Some(true),
@@ -311,6 +317,17 @@ fn bad_prices_and_memory_keys_name_the_line() {
     assert_eq!(
         err,
         "unknown key `pricing.gpt-4o.cached` in /p/keel.toml line 4: did you mean `pricing.gpt-4o.cached_input`?"
+    );
+    let err = parse("[git]\ncommit = \"always\"").unwrap_err().to_string();
+    assert!(
+        err.contains("line 2")
+            && err.contains("unknown commit setting `always` (expected turn or off)"),
+        "{err}"
+    );
+    let err = parse("[git]\ncommits = \"turn\"").unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "unknown key `git.commits` in /p/keel.toml line 2: did you mean `git.commit`?"
     );
     let err = parse("[memory]\ndistil = false").unwrap_err().to_string();
     assert_eq!(

@@ -30,7 +30,7 @@ pub mod xml;
 
 pub use agent::{
     AgentConfig, AgentSession, DEFAULT_MAX_HISTORY_MESSAGES, RepoMapConfig, ResumedTurn,
-    ToolFormat, TurnOutcome, TurnOverrides, keel_tool_name, new_turn_id,
+    SideCallError, ToolFormat, TurnOutcome, TurnOverrides, new_turn_id,
 };
 pub use assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall, Assembler, assemble};
 pub use error::ProviderError;

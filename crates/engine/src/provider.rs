@@ -189,4 +189,12 @@ pub trait Provider: Send + Sync {
     fn distills_memory(&self) -> bool {
         true
     }
+
+    /// Whether a session should make side calls through this provider (a turn's commit
+    /// message, a pull request's text; see `AgentSession::side_call`; default yes). A scripted
+    /// provider says yes only when its script asks (`"side_calls": true`); otherwise the
+    /// caller writes its text without the model.
+    fn answers_side_calls(&self) -> bool {
+        true
+    }
 }

@@ -31,6 +31,9 @@
 //! - `distill_memory` (default false): make the end-of-session memory distillation call, which
 //!   consumes the next turn like any request (its `text` is the JSON answer). Off, a script
 //!   lists only the turns of its task.
+//! - `side_calls` (default false): make side calls (a turn's commit message, a pull request's
+//!   title and description), each consuming the next turn (its `text` is the answer). Off, that
+//!   text is written without the model.
 //! - Each request consumes one turn. Turns are taken in order; a turn with
 //!   `when_tool_result_contains` is used only when a tool result sent since the last assistant
 //!   message contains that text, and is skipped for good otherwise. So a conditional turn is an
@@ -73,6 +76,10 @@ pub struct Script {
     /// next turn); off unless asked for, so a script lists only the turns of its task.
     #[serde(default)]
     pub distill_memory: bool,
+    /// Whether side calls (a commit message, a pull request's text) are made (each takes the
+    /// next turn); off unless asked for, so such text is then written without the model.
+    #[serde(default)]
+    pub side_calls: bool,
     /// The model turns, in order.
     pub turns: Vec<ScriptTurn>,
 }
@@ -221,6 +228,10 @@ impl Provider for ScriptedProvider {
 
     fn distills_memory(&self) -> bool {
         self.script.distill_memory
+    }
+
+    fn answers_side_calls(&self) -> bool {
+        self.script.side_calls
     }
 
     async fn stream(&self, request: &ChatRequest) -> Result<ItemStream, ProviderError> {

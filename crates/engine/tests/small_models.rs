@@ -12,6 +12,9 @@
 //! - an answer caught in a loop (the same lines again and again, or one line counting up):
 //!   stopped, and the turn starts over, or fails saying why when no attempt is left; code
 //!   blocks closed before the loop are the answer when the turn edits from code blocks;
+//! - a task asking for two things: each checked once the tests pass, and a check that breaks
+//!   the tests put back;
+//! - a rename that leaves the old name in use: the model is shown where, at most twice;
 //! - a test file given whole when the task says the tests are right: left alone, and the
 //!   model told to change the code;
 //! - compact profile: a whole file after a line naming it is written, and the project's
@@ -594,6 +597,125 @@ async fn a_test_the_task_says_is_right_is_not_rewritten() {
             .unwrap()
             .contains("return sum(values) / len(values)")
     );
+    assert_eq!(outcome.status, AgentStatus::Completed);
+}
+
+const FIXED_MEAN: &str = "`calc/stats.py`\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / len(values)\n```";
+
+const TWO_PART_TASK: &str =
+    "Fix the division in `mean` and add a `median` function to calc/stats.py.";
+
+#[tokio::test]
+async fn each_part_of_a_two_part_task_is_checked_once_the_tests_pass() {
+    let with_median = "`calc/stats.py`\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / len(values)\n\n\ndef median(values):\n    \"\"\"The middle value.\"\"\"\n    ordered = sorted(values)\n    return ordered[len(ordered) // 2]\n```";
+    let (events, requests, outcome, ws) = turn(
+        TWO_PART_TASK,
+        vec![
+            text_answer(&[FIXED_MEAN]),
+            text_answer(&["Fixed the mean."]),
+            text_answer(&[with_median]),
+            text_answer(&["Added median."]),
+        ],
+        |c| {
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+        },
+    )
+    .await;
+    assert_eq!(requests.len(), 4);
+    let checklist = user_messages(&requests[2]).join("\n");
+    assert!(
+        checklist.contains(
+            "1. Fix the division in `mean`\n2. add a `median` function to calc/stats.py."
+        ),
+        "{checklist}"
+    );
+    let text = std::fs::read_to_string(ws.path().join("calc/stats.py")).unwrap();
+    assert!(text.contains("def median(values):"), "{text}");
+    assert_eq!(outcome.status, AgentStatus::Completed);
+    assert_eq!(agent_end(&events).result, "Added median.");
+    assert_eq!(agent_end(&events).warning, None);
+}
+
+#[tokio::test]
+async fn a_check_that_breaks_the_tests_is_put_back() {
+    let broken = "`calc/stats.py`\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / (len(values) - 1)\n\n\ndef median(values):\n    return sorted(values)[len(values) // 2]\n```";
+    let (events, requests, outcome, ws) = turn(
+        TWO_PART_TASK,
+        vec![
+            text_answer(&[FIXED_MEAN]),
+            text_answer(&["Fixed the mean."]),
+            text_answer(&[broken]),
+            text_answer(&["Added median."]),
+        ],
+        |c| {
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+        },
+    )
+    .await;
+    assert_eq!(requests.len(), 4);
+    let text = std::fs::read_to_string(ws.path().join("calc/stats.py")).unwrap();
+    assert!(text.contains("return sum(values) / len(values)"), "{text}");
+    assert!(!text.contains("median"), "{text}");
+    let undone = tool_ends(&events)
+        .into_iter()
+        .filter(|(tool, status, _)| tool == "write_file" && *status == ToolStatus::Success)
+        .count();
+    assert_eq!(
+        undone, 3,
+        "two writes by the model, one putting the file back"
+    );
+    let told = events.iter().any(|e| {
+        matches!(&e.kind, EventKind::SystemLog(l) if l.message.contains("put back as before it"))
+    });
+    assert!(told);
+    assert_eq!(outcome.status, AgentStatus::Completed);
+    assert_eq!(agent_end(&events).result, "Fixed the mean.");
+    assert_eq!(agent_end(&events).warning, None, "the tests pass again");
+}
+
+#[tokio::test]
+async fn the_old_name_left_after_a_rename_is_shown_to_the_model() {
+    let renamed = "`calc/stats.py`\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef average(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"average() of an empty sequence\")\n    return sum(values) / (len(values) - 1)\n```";
+    let tests_renamed = "`tests/test_stats.py`\n```python\nimport unittest\n\nfrom calc.stats import average\n\n\nclass MeanTest(unittest.TestCase):\n    def test_mean_of_three(self):\n        self.assertEqual(average([1, 2, 3]), 2)\n\n    def test_mean_of_one(self):\n        self.assertEqual(average([5]), 5)\n\n    def test_empty_is_an_error(self):\n        with self.assertRaises(ValueError):\n            average([])\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n```";
+    let (events, requests, outcome, ws) = turn(
+        "Rename the function `mean` to `average` everywhere.",
+        vec![
+            text_answer(&[renamed]),
+            text_answer(&["Renamed."]),
+            text_answer(&[tests_renamed]),
+            // The README's prose still says `calc.stats.mean`: told once more.
+            text_answer(&["The README's `calc.stats.mean` is prose; done."]),
+        ],
+        |c| c.tool_profile = ToolProfile::Compact,
+    )
+    .await;
+    let told = user_messages(&requests[2]).join("\n");
+    assert!(
+        told.contains("The task renames `mean` to `average`, but `mean` is still used"),
+        "{told}"
+    );
+    assert!(
+        told.contains("tests/test_stats.py:3:from calc.stats import mean"),
+        "{told}"
+    );
+    let system = requests[2].body["messages"][0]["content"].to_string();
+    let shown = requests[2].body["messages"].to_string();
+    assert!(
+        shown.contains("def test_mean_of_three") || system.contains("def test_mean_of_three"),
+        "the file using the old name is shown"
+    );
+    let tests = std::fs::read_to_string(ws.path().join("tests/test_stats.py")).unwrap();
+    assert!(tests.contains("from calc.stats import average"), "{tests}");
+    // The search is Keel's own call, reported like the model's.
+    let searched = tool_ends(&events)
+        .iter()
+        .filter(|(tool, _, _)| tool == "search_files")
+        .count();
+    assert_eq!(searched, 2, "after each round of renames (at most two)");
+    // With the files shown, the second round is written whole and ends the loop at once.
+    assert_eq!(requests.len(), 4);
     assert_eq!(outcome.status, AgentStatus::Completed);
 }
 

@@ -172,6 +172,10 @@ catalogue! {
     RunCompletionAttempt(RunCompletionAttempt) = "run.completion.attempt",
     /// The session was taken back to before a checkpoint's turn (files, history or both).
     RunCheckpointRewind(RunCheckpointRewind) = "run.checkpoint.rewind",
+    /// A hook (a command configured for a point of the session) is started.
+    RunHookStart(RunHookStart) = "run.hook.start",
+    /// A hook finished, was killed or could not start: its decision, duration and error.
+    RunHookEnd(RunHookEnd) = "run.hook.end",
     /// A user-started script run began.
     ExecFileStart(ExecFileStart) = "exec.file.start",
     /// Standard output of a script run.

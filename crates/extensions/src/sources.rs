@@ -35,6 +35,15 @@ pub struct Sources {
 pub const SKILL_FOLDERS: [&str; 3] = [".keel/skills", ".agents/skills", ".claude/skills"];
 /// The project folders that may hold command templates, in order of precedence.
 pub const COMMAND_FOLDERS: [&str; 2] = [".keel/commands", ".claude/commands"];
+/// The project files that may hold hooks, in order: Claude Code's settings (shared, then
+/// local) and Codex's `hooks.json` (the same shape).
+pub const HOOK_FILES: [&str; 3] = [
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".codex/hooks.json",
+];
+/// The user config folder's hook file (Claude Code's shape).
+pub const USER_HOOKS: &str = "hooks.json";
 /// The user config folder's subfolder of skills.
 pub const USER_SKILLS: &str = "skills";
 /// The user config folder's subfolder of command templates.

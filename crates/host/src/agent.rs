@@ -85,6 +85,12 @@ pub struct AgentSettings {
     pub max_history_messages: Option<usize>,
     /// The language of the words the seeds fix in Chinese (`--lang`, the locale).
     pub lang: keel_events::Lang,
+    /// Hooks configured in `keel.toml` (`[[hooks.EVENT]]`), each with its origin; those of
+    /// Claude Code's and Codex's files are found by the engine.
+    pub hooks: Vec<keel_extensions::Hook>,
+    /// Whether the project's own hooks run: the folder is trusted (`keel trust`, `--trust`,
+    /// the terminal's question, the server's `trust_projects`).
+    pub trust_project: bool,
 }
 
 impl AgentSettings {
@@ -120,6 +126,8 @@ impl AgentSettings {
             attempts: None,
             max_history_messages: Some(keel_engine::DEFAULT_MAX_HISTORY_MESSAGES),
             lang: keel_events::Lang::En,
+            hooks: Vec::new(),
+            trust_project: false,
         }
     }
 
@@ -171,6 +179,8 @@ impl AgentSettings {
         config.attempts = self.attempts;
         config.max_history_messages = self.max_history_messages;
         config.lang = self.lang;
+        config.hooks = self.hooks.clone();
+        config.trust_project = self.trust_project;
         Ok(config)
     }
 

@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::{AgentSettings, Interaction, saved_conversation};
 use crate::error::HostError;
 use crate::event_log::EventLog;
+use crate::git::{GitError, GitOptions, GitWork, PullRequest};
 use crate::project_store::{open_project_store, process_lease};
 use crate::recorder::{SessionRecorder, Warnings};
 use crate::saved::SavedConversation;
@@ -150,6 +151,7 @@ impl SessionHost {
         }
         Ok(HostedSession {
             agent,
+            git: None,
             mcp,
             emitter: self.emitter,
             recorder: self.recorder,
@@ -160,6 +162,8 @@ impl SessionHost {
 /// A session hosted by this process, its agent built.
 pub struct HostedSession {
     agent: AgentSession,
+    /// The session's git work, when asked for ([`HostedSession::set_git`]).
+    git: Option<GitWork>,
     /// The session's MCP servers, stopped when the session closes.
     mcp: Option<McpManager>,
     emitter: Emitter,
@@ -207,6 +211,22 @@ impl HostedSession {
         self.agent.clear_overrides();
     }
 
+    /// Prepares the session's git work before its first turn (see [`GitWork::prepare`]):
+    /// `--branch` switched to, a pull request's refusals checked. Each turn is then committed
+    /// after its `agent.end` when `options` say so.
+    pub async fn set_git(&mut self, options: GitOptions) -> Result<(), GitError> {
+        self.git = GitWork::prepare(&self.agent.config().root, options).await?;
+        Ok(())
+    }
+
+    /// Pushes the branch and opens a pull request for the session's commits (`None` when no
+    /// pull request was asked for in [`HostedSession::set_git`]); what happened is also on the
+    /// stream.
+    pub async fn open_pull_request(&mut self) -> Option<Result<PullRequest, GitError>> {
+        let git = self.git.as_mut().filter(|g| g.options().pull_request)?;
+        Some(git.open_pull_request(&mut self.agent).await)
+    }
+
     /// Runs `input` as one turn: the session row (on the first turn), its status and the turn
     /// row under this process's lease are written first, then the turn runs until its
     /// `agent.end` — or until `abandon` resolves, which gives it up at once (`None`). Record
@@ -225,6 +245,10 @@ impl HostedSession {
             recorder.before_turn(&input.text, &conversation_id).await;
             recorder.begin_turn(&turn_id, &input.text, cancel).await;
         }
+        if let Some(git) = &mut self.git {
+            git.before_turn(&self.agent).await;
+        }
+        let task = self.git.is_some().then(|| input.text.clone());
         let finished = {
             let events = self.agent.run_with_id(turn_id, input);
             let mut events = std::pin::pin!(events);
@@ -238,6 +262,12 @@ impl HostedSession {
                 }
             }
         };
+        if finished
+            && let Some(git) = &mut self.git
+            && let Some(task) = &task
+        {
+            git.after_turn(&mut self.agent, task).await;
+        }
         self.agent
             .last_outcome()
             .filter(|_| finished)

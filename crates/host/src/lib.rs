@@ -15,7 +15,8 @@
 //! recorded by [`append_outside_turn`]. A process hosting a session alone (every CLI front end)
 //! opens it with [`SessionHost::open`] and runs its turns through [`HostedSession`]; a server
 //! instance hosting sessions beside others writes turns, leases, claims and session rows through
-//! [`InstanceHost`]. A program using Keel as a library runs turns through a [`Runner`] (seed
+//! [`InstanceHost`]. Git work around turns (a commit per turn, a branch, a pull request) is
+//! [`git::GitWork`]'s, started by [`HostedSession::set_git`] or a server's session. A program using Keel as a library runs turns through a [`Runner`] (seed
 //! 004's terminal, event-system and SDK runners over one base). Front ends keep only what is theirs: terminal prompts and rendering, HTTP
 //! routes and broadcast, and when work starts or stops.
 
@@ -26,6 +27,7 @@ mod error;
 mod event_log;
 mod file_run;
 mod fork;
+pub mod git;
 mod handover;
 mod hosted;
 mod instance;

@@ -56,6 +56,11 @@ impl From<keel_store::StoreError> for RewindError {
 }
 
 /// What a rewind did; [`RewindReport::event`] is its `run.checkpoint.rewind` payload.
+///
+/// A rewind never touches git: when the rewound turns were committed (`--commit`), their
+/// commits stay on the branch and only the work tree (and the history) goes back; the report
+/// names those commits ([`RewindReport::commits_kept`]) and says so ([`RewindReport::git`]),
+/// and the person undoes them with git if they want them gone.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RewindReport {
     /// The session rewound.
@@ -63,6 +68,42 @@ pub struct RewindReport {
     /// The `run.checkpoint.rewind` payload recording it.
     #[serde(flatten)]
     pub event: RunCheckpointRewind,
+    /// The commits Keel made of the rewound turns, oldest first: kept in git.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub commits_kept: Vec<String>,
+    /// What the rewind did to those commits, when there are any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git: Option<String>,
+}
+
+/// The ids of the commits Keel made (its `system.log{metadata.git: "commit"}`) among `events`.
+fn commits_among(events: &[keel_events::Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            keel_events::EventKind::SystemLog(log) => {
+                let metadata = log.metadata.as_ref()?;
+                (metadata.get("git")?.as_str()? == "commit")
+                    .then(|| metadata.get("commit")?.as_str().map(str::to_owned))
+                    .flatten()
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The sentence saying the commits stay.
+fn kept_sentence(commits: &[String], files: bool) -> String {
+    let ids: Vec<&str> = commits.iter().map(|c| c.get(..12).unwrap_or(c)).collect();
+    let restored = if files {
+        "the files were restored in the work tree only, so it now differs from HEAD"
+    } else {
+        "no file was changed"
+    };
+    format!(
+        "the rewound turns' commits stay in git ({}): {restored}; undo them with `git revert` or `git reset` if you want them gone",
+        ids.join(", ")
+    )
 }
 
 /// Rewinds `session` (as stored in `store`, working in `checkpoints`' workspace) to before the
@@ -94,11 +135,13 @@ pub async fn rewind(
         });
     }
     let to_seq = store.last_seq(session_id).await?;
+    let mut commits_kept = Vec::new();
     let (from_seq, turn_ids) = match &checkpoint.conversation {
         Some(mark) => {
             let events = store
                 .read_events(session_id, EventRange::after(mark.seq_before))
                 .await?;
+            commits_kept = commits_among(&events);
             let mut turn_ids: Vec<String> = Vec::new();
             for id in events.iter().filter_map(|e| e.turn_id.as_deref()) {
                 if !turn_ids.iter().any(|t| t == id) {
@@ -135,9 +178,12 @@ pub async fn rewind(
             .save_conversation(session_id, &saved.to_value(session_id)?)
             .await?;
     }
+    let git = (!commits_kept.is_empty()).then(|| kept_sentence(&commits_kept, scope.files()));
     Ok(RewindReport {
         session_id: session_id.to_owned(),
         event,
+        commits_kept,
+        git,
     })
 }
 

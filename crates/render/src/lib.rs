@@ -20,6 +20,7 @@ mod checkpoint;
 mod exec;
 mod files;
 mod format;
+mod hook;
 mod memory;
 mod model;
 mod plan;

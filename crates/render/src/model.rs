@@ -202,8 +202,8 @@ impl<W: Write> ConsoleRenderer<W> {
     }
 
     /// `run.usage.report`: one dim line with this call's tokens (and cost, when the model's
-    /// price is known) and the session total; a session-level call (the memory distillation,
-    /// after the turn ended) is named as such.
+    /// price is known) and the session total; a session-level call (the memory distillation, a
+    /// commit message, a pull request's text, after the turn ended) is named as such.
     pub(super) fn print_run_usage_report(&mut self, p: &RunUsageReport) {
         let cached = p
             .cached_tokens
@@ -227,6 +227,10 @@ impl<W: Write> ConsoleRenderer<W> {
                 ("cached", Arg::from(cached)),
                 ("cost", Arg::from(cost)),
                 ("session", Arg::from(count(p.cumulative.total_tokens))),
+                (
+                    "purpose",
+                    Arg::from(p.purpose.map_or("turn", CallPurpose::as_str)),
+                ),
             ],
         );
         self.line(&[(Tone::Dim, &text)]);

@@ -250,6 +250,8 @@ impl<W: Write> ConsoleRenderer<W> {
             EventKind::RunQuestionAnswer(p) => self.print_run_question_answer(p),
             EventKind::RunCompletionAttempt(p) => self.print_run_completion_attempt(p),
             EventKind::RunCheckpointRewind(p) => self.print_run_checkpoint_rewind(p),
+            EventKind::RunHookStart(p) => self.print_run_hook_start(p),
+            EventKind::RunHookEnd(p) => self.print_run_hook_end(p),
             EventKind::ExecFileStart(p) => self.print_exec_file_start(p),
             EventKind::ExecFileStdout(p) => self.print_exec_file_stdout(p),
             EventKind::ExecFileStderr(p) => self.print_exec_file_stderr(p),

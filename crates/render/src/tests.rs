@@ -379,6 +379,27 @@ fn one_of_each() -> Vec<EventKind> {
             files_removed: vec!["src/new.rs".into()],
         }
         .into(),
+        RunHookStart {
+            hook_event: "PreToolUse".into(),
+            command: "./guard.sh".into(),
+            matcher: Some("Bash".into()),
+            call_id: Some("c1".into()),
+            source: ".claude/settings.json:5".into(),
+        }
+        .into(),
+        RunHookEnd {
+            hook_event: "PreToolUse".into(),
+            command: "./guard.sh".into(),
+            matcher: Some("Bash".into()),
+            call_id: Some("c1".into()),
+            decision: HookDecision::Block,
+            reason: Some("rm is not allowed here".into()),
+            updated_input: false,
+            exit_code: Some(2),
+            duration_ms: 12,
+            error: None,
+        }
+        .into(),
         ExecFileStart {
             run_id: "r1".into(),
             file: "scripts/hello.py".into(),
@@ -473,6 +494,41 @@ fn every_event_type_has_a_rendering() {
 #[test]
 fn every_event_type_has_a_verbose_rendering() {
     insta::assert_snapshot!("each_type_verbose", render_each(VERBOSE));
+}
+
+#[test]
+fn hook_runs_are_one_line_each_and_failures_are_left_to_their_log() {
+    let end = |decision: HookDecision, error: Option<&str>| -> EventKind {
+        RunHookEnd {
+            hook_event: "PostToolUse".into(),
+            command: "prettier --write \"$(jq -r .tool_input.file_path)\"".into(),
+            matcher: Some("Write|Edit".into()),
+            call_id: Some("c2".into()),
+            decision,
+            reason: None,
+            updated_input: false,
+            exit_code: error.is_none().then_some(0),
+            duration_ms: 1_234,
+            error: error.map(str::to_owned),
+        }
+        .into()
+    };
+    let kinds = vec![
+        end(HookDecision::Continue, None),
+        end(
+            HookDecision::Continue,
+            Some("timed out after 1 s and was killed"),
+        ),
+        SystemLog {
+            level: LogLevel::Warn,
+            message: "hook PostToolUse (keel.toml:3) failed: timed out after 1 s and was killed"
+                .into(),
+            metadata: None,
+        }
+        .into(),
+        end(HookDecision::Allow, None),
+    ];
+    insta::assert_snapshot!("hook_runs", render_all(&kinds, PLAIN));
 }
 
 #[test]
@@ -651,6 +707,17 @@ fn a_session_level_call_is_named_as_such() {
         "{session}"
     );
     assert!(session.contains("900 in, 40 out"), "{session}");
+    // Issue 27 §5: the commit message's and the pull request's calls, each by its name.
+    let commit = render_all(&[report(Some(CallPurpose::CommitMessage))], PLAIN);
+    assert!(
+        commit.starts_with("commit message (the session's, not a turn's)"),
+        "{commit}"
+    );
+    let pull_request = render_all(&[report(Some(CallPurpose::PullRequest))], PLAIN);
+    assert!(
+        pull_request.starts_with("pull request text (the session's, not a turn's)"),
+        "{pull_request}"
+    );
     for purpose in [None, Some(CallPurpose::Turn), Some(CallPurpose::Summary)] {
         let turn = render_all(&[report(purpose)], PLAIN);
         assert!(turn.starts_with("tokens: 900 in"), "{purpose:?}: {turn}");

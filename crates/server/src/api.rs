@@ -62,6 +62,12 @@ pub struct CreateSession {
     /// Stage every change in a shadow workspace until it is applied (`/shadow/apply`).
     #[serde(default)]
     pub shadow: Option<bool>,
+    /// Seed 004's `pull_request`: commit each turn's changes (as `[git] commit = "turn"`) and
+    /// after each turn that committed, push the branch and open a pull request (once; later
+    /// turns push to it) through `gh`, else name the compare page. Refused (422) on a work
+    /// tree with changes, a detached HEAD, no remote, or the remote's default branch.
+    #[serde(default)]
+    pub pull_request: Option<bool>,
 }
 
 /// A session.
@@ -94,6 +100,9 @@ pub struct SessionView {
     /// Whether the session stages its changes in a shadow workspace.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub shadow: bool,
+    /// Whether the session pushes its branch and opens a pull request (`pull_request`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pull_request: bool,
 }
 
 /// A session's tokens and cost: the sum of its `run.usage.report` events.
@@ -133,6 +142,10 @@ impl From<SessionUsage> for UsageView {
 /// The session metadata key that makes a session shadowed (`"shadow": true` at creation).
 pub const SHADOW_KEY: &str = "shadow";
 
+/// The session metadata key that makes a session open a pull request (`"pull_request": true`
+/// at creation).
+pub const PULL_REQUEST_KEY: &str = "pull_request";
+
 impl SessionView {
     /// The view of a stored session.
     pub fn new(session: Session, last_seq: u64) -> Self {
@@ -148,6 +161,8 @@ impl SessionView {
             updated_at: session.updated_at,
             last_seq,
             shadow: session.metadata.get(SHADOW_KEY) == Some(&serde_json::Value::Bool(true)),
+            pull_request: session.metadata.get(PULL_REQUEST_KEY)
+                == Some(&serde_json::Value::Bool(true)),
             usage: session.usage.into(),
         }
     }

@@ -68,6 +68,10 @@ pub struct ServerArgs {
     /// TOML config file (see the crate documentation for its keys).
     #[arg(long, env = "KEEL_SERVER_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Settings profile: the `[profiles.NAME]` tables of the user's `keel.toml` and of the
+    /// config file, each over its file's top level (as `keel --profile`).
+    #[arg(long, env = "KEEL_SERVER_PROFILE", value_name = "NAME")]
+    pub profile: Option<String>,
     /// Listen address (default 127.0.0.1:8787).
     #[arg(long, env = "KEEL_SERVER_ADDR", value_name = "ADDR")]
     pub addr: Option<String>,
@@ -232,6 +236,8 @@ struct ServerKeys {
     drain_secs: Option<u64>,
     log_format: Option<LogFormat>,
     #[serde(default)]
+    trust_projects: bool,
+    #[serde(default)]
     tokens: Vec<TokenConfig>,
     #[serde(default)]
     projects: BTreeMap<String, ProjectConfig>,
@@ -252,15 +258,25 @@ const SERVER_KEYS: &[&str] = &[
     "turn_lease_secs",
     "drain_secs",
     "log_format",
+    "trust_projects",
     "tokens",
     "projects",
 ];
 
 /// The server's file: its own keys, and keel.toml's as a layer.
+/// A config file's part in the settings: its own keys and its keel.toml layers (the profile's
+/// over the top level, highest first).
+#[derive(Debug, Default)]
 struct ServerFile {
     keys: ServerKeys,
-    layer: Option<Layer>,
+    layers: Vec<Layer>,
     warnings: Vec<Warning>,
+    /// Whether it defines the profile asked for.
+    has_profile: bool,
+    /// The profiles it defines.
+    profiles: Vec<String>,
+    /// The file, when there is one.
+    path: Option<PathBuf>,
 }
 
 /// Everything the server runs with.
@@ -314,6 +330,11 @@ pub struct ServerConfig {
     /// OpenTelemetry export: off from [`ServerConfig::new`]; the standard
     /// `OTEL_EXPORTER_OTLP_*` variables when the server starts.
     pub telemetry: keel_telemetry::TelemetryConfig,
+    /// `trust_projects = true`: every project's own hooks run (`.claude/settings.json`,
+    /// `.codex/hooks.json`, a workspace's `keel.toml`). Off by default: the server has no one to
+    /// ask, so only folders in the trusted folders of `user_config_dir` (`keel trust` on this
+    /// machine) run theirs.
+    pub trust_projects: bool,
 }
 
 impl ServerConfig {
@@ -343,23 +364,44 @@ impl ServerConfig {
             log_format: LogFormat::default(),
             user_config_dir: None,
             telemetry: keel_telemetry::TelemetryConfig::off(),
+            trust_projects: false,
         }
     }
 
-    /// Merges flags (and their environment variables) over the config file over defaults.
+    /// Merges flags (and their environment variables) over the config file over the user's
+    /// `keel.toml` (in keel-host's user config folder) over defaults.
     pub fn resolve(args: &ServerArgs) -> Result<Self, ConfigError> {
+        Self::resolve_in(args, keel_host::user_config_dir())
+    }
+
+    /// [`Self::resolve`] with the user config folder given (`None`: no user files).
+    pub fn resolve_in(
+        args: &ServerArgs,
+        user_config_dir: Option<PathBuf>,
+    ) -> Result<Self, ConfigError> {
         let file = match &args.config {
-            Some(path) => read_file(path)?,
-            None => ServerFile {
-                keys: ServerKeys::default(),
-                layer: None,
-                warnings: Vec::new(),
-            },
+            Some(path) => read_file(path, args.profile.as_deref())?,
+            None => ServerFile::default(),
         };
-        let file_warnings = file.warnings;
+        let user = user_layers(user_config_dir.as_deref(), args.profile.as_deref())?;
+        if let Some(name) = &args.profile
+            && !file.has_profile
+            && !user.has_profile
+        {
+            let searched = args.config.iter().cloned().chain(user.path).collect();
+            return Err(keel_config::ConfigError::UnknownProfile {
+                name: name.clone(),
+                searched,
+                known: file.profiles.into_iter().chain(user.profiles).collect(),
+            }
+            .into());
+        }
+        let mut file_warnings = file.warnings;
+        file_warnings.extend(user.warnings);
+        // Highest first: flags (and their variables) > the server's file > the user's keel.toml.
         let mut layers = vec![flag_layer(args)?];
-        layers.extend(file.layer);
-        let user_config_dir = keel_host::user_config_dir();
+        layers.extend(file.layers);
+        layers.extend(user.layers);
         let mut provider = keel_config::Settings::resolve(&layers, user_config_dir.clone());
         let telemetry = keel_telemetry::TelemetryConfig::new(
             provider.otlp_endpoint.clone(),
@@ -423,6 +465,7 @@ impl ServerConfig {
             log_format: args.log_format.or(file.log_format).unwrap_or_default(),
             user_config_dir,
             telemetry,
+            trust_projects: file.trust_projects,
         })
     }
 
@@ -581,7 +624,7 @@ fn turn_lease(secs: Option<u64>) -> Result<Duration, ConfigError> {
     Ok(Duration::from_secs(secs))
 }
 
-fn read_file(path: &Path) -> Result<ServerFile, ConfigError> {
+fn read_file(path: &Path, profile: Option<&str>) -> Result<ServerFile, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
         path: path.to_owned(),
         source,
@@ -589,20 +632,76 @@ fn read_file(path: &Path) -> Result<ServerFile, ConfigError> {
     let shape = Shape {
         extra_keys: SERVER_KEYS,
         provider_table: true,
-        profiles: false,
+        profiles: true,
     };
     let (parsed, extra) = keel_config::parse_shaped(path, &text, shape)?;
     let keys = ServerKeys::deserialize(toml::de::Deserializer::from(extra))
         .map_err(|e| keel_config::invalid(path, &text, &e))?;
-    Ok(ServerFile {
+    let mut file = ServerFile {
         keys,
-        layer: Some(Layer::new(
+        // The server's file names no paths relative to itself.
+        ..file_layers(
             Origin::ServerFile(path.to_owned()),
-            parsed.config,
+            path,
             None,
-        )),
-        warnings: parsed.warnings,
-    })
+            parsed,
+            profile,
+        )
+    };
+    file.path = Some(path.to_owned());
+    Ok(file)
+}
+
+/// The user's `keel.toml` in `user_config_dir` (none when it does not exist), as the CLI reads
+/// it: the keel.toml keys a user sets once for every front end.
+fn user_layers(
+    user_config_dir: Option<&Path>,
+    profile: Option<&str>,
+) -> Result<ServerFile, ConfigError> {
+    let Some(path) = user_config_dir.map(|dir| dir.join(keel_config::CONFIG_FILE)) else {
+        return Ok(ServerFile::default());
+    };
+    if !path.is_file() {
+        return Ok(ServerFile::default());
+    }
+    let parsed = keel_config::read(&path)?;
+    let mut file = file_layers(
+        Origin::User(path.clone()),
+        &path,
+        path.parent(),
+        parsed,
+        profile,
+    );
+    file.path = Some(path);
+    Ok(file)
+}
+
+/// A parsed file's layers (relative paths in it taken from `dir`): `profile`'s table (when the
+/// file has it) over the top level.
+fn file_layers(
+    origin: Origin,
+    path: &Path,
+    dir: Option<&Path>,
+    mut parsed: keel_config::Parsed,
+    profile: Option<&str>,
+) -> ServerFile {
+    let mut file = ServerFile {
+        profiles: parsed.profiles.keys().cloned().collect(),
+        ..ServerFile::default()
+    };
+    if let Some(name) = profile
+        && let Some(config) = parsed.profiles.remove(name)
+    {
+        file.has_profile = true;
+        let origin = Origin::Profile {
+            name: name.to_owned(),
+            path: path.to_owned(),
+        };
+        file.layers.push(Layer::new(origin, config, dir));
+    }
+    file.layers.push(Layer::new(origin, parsed.config, dir));
+    file.warnings = parsed.warnings;
+    file
 }
 
 /// The URL of the default SQLite database in `data_dir`.
@@ -613,6 +712,69 @@ pub fn sqlite_url(data_dir: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_profile_and_the_users_keel_toml_layer_as_in_the_cli() {
+        let dir = tempfile::tempdir().unwrap();
+        let user_dir = dir.path().join("user");
+        std::fs::create_dir_all(&user_dir).unwrap();
+        std::fs::write(
+            user_dir.join("keel.toml"),
+            "max_iterations = 7\ntemperature = 0.1\n[profiles.night]\nmax_retries = 9\n",
+        )
+        .unwrap();
+        let path = dir.path().join("server.toml");
+        std::fs::write(
+            &path,
+            "addr = \"127.0.0.1:9000\"\ntemperature = 0.3\n[provider]\nmodel = \"big\"\n[profiles.fast]\nmodel = \"small\"\n",
+        )
+        .unwrap();
+        let args = ServerArgs {
+            config: Some(path.clone()),
+            ..ServerArgs::default()
+        };
+        let plain = ServerConfig::resolve_in(&args, Some(user_dir.clone())).unwrap();
+        assert_eq!(plain.provider.models, vec!["big"]);
+        assert_eq!(plain.provider.max_iterations, 7, "the user's file");
+        assert_eq!(
+            plain.provider.sampling.temperature,
+            Some(0.3),
+            "the server's file wins"
+        );
+        let fast = ServerConfig::resolve_in(
+            &ServerArgs {
+                profile: Some("fast".to_owned()),
+                ..args.clone()
+            },
+            Some(user_dir.clone()),
+        )
+        .unwrap();
+        assert_eq!(fast.provider.models, vec!["small"]);
+        let night = ServerConfig::resolve_in(
+            &ServerArgs {
+                profile: Some("night".to_owned()),
+                ..args.clone()
+            },
+            Some(user_dir.clone()),
+        )
+        .unwrap();
+        assert_eq!(night.provider.max_retries, Some(9), "the user's profile");
+        assert_eq!(night.provider.models, vec!["big"]);
+        let unknown = ServerConfig::resolve_in(
+            &ServerArgs {
+                profile: Some("fats".to_owned()),
+                ..args.clone()
+            },
+            Some(user_dir.clone()),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(unknown.contains("fats"), "{unknown}");
+        assert!(unknown.contains("fast"), "known profiles named: {unknown}");
+        assert!(unknown.contains("server.toml"), "{unknown}");
+        let no_user = ServerConfig::resolve_in(&args, None).unwrap();
+        assert_ne!(no_user.provider.max_iterations, 7);
+    }
 
     #[test]
     fn file_values_apply_below_flags() {

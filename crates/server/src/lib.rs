@@ -11,7 +11,9 @@
 //! # Configuration
 //!
 //! Flags (see [`ServerArgs`]) and their environment variables win over the TOML file given
-//! with `--config`, which wins over defaults. The file holds every `keel.toml` key (read by
+//! with `--config`, which wins over the user's `keel.toml` (in keel-host's user config folder),
+//! which wins over defaults; `--profile NAME` layers each file's `[profiles.NAME]` over its top
+//! level. A project's own `keel.toml` is not read. The file holds every `keel.toml` key (read by
 //! keel-config, as the CLI reads them: at the top level, or in `[provider]` as before) and the
 //! server's own keys; an unknown key names file, line and the nearest known one. The keys:
 //!

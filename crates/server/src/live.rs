@@ -79,6 +79,8 @@ impl Produced {
 struct Agent {
     session: AgentSession,
     generation: u64,
+    /// The session's git work (`[git] commit`, the `pull_request` option), when asked for.
+    git: Option<keel_host::git::GitWork>,
 }
 
 /// A turn running here.
@@ -563,7 +565,7 @@ impl LiveSession {
         produced: Produced,
     ) {
         let driven = self
-            .drive_with(state, &cancel, &produced, None, |agent| {
+            .drive_with(state, &cancel, &produced, None, Some(input.text.as_str()), |agent| {
                 Box::pin(agent.run_turn_with_id(turn.id.clone(), input.clone()))
             })
             .await;
@@ -663,13 +665,17 @@ impl LiveSession {
 
     /// Runs the agent for one turn with `run`, built on `conversation` when given (a continued
     /// turn); an error is a message for the failed turn. The turn stops when it is cancelled
-    /// or its writer stops storing events.
+    /// or its writer stops storing events. A new turn (`task` given) is committed after its
+    /// `agent.end` when the session's git work says so, and with `pull_request` its branch is
+    /// then pushed and its pull request opened; a continued turn is not (its start was
+    /// another process's).
     async fn drive_with(
         &self,
         state: &AppState,
         cancel: &CancellationToken,
         produced: &Produced,
         conversation: Option<SavedConversation>,
+        task: Option<&str>,
         run: impl FnOnce(
             &mut AgentSession,
         ) -> std::pin::Pin<
@@ -687,9 +693,11 @@ impl LiveSession {
                 .build_agent(state, produced.emitter.clone(), conversation)
                 .await
                 .map_err(|e| e.message)?;
+            let git = self.git_work(state, &session).await?;
             *agent = Some(Agent {
                 session,
                 generation: produced.generation,
+                git,
             });
         }
         let Some(agent) = agent.as_mut() else {
@@ -705,7 +713,21 @@ impl LiveSession {
             }
             engine_cancel.cancel();
         });
+        if task.is_some()
+            && let Some(git) = agent.git.as_mut()
+        {
+            git.before_turn(&agent.session).await;
+        }
         let outcome = run(&mut agent.session).await;
+        if !produced.stop.is_cancelled()
+            && !self.handed_over()
+            && let (Some(git), Some(task)) = (agent.git.as_mut(), task)
+            && git.after_turn(&mut agent.session, task).await.is_some()
+            && git.options().pull_request
+        {
+            // Refusals and failures are on the stream; the turn's own outcome stands.
+            let _ = git.open_pull_request(&mut agent.session).await;
+        }
         // A server session has no end: each turn that changed files is distilled into project
         // memory after its agent.end, while the turn still holds the session (its events carry
         // no turn id; a failure is a warning). Nothing to do when no file changed.
@@ -809,7 +831,7 @@ impl LiveSession {
                 let mut closed = saved.clone();
                 closed.conversation.close_pending();
                 let driven = self
-                    .drive_with(state, &cancel, &produced, Some(saved), |agent| {
+                    .drive_with(state, &cancel, &produced, Some(saved), None, |agent| {
                         Box::pin(agent.resume_turn_with_id(resume))
                     })
                     .await;
@@ -863,6 +885,30 @@ impl LiveSession {
         turn_id
     }
 
+    /// The session's git work: `[git] commit` of the server's settings and the session's
+    /// `pull_request` option; a refusal (see [`keel_host::git::GitWork::prepare`]) is the
+    /// turn's failure.
+    async fn git_work(
+        &self,
+        state: &AppState,
+        session: &AgentSession,
+    ) -> Result<Option<keel_host::git::GitWork>, String> {
+        let stored = state
+            .store
+            .get_session(&self.id)
+            .await
+            .map_err(|e| e.to_string())?;
+        let options = keel_host::git::GitOptions {
+            commit: state.config.provider.git_commit == keel_host::git::CommitWhen::Turn,
+            branch: None,
+            pull_request: stored.metadata.get(crate::api::PULL_REQUEST_KEY)
+                == Some(&serde_json::Value::Bool(true)),
+        };
+        keel_host::git::GitWork::prepare(&session.config().root, options)
+            .await
+            .map_err(|e| format!("git: {e}"))
+    }
+
     /// The session's agent, built by the session host from the server's settings and the
     /// session row, continuing its saved conversation (or `conversation`, when given).
     async fn build_agent(
@@ -900,6 +946,13 @@ impl LiveSession {
         agent.rules_dir = crate::routes::rules::user_rules_dir(state);
         agent.shadow =
             session.metadata.get(crate::api::SHADOW_KEY) == Some(&serde_json::Value::Bool(true));
+        // No one to ask over HTTP: the server's `trust_projects`, or the trusted folders of
+        // its user config folder.
+        agent.trust_project = state.config.trust_projects
+            || state.config.user_config_dir.as_deref().is_some_and(|dir| {
+                keel_extensions::TrustedFolders::load(dir)
+                    .is_ok_and(|trusted| trusted.is_trusted(&session.root))
+            });
         let interaction = Interaction {
             approver: Arc::new(HttpApprover(Arc::clone(&self.interactions))),
             answerer: Arc::new(HttpAnswerer(Arc::clone(&self.interactions))),

@@ -9,12 +9,14 @@
 //! for talking to Keel's server ([`http`]), and `/proc` checks that a test left no process
 //! behind plus the rule for programs installed from outside ([`processes`]),
 //! third-party test peers such as the MCP Python SDK ([`peers`]), and what a terminal shows
-//! after output that rewrites itself ([`screen`]).
+//! after output that rewrites itself ([`screen`]), and real git repositories with a bare
+//! remote and a fake `gh` ([`git`]).
 //!
 //! A dev-dependency only. It depends on no `keel-*` crate, so any of them can use it without a
 //! dependency cycle: scripts are built as JSON for the test to load with `keel_engine::Script`.
 
 pub mod fs;
+pub mod git;
 pub mod golden;
 pub mod http;
 pub mod http_sink;

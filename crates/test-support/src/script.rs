@@ -14,6 +14,7 @@ pub struct ScriptBuilder {
     chunk_chars: Option<usize>,
     delay_ms: Option<u64>,
     distill_memory: bool,
+    side_calls: bool,
     turns: Vec<Value>,
 }
 
@@ -39,6 +40,13 @@ impl ScriptBuilder {
     /// (off by default, so a script lists only the turns of its task).
     pub fn distill_memory(mut self) -> Self {
         self.distill_memory = true;
+        self
+    }
+
+    /// Makes side calls (a turn's commit message, a pull request's text), each taking the next
+    /// turn (off by default: that text is then written without the model).
+    pub fn side_calls(mut self) -> Self {
+        self.side_calls = true;
         self
     }
 
@@ -80,6 +88,9 @@ impl ScriptBuilder {
         }
         if self.distill_memory {
             script.insert("distill_memory".to_owned(), true.into());
+        }
+        if self.side_calls {
+            script.insert("side_calls".to_owned(), true.into());
         }
         script.insert("turns".to_owned(), Value::Array(self.turns.clone()));
         Value::Object(script)

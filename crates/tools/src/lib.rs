@@ -14,6 +14,7 @@ pub mod compact;
 pub mod file_change;
 pub mod file_run;
 pub mod file_text;
+pub mod hooks;
 pub mod packages;
 pub mod process;
 pub mod registry;

@@ -16,6 +16,7 @@ mod execute_command;
 mod fetch_url;
 mod file_run;
 mod file_tools;
+mod hooks;
 mod list_search;
 mod packages;
 mod process_runner;

@@ -93,7 +93,7 @@ export type ApprovalKind = "plan" | "command" | "tool";
 /**
  * What a model call was for (`run.usage.report`'s `purpose`).
  */
-export type CallPurpose = "turn" | "summary" | "memory_distill";
+export type CallPurpose = "turn" | "summary" | "memory_distill" | "commit_message" | "pull_request";
 
 /**
  * Estimated complexity of a plan.
@@ -161,14 +161,14 @@ turn_id?: string,
 /**
  * Project the session works on.
  */
-project_id: string, } & ({ "type": "agent.start", "payload": AgentStart } | { "type": "agent.end", "payload": AgentEnd } | { "type": "prepare.model.select", "payload": PrepareModelSelect } | { "type": "prepare.conversation.open", "payload": PrepareConversationOpen } | { "type": "prepare.history.load", "payload": PrepareHistoryLoad } | { "type": "prepare.repomap.build", "payload": PrepareRepomapBuild } | { "type": "prepare.instructions.load", "payload": PrepareInstructionsLoad } | { "type": "run.response.start", "payload": RunResponseStart } | { "type": "run.response.end", "payload": RunResponseEnd } | { "type": "run.llm.start", "payload": RunLlmStart } | { "type": "run.llm.delta", "payload": RunLlmDelta } | { "type": "run.llm.end", "payload": RunLlmEnd } | { "type": "run.llm.retry", "payload": RunLlmRetry } | { "type": "run.thinking.start", "payload": RunThinkingStart } | { "type": "run.thinking.delta", "payload": RunThinkingDelta } | { "type": "run.thinking.end", "payload": RunThinkingEnd } | { "type": "run.thinking.fail", "payload": RunThinkingFail } | { "type": "run.tool.start", "payload": RunToolStart } | { "type": "run.tool.output", "payload": RunToolOutput } | { "type": "run.tool.end", "payload": RunToolEnd } | { "type": "run.approval.request", "payload": RunApprovalRequest } | { "type": "run.approval.resolve", "payload": RunApprovalResolve } | { "type": "run.plan.create", "payload": RunPlanCreate } | { "type": "run.plan.modify", "payload": RunPlanModify } | { "type": "run.plan.replan", "payload": RunPlanReplan } | { "type": "run.plan.complete", "payload": RunPlanComplete } | { "type": "run.plan.respond", "payload": RunPlanRespond } | { "type": "run.execution.start", "payload": RunExecutionStart } | { "type": "run.execution.end", "payload": RunExecutionEnd } | { "type": "run.execution.fail", "payload": RunExecutionFail } | { "type": "run.execution.cancel", "payload": RunExecutionCancel } | { "type": "run.step.start", "payload": RunStepStart } | { "type": "run.step.output", "payload": RunStepOutput } | { "type": "run.step.end", "payload": RunStepEnd } | { "type": "run.step.fail", "payload": RunStepFail } | { "type": "run.repair.attempt", "payload": RunRepairAttempt } | { "type": "run.anomaly.detect", "payload": RunAnomalyDetect } | { "type": "run.file.change", "payload": RunFileChange } | { "type": "run.context.compress", "payload": RunContextCompress } | { "type": "run.context.window", "payload": RunContextWindow } | { "type": "run.usage.report", "payload": RunUsageReport } | { "type": "run.memory.update", "payload": RunMemoryUpdate } | { "type": "run.question.ask", "payload": RunQuestionAsk } | { "type": "run.question.answer", "payload": RunQuestionAnswer } | { "type": "run.completion.attempt", "payload": RunCompletionAttempt } | { "type": "run.checkpoint.rewind", "payload": RunCheckpointRewind } | { "type": "exec.file.start", "payload": ExecFileStart } | { "type": "exec.file.stdout", "payload": ExecFileStdout } | { "type": "exec.file.stderr", "payload": ExecFileStderr } | { "type": "exec.file.exit", "payload": ExecFileExit } | { "type": "system.status", "payload": SystemStatus } | { "type": "system.log", "payload": SystemLog } | { "type": "system.error", "payload": SystemError } | { "type": "system.cli_display", "payload": SystemCliDisplay });
+project_id: string, } & ({ "type": "agent.start", "payload": AgentStart } | { "type": "agent.end", "payload": AgentEnd } | { "type": "prepare.model.select", "payload": PrepareModelSelect } | { "type": "prepare.conversation.open", "payload": PrepareConversationOpen } | { "type": "prepare.history.load", "payload": PrepareHistoryLoad } | { "type": "prepare.repomap.build", "payload": PrepareRepomapBuild } | { "type": "prepare.instructions.load", "payload": PrepareInstructionsLoad } | { "type": "run.response.start", "payload": RunResponseStart } | { "type": "run.response.end", "payload": RunResponseEnd } | { "type": "run.llm.start", "payload": RunLlmStart } | { "type": "run.llm.delta", "payload": RunLlmDelta } | { "type": "run.llm.end", "payload": RunLlmEnd } | { "type": "run.llm.retry", "payload": RunLlmRetry } | { "type": "run.thinking.start", "payload": RunThinkingStart } | { "type": "run.thinking.delta", "payload": RunThinkingDelta } | { "type": "run.thinking.end", "payload": RunThinkingEnd } | { "type": "run.thinking.fail", "payload": RunThinkingFail } | { "type": "run.tool.start", "payload": RunToolStart } | { "type": "run.tool.output", "payload": RunToolOutput } | { "type": "run.tool.end", "payload": RunToolEnd } | { "type": "run.approval.request", "payload": RunApprovalRequest } | { "type": "run.approval.resolve", "payload": RunApprovalResolve } | { "type": "run.plan.create", "payload": RunPlanCreate } | { "type": "run.plan.modify", "payload": RunPlanModify } | { "type": "run.plan.replan", "payload": RunPlanReplan } | { "type": "run.plan.complete", "payload": RunPlanComplete } | { "type": "run.plan.respond", "payload": RunPlanRespond } | { "type": "run.execution.start", "payload": RunExecutionStart } | { "type": "run.execution.end", "payload": RunExecutionEnd } | { "type": "run.execution.fail", "payload": RunExecutionFail } | { "type": "run.execution.cancel", "payload": RunExecutionCancel } | { "type": "run.step.start", "payload": RunStepStart } | { "type": "run.step.output", "payload": RunStepOutput } | { "type": "run.step.end", "payload": RunStepEnd } | { "type": "run.step.fail", "payload": RunStepFail } | { "type": "run.repair.attempt", "payload": RunRepairAttempt } | { "type": "run.anomaly.detect", "payload": RunAnomalyDetect } | { "type": "run.file.change", "payload": RunFileChange } | { "type": "run.context.compress", "payload": RunContextCompress } | { "type": "run.context.window", "payload": RunContextWindow } | { "type": "run.usage.report", "payload": RunUsageReport } | { "type": "run.memory.update", "payload": RunMemoryUpdate } | { "type": "run.question.ask", "payload": RunQuestionAsk } | { "type": "run.question.answer", "payload": RunQuestionAnswer } | { "type": "run.completion.attempt", "payload": RunCompletionAttempt } | { "type": "run.checkpoint.rewind", "payload": RunCheckpointRewind } | { "type": "run.hook.start", "payload": RunHookStart } | { "type": "run.hook.end", "payload": RunHookEnd } | { "type": "exec.file.start", "payload": ExecFileStart } | { "type": "exec.file.stdout", "payload": ExecFileStdout } | { "type": "exec.file.stderr", "payload": ExecFileStderr } | { "type": "exec.file.exit", "payload": ExecFileExit } | { "type": "system.status", "payload": SystemStatus } | { "type": "system.log", "payload": SystemLog } | { "type": "system.error", "payload": SystemError } | { "type": "system.cli_display", "payload": SystemCliDisplay });
 
 /**
  * An event's `type` with its payload: one variant per catalogue entry.
  *
  * Serialises adjacently tagged, as `{"type": "…", "payload": {…}}`.
  */
-export type EventKind = { "type": "agent.start", "payload": AgentStart } | { "type": "agent.end", "payload": AgentEnd } | { "type": "prepare.model.select", "payload": PrepareModelSelect } | { "type": "prepare.conversation.open", "payload": PrepareConversationOpen } | { "type": "prepare.history.load", "payload": PrepareHistoryLoad } | { "type": "prepare.repomap.build", "payload": PrepareRepomapBuild } | { "type": "prepare.instructions.load", "payload": PrepareInstructionsLoad } | { "type": "run.response.start", "payload": RunResponseStart } | { "type": "run.response.end", "payload": RunResponseEnd } | { "type": "run.llm.start", "payload": RunLlmStart } | { "type": "run.llm.delta", "payload": RunLlmDelta } | { "type": "run.llm.end", "payload": RunLlmEnd } | { "type": "run.llm.retry", "payload": RunLlmRetry } | { "type": "run.thinking.start", "payload": RunThinkingStart } | { "type": "run.thinking.delta", "payload": RunThinkingDelta } | { "type": "run.thinking.end", "payload": RunThinkingEnd } | { "type": "run.thinking.fail", "payload": RunThinkingFail } | { "type": "run.tool.start", "payload": RunToolStart } | { "type": "run.tool.output", "payload": RunToolOutput } | { "type": "run.tool.end", "payload": RunToolEnd } | { "type": "run.approval.request", "payload": RunApprovalRequest } | { "type": "run.approval.resolve", "payload": RunApprovalResolve } | { "type": "run.plan.create", "payload": RunPlanCreate } | { "type": "run.plan.modify", "payload": RunPlanModify } | { "type": "run.plan.replan", "payload": RunPlanReplan } | { "type": "run.plan.complete", "payload": RunPlanComplete } | { "type": "run.plan.respond", "payload": RunPlanRespond } | { "type": "run.execution.start", "payload": RunExecutionStart } | { "type": "run.execution.end", "payload": RunExecutionEnd } | { "type": "run.execution.fail", "payload": RunExecutionFail } | { "type": "run.execution.cancel", "payload": RunExecutionCancel } | { "type": "run.step.start", "payload": RunStepStart } | { "type": "run.step.output", "payload": RunStepOutput } | { "type": "run.step.end", "payload": RunStepEnd } | { "type": "run.step.fail", "payload": RunStepFail } | { "type": "run.repair.attempt", "payload": RunRepairAttempt } | { "type": "run.anomaly.detect", "payload": RunAnomalyDetect } | { "type": "run.file.change", "payload": RunFileChange } | { "type": "run.context.compress", "payload": RunContextCompress } | { "type": "run.context.window", "payload": RunContextWindow } | { "type": "run.usage.report", "payload": RunUsageReport } | { "type": "run.memory.update", "payload": RunMemoryUpdate } | { "type": "run.question.ask", "payload": RunQuestionAsk } | { "type": "run.question.answer", "payload": RunQuestionAnswer } | { "type": "run.completion.attempt", "payload": RunCompletionAttempt } | { "type": "run.checkpoint.rewind", "payload": RunCheckpointRewind } | { "type": "exec.file.start", "payload": ExecFileStart } | { "type": "exec.file.stdout", "payload": ExecFileStdout } | { "type": "exec.file.stderr", "payload": ExecFileStderr } | { "type": "exec.file.exit", "payload": ExecFileExit } | { "type": "system.status", "payload": SystemStatus } | { "type": "system.log", "payload": SystemLog } | { "type": "system.error", "payload": SystemError } | { "type": "system.cli_display", "payload": SystemCliDisplay };
+export type EventKind = { "type": "agent.start", "payload": AgentStart } | { "type": "agent.end", "payload": AgentEnd } | { "type": "prepare.model.select", "payload": PrepareModelSelect } | { "type": "prepare.conversation.open", "payload": PrepareConversationOpen } | { "type": "prepare.history.load", "payload": PrepareHistoryLoad } | { "type": "prepare.repomap.build", "payload": PrepareRepomapBuild } | { "type": "prepare.instructions.load", "payload": PrepareInstructionsLoad } | { "type": "run.response.start", "payload": RunResponseStart } | { "type": "run.response.end", "payload": RunResponseEnd } | { "type": "run.llm.start", "payload": RunLlmStart } | { "type": "run.llm.delta", "payload": RunLlmDelta } | { "type": "run.llm.end", "payload": RunLlmEnd } | { "type": "run.llm.retry", "payload": RunLlmRetry } | { "type": "run.thinking.start", "payload": RunThinkingStart } | { "type": "run.thinking.delta", "payload": RunThinkingDelta } | { "type": "run.thinking.end", "payload": RunThinkingEnd } | { "type": "run.thinking.fail", "payload": RunThinkingFail } | { "type": "run.tool.start", "payload": RunToolStart } | { "type": "run.tool.output", "payload": RunToolOutput } | { "type": "run.tool.end", "payload": RunToolEnd } | { "type": "run.approval.request", "payload": RunApprovalRequest } | { "type": "run.approval.resolve", "payload": RunApprovalResolve } | { "type": "run.plan.create", "payload": RunPlanCreate } | { "type": "run.plan.modify", "payload": RunPlanModify } | { "type": "run.plan.replan", "payload": RunPlanReplan } | { "type": "run.plan.complete", "payload": RunPlanComplete } | { "type": "run.plan.respond", "payload": RunPlanRespond } | { "type": "run.execution.start", "payload": RunExecutionStart } | { "type": "run.execution.end", "payload": RunExecutionEnd } | { "type": "run.execution.fail", "payload": RunExecutionFail } | { "type": "run.execution.cancel", "payload": RunExecutionCancel } | { "type": "run.step.start", "payload": RunStepStart } | { "type": "run.step.output", "payload": RunStepOutput } | { "type": "run.step.end", "payload": RunStepEnd } | { "type": "run.step.fail", "payload": RunStepFail } | { "type": "run.repair.attempt", "payload": RunRepairAttempt } | { "type": "run.anomaly.detect", "payload": RunAnomalyDetect } | { "type": "run.file.change", "payload": RunFileChange } | { "type": "run.context.compress", "payload": RunContextCompress } | { "type": "run.context.window", "payload": RunContextWindow } | { "type": "run.usage.report", "payload": RunUsageReport } | { "type": "run.memory.update", "payload": RunMemoryUpdate } | { "type": "run.question.ask", "payload": RunQuestionAsk } | { "type": "run.question.answer", "payload": RunQuestionAnswer } | { "type": "run.completion.attempt", "payload": RunCompletionAttempt } | { "type": "run.checkpoint.rewind", "payload": RunCheckpointRewind } | { "type": "run.hook.start", "payload": RunHookStart } | { "type": "run.hook.end", "payload": RunHookEnd } | { "type": "exec.file.start", "payload": ExecFileStart } | { "type": "exec.file.stdout", "payload": ExecFileStdout } | { "type": "exec.file.stderr", "payload": ExecFileStderr } | { "type": "exec.file.exit", "payload": ExecFileExit } | { "type": "system.status", "payload": SystemStatus } | { "type": "system.log", "payload": SystemLog } | { "type": "system.error", "payload": SystemError } | { "type": "system.cli_display", "payload": SystemCliDisplay };
 
 /**
  * `exec.file.exit`: the script ended.
@@ -280,6 +280,11 @@ mimeType?: string, };
  * Why a model response ended.
  */
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "truncated" | "cancelled" | "other";
+
+/**
+ * What a hook decided.
+ */
+export type HookDecision = "continue" | "allow" | "ask" | "block";
 
 /**
  * What an image given to the model was: its name, type and size (never its bytes).
@@ -834,6 +839,77 @@ diff?: string,
  * `keel shadow apply`; absent for changes made to the real tree.
  */
 staged?: boolean, };
+
+/**
+ * `run.hook.end`: a hook finished, was killed, or could not start.
+ */
+export type RunHookEnd = { 
+/**
+ * The hook event.
+ */
+hook_event: string, 
+/**
+ * The command line.
+ */
+command: string, 
+/**
+ * The matcher it was configured with, if any.
+ */
+matcher?: string, 
+/**
+ * The tool call it ran for.
+ */
+call_id?: string, 
+/**
+ * What it decided.
+ */
+decision: HookDecision, 
+/**
+ * Why, when it blocked or asked.
+ */
+reason?: string, 
+/**
+ * Whether it rewrote the tool call's input (`updatedInput`).
+ */
+updated_input: boolean, 
+/**
+ * Its exit code (absent when it was killed or never started).
+ */
+exit_code?: number, 
+/**
+ * Wall time in milliseconds.
+ */
+duration_ms: number, 
+/**
+ * What went wrong (it timed out, could not start, exited with another code than 0 or 2,
+ * printed invalid JSON); the session goes on.
+ */
+error?: string, };
+
+/**
+ * `run.hook.start`: a hook is started.
+ */
+export type RunHookStart = { 
+/**
+ * The hook event (`PreToolUse`, `Stop`, … as Claude Code names them).
+ */
+hook_event: string, 
+/**
+ * The command line.
+ */
+command: string, 
+/**
+ * The matcher it was configured with, if any.
+ */
+matcher?: string, 
+/**
+ * The tool call it runs for (`PreToolUse`, `PostToolUse`).
+ */
+call_id?: string, 
+/**
+ * Where it was configured (`FILE:LINE`).
+ */
+source: string, };
 
 /**
  * `run.llm.delta`: a piece of streamed answer text.
@@ -1618,6 +1694,8 @@ export const EVENT_TYPES = [
   "run.question.answer",
   "run.completion.attempt",
   "run.checkpoint.rewind",
+  "run.hook.start",
+  "run.hook.end",
   "exec.file.start",
   "exec.file.stdout",
   "exec.file.stderr",
@@ -1883,6 +1961,16 @@ export function isRunCompletionAttempt(event: Event): event is EventOf<"run.comp
 /** True when `event` is a `run.checkpoint.rewind` event. */
 export function isRunCheckpointRewind(event: Event): event is EventOf<"run.checkpoint.rewind"> {
   return event.type === "run.checkpoint.rewind";
+}
+
+/** True when `event` is a `run.hook.start` event. */
+export function isRunHookStart(event: Event): event is EventOf<"run.hook.start"> {
+  return event.type === "run.hook.start";
+}
+
+/** True when `event` is a `run.hook.end` event. */
+export function isRunHookEnd(event: Event): event is EventOf<"run.hook.end"> {
+  return event.type === "run.hook.end";
 }
 
 /** True when `event` is a `exec.file.start` event. */

@@ -56,6 +56,14 @@ function compact<T extends object>(value: T): T {
 }
 
 /** The timeline payload of one event, or `undefined` when the timeline does not show it. */
+/** What a hook's decision reads as on a timeline row (the Rust projection's words). */
+const HOOK_WORDS: Record<string, string> = {
+  continue: "ran",
+  allow: "allowed the call",
+  ask: "asks for approval",
+  block: "blocked",
+};
+
 export function timelinePayload(event: Event): TimelinePayload | undefined {
   switch (event.type) {
     case "run.response.start":
@@ -277,6 +285,27 @@ export function timelinePayload(event: Event): TimelinePayload | undefined {
         }),
       );
     }
+    case "run.hook.end": {
+      const p = event.payload;
+      return log(
+        p.error === undefined ? "info" : "warn",
+        p.error === undefined
+          ? `Hook ${p.hook_event} ${HOOK_WORDS[p.decision]}: ${p.command}`
+          : `Hook ${p.hook_event} failed: ${p.command} (${p.error})`,
+        meta({
+          hookEvent: p.hook_event,
+          command: p.command,
+          matcher: p.matcher,
+          callId: p.call_id,
+          decision: p.decision,
+          reason: p.reason,
+          durationMs: p.duration_ms,
+          exitCode: p.exit_code,
+          error: p.error,
+        }),
+      );
+    }
+    case "run.hook.start":
     case "prepare.conversation.open":
     case "prepare.history.load":
     case "prepare.repomap.build":

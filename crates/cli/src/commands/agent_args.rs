@@ -81,10 +81,24 @@ pub struct AgentArgs {
     /// Ask before executing a plan.
     #[arg(long)]
     pub approve_plans: bool,
+    /// Trust the project folder for this run: its own hooks (`.claude/settings.json`,
+    /// `.codex/hooks.json`, the project's `[[hooks.*]]`) run. `keel trust` makes it lasting;
+    /// on a terminal Keel asks once.
+    #[arg(long)]
+    pub trust: bool,
     /// Stage every change in a shadow workspace (`.keel/shadow/<session>/`): the real tree is
     /// untouched until `keel shadow apply` [default: keel.toml's `shadow`, else off].
     #[arg(long)]
     pub shadow: bool,
+    /// After each turn that changed files, commit exactly those files (never a file you had
+    /// changed before the turn) with a message the model writes [default: keel.toml's
+    /// `[git] commit`, else off].
+    #[arg(long)]
+    pub commit: bool,
+    /// Work on a new branch NAME, made at HEAD before the first turn (an existing branch only
+    /// when it is checked out or at HEAD's commit).
+    #[arg(long, value_name = "NAME")]
+    pub branch: Option<String>,
     /// How tools are offered to the model: native (tool calling; calls the server returns as
     /// text in the model's template format are read too) or xml (tags in the text)
     /// [default: native].

@@ -37,10 +37,11 @@ pub struct ChatArgs {
 /// Runs `keel chat`.
 pub fn run(args: ChatArgs) -> ExitCode {
     block_on("chat", async move {
-        let settings = match Settings::load(&args.agent) {
+        let mut settings = match Settings::load(&args.agent) {
             Ok(settings) => settings,
             Err(e) => return usage("chat", e),
         };
+        settings.ask_trust();
         match Host::start(&settings, None).await {
             Ok(host) => chat(host, &settings).await,
             Err(e) => usage("chat", e),

@@ -31,6 +31,7 @@ pub mod shadow;
 pub mod shell;
 pub mod skills;
 pub mod tool;
+pub mod trust;
 
 /// Exit code for usage errors (bad flags, bad JSON arguments).
 pub const EXIT_USAGE: u8 = 2;
@@ -90,6 +91,9 @@ pub enum Command {
     /// List the skills (`SKILL.md` folders) a session on the project has, or show one.
     #[command(subcommand)]
     Skills(skills::SkillsCommand),
+    /// Trust a folder, so that its own hooks run (`keel trust [DIR]`), or list (`--list`) or
+    /// revoke (`--revoke DIR`) the trusted folders.
+    Trust(trust::TrustArgs),
     /// Review, apply or discard the changes a `--shadow` session staged.
     #[command(subcommand)]
     Shadow(shadow::ShadowCommand),
@@ -163,6 +167,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Rules(command) => rules::run(command),
         Command::Shadow(command) => shadow::run(command),
         Command::Skills(command) => skills::run(command),
+        Command::Trust(args) => trust::run(args),
         Command::Mcp(command) => mcp::run(command),
         Command::Acp(args) => acp::run(args),
         #[cfg(feature = "serve")]

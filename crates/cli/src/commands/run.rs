@@ -15,8 +15,9 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// Arguments of `keel run`.
 ///
-/// Exit status: 0 when the task completed; 1 when it failed, was cancelled or ran out of
-/// iterations; 2 for usage errors (bad flags or settings file, missing API key, unreadable
+/// Exit status: 0 when the task completed (and with `--pr`, the pull request was opened or
+/// its branch pushed); 1 when it failed, was cancelled or ran out of iterations, or the pull
+/// request could not be made; 2 for usage errors (bad flags or settings file, missing API key, unreadable
 /// script); 130 after a second Ctrl-C.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -27,6 +28,12 @@ pub struct RunArgs {
     /// the turn (see `vision` in keel.toml).
     #[arg(long = "image", value_name = "FILE")]
     pub images: Vec<std::path::PathBuf>,
+    /// After the turn, push the branch and open a pull request (through `gh` when it is
+    /// installed and signed in, else the push and the page to open it on); implies `--commit`.
+    /// Refused before the turn on a work tree with changes, a detached HEAD, no remote or the
+    /// default branch.
+    #[arg(long)]
+    pub pr: bool,
     /// Agent settings.
     #[command(flatten)]
     pub agent: AgentArgs,
@@ -35,7 +42,7 @@ pub struct RunArgs {
 /// Runs `keel run`.
 pub fn run(args: RunArgs) -> ExitCode {
     block_on("run", async move {
-        let settings = match Settings::load(&args.agent) {
+        let mut settings = match Settings::load(&args.agent) {
             Ok(settings) => settings,
             Err(e) => return usage("run", e),
         };
@@ -46,13 +53,21 @@ pub fn run(args: RunArgs) -> ExitCode {
                 Err(e) => return usage("run", e),
             }
         }
+        settings.git.pull_request = args.pr;
+        settings.ask_trust();
         let mut host = match Host::start(&settings, None).await {
             Ok(host) => host,
             Err(e) => return usage("run", e),
         };
-        let end = host
+        let mut end = host
             .turn(keel_protocol::TurnInput::new(args.task, images))
             .await;
+        if end == TurnEnd::Finished(AgentStatus::Completed)
+            && let Some(Err(_)) = host.open_pull_request().await
+        {
+            // Said on the stream; the run did not do all it was asked.
+            end = TurnEnd::Finished(AgentStatus::Failed);
+        }
         if end != TurnEnd::Interrupted {
             host.end_session().await;
         }

@@ -9,6 +9,7 @@ use keel_config::{ConfigError, Environment, FileConfig, FileLayers, Layer, Origi
 use keel_events::Lang;
 use keel_events::projection::WireFormat;
 use keel_host::AgentSettings;
+use keel_host::git::{CommitWhen, GitOptions};
 use keel_protocol::Mode;
 use keel_sandbox::{SandboxMode, SandboxPolicy};
 use keel_tools::builtin::ImageSettings;
@@ -33,6 +34,11 @@ pub struct Settings {
     pub color: ColorWhen,
     /// The language of the terminal's words: `--lang`, else the locale variables.
     pub lang: Lang,
+    /// Git work: `--commit` / `[git] commit`, `--branch`, and `keel run --pr`.
+    pub git: GitOptions,
+    /// Whether the project's own hooks run: `--trust`, a trusted folder, or a yes at the
+    /// terminal's question ([`Settings::ask_trust`]).
+    pub trust: bool,
 }
 
 impl Settings {
@@ -46,13 +52,30 @@ impl Settings {
             eprintln!("warning: {warning}");
         }
         let mcp_json = mcp_json_layer(&args.root)?;
-        Ok(Self::resolve(
+        let mut settings = Self::resolve(
             args,
             &env,
             Lang::from_env(None),
             &files.layers,
             Some(mcp_json),
-        ))
+        );
+        settings.trust = crate::commands::trust::is_trusted(
+            &args.root,
+            args.trust,
+            settings.config.user_config_dir.as_deref(),
+        );
+        Ok(settings)
+    }
+
+    /// In an untrusted folder with hooks of its own, on a terminal and without `--json`: asks
+    /// once whether to trust it (a yes is kept).
+    pub fn ask_trust(&mut self) {
+        if self.trust || self.json {
+            return;
+        }
+        let hooks = crate::commands::trust::project_hooks(&self.root, &self.config.hooks);
+        self.trust =
+            crate::commands::trust::ask(&self.root, &hooks, self.config.user_config_dir.as_deref());
     }
 
     /// Merges the sources: flags > environment > the file layers (highest first; the
@@ -80,11 +103,17 @@ impl Settings {
         Self {
             root: args.root.clone(),
             color: color_when(config.color),
-            config,
             origins,
             json: args.json,
             format: args.format.unwrap_or_default(),
             lang: args.lang.unwrap_or(locale),
+            git: GitOptions {
+                commit: config.git_commit == CommitWhen::Turn,
+                branch: args.branch.clone(),
+                pull_request: false,
+            },
+            config,
+            trust: args.trust,
         }
     }
 
@@ -100,6 +129,7 @@ impl Settings {
     pub fn agent_settings(&self, root: &Path, models: Vec<String>) -> AgentSettings {
         AgentSettings {
             lang: self.lang,
+            trust_project: self.trust,
             ..self.config.agent_settings(root, models)
         }
     }
@@ -124,6 +154,9 @@ fn flag_layer(args: &AgentArgs) -> Layer {
         idle_timeout: args.idle_timeout,
         approve_plans: args.approve_plans.then_some(true),
         shadow: args.shadow.then_some(true),
+        git: args.commit.then_some(keel_config::GitConfig {
+            commit: Some(CommitWhen::Turn),
+        }),
         tool_format: args.tool_format,
         tool_profile: args.tool_profile,
         temperature: args.temperature,

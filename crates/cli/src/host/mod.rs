@@ -282,7 +282,7 @@ impl Host {
                 );
             })
         };
-        let session = host
+        let mut session = host
             .start(
                 &agent_settings,
                 provider,
@@ -292,6 +292,11 @@ impl Host {
             )
             .await
             .map_err(|e| e.to_string())?;
+        // Before the first turn: `--branch` switched to, a pull request's refusals checked.
+        if let Err(e) = session.set_git(settings.git.clone()).await {
+            session.close().await;
+            return Err(e.to_string());
+        }
         Ok(Self {
             session,
             emitter,
@@ -370,6 +375,21 @@ impl Host {
             StoredEnd::Finished { status, .. } => TurnEnd::Finished(status),
             StoredEnd::Abandoned(_) | StoredEnd::Failed(_) => TurnEnd::Interrupted,
         }
+    }
+
+    /// Pushes the branch and opens a pull request for the session's commits (`keel run --pr`);
+    /// `None` when none was asked for. What happened is on the stream (`system.log`).
+    pub async fn open_pull_request(
+        &mut self,
+    ) -> Option<Result<keel_host::git::PullRequest, String>> {
+        let opened = self
+            .session
+            .open_pull_request()
+            .await
+            .map(|r| r.map_err(|e| e.to_string()));
+        self.emitter.bus().flush();
+        self.finish_rendering();
+        opened
     }
 
     /// Runs `task` as one turn with `overrides` (a custom command's `model` and

@@ -13,12 +13,9 @@
 //! [`AgentConfig::test_rounds`]: super::AgentConfig::test_rounds
 
 use std::sync::LazyLock;
-use std::time::Instant;
 
-use keel_events::{RunToolStart, ToolStatus};
 use regex::Regex;
 
-use super::tool_call::ToolEnd;
 use super::tool_loop::TurnRun;
 use super::turn::NO_CHANGE_WARNING;
 
@@ -93,6 +90,9 @@ impl TurnRun<'_> {
         } else {
             TestState::Failed
         };
+        if !passed && self.undo_parts_review(&command).await {
+            return false;
+        }
         if passed || self.state.test_rounds > self.config.test_rounds {
             return false;
         }
@@ -120,42 +120,14 @@ impl TurnRun<'_> {
 
     /// Runs `command` as `execute_command` call `call_id` and reports it; whether it passed,
     /// and its output.
-    async fn run_tests(&mut self, call_id: &str, command: &str) -> (bool, String) {
-        let call_id = call_id.to_owned();
+    pub(crate) async fn run_tests(&mut self, call_id: &str, command: &str) -> (bool, String) {
         let arguments = serde_json::json!({
             "command": command,
             "timeout_secs": TEST_TIMEOUT_SECS,
         });
-        self.emitter.emit(RunToolStart {
-            call_id: call_id.clone(),
-            tool_name: "execute_command".to_owned(),
-            arguments: arguments.clone(),
-            step_id: None,
-            mcp_server: None,
-        });
-        let started = Instant::now();
-        let ctx = self.tools.tool_context(self.tool_env(), &call_id, None);
         let result = self
-            .tools
-            .registry()
-            .call(&ctx, "execute_command", arguments.clone())
+            .run_own_tool(call_id, "execute_command", arguments)
             .await;
-        let status = if result.success {
-            ToolStatus::Success
-        } else {
-            ToolStatus::Error
-        };
-        ToolEnd {
-            call_id,
-            tool: "execute_command",
-            arguments: &arguments,
-            result: &result,
-            status,
-            started,
-            step: None,
-            mcp_server: None,
-        }
-        .emit(self.emitter);
         let output = super::summary::result_text(&result);
         (result.success, for_the_model(&output, &self.config.root))
     }

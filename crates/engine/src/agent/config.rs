@@ -249,6 +249,12 @@ pub struct AgentConfig {
     /// The language of the words the seeds fix in Chinese — `move_file`'s messages and
     /// summaries (seed 003 §5.3, §6) — (default English; the CLI passes the locale's).
     pub lang: keel_events::Lang,
+    /// Hooks configured in `keel.toml` (the user's and the project's, each with its origin);
+    /// those of Claude Code's and Codex's files are found when the session is built.
+    pub hooks: Vec<keel_extensions::Hook>,
+    /// Whether the project's own hooks run (the folder is trusted; default false: only the
+    /// user's run, and the project's are named in a `system.log`).
+    pub trust_project: bool,
     /// The shadow copy the running session's tools use, once made.
     pub(crate) shadow_env: Option<ShadowEnv>,
 }
@@ -298,6 +304,8 @@ impl AgentConfig {
             attempts: None,
             max_history_messages: Some(DEFAULT_MAX_HISTORY_MESSAGES),
             lang: keel_events::Lang::En,
+            hooks: Vec::new(),
+            trust_project: false,
             shadow_env: None,
         }
     }

@@ -194,13 +194,16 @@ mod definition_edit;
 mod distill;
 mod environment;
 mod history_limit;
+mod hooks;
 mod instructions;
 mod model_call;
 mod model_context;
 mod observer;
 mod output_limit;
+mod parts_review;
 mod plan;
 pub mod remember;
+mod rename_check;
 mod repo_map;
 mod session;
 mod shadow;
@@ -210,6 +213,7 @@ mod stuck_answer;
 mod summary;
 mod tap;
 mod task_intent;
+mod task_parts;
 mod test_files;
 mod tool_call;
 mod tool_loop;
@@ -227,5 +231,7 @@ pub use config::{
     ToolProfile, UnknownToolFormat, UnknownToolProfile,
 };
 pub use distill::Distillation;
-pub use session::{AgentError, AgentSession, ResumedTurn, TurnOutcome, new_turn_id};
-pub use turn_overrides::{TurnOverrides, keel_tool_name};
+pub use session::{
+    AgentError, AgentSession, MAX_SIDE_TOKENS, ResumedTurn, SideCallError, TurnOutcome, new_turn_id,
+};
+pub use turn_overrides::TurnOverrides;

@@ -94,6 +94,9 @@ pub(crate) struct ModelCall<'a> {
     pub(crate) continuation: Option<&'a str>,
     /// Model prices, for the cost of the call.
     pub(crate) pricing: &'a Pricing,
+    /// The session's `PreCompact` hooks, run before older history is summarised (`None`:
+    /// there are none).
+    pub(crate) pre_compact: Option<keel_tools::hooks::HookRunner<'a>>,
 }
 
 impl ModelCall<'_> {
@@ -476,6 +479,14 @@ async fn build_prompt(
         &summarizer
     } else {
         fallback
+    };
+    let hooked = call.pre_compact.map(|runner| super::hooks::PreCompact {
+        inner: summarizer,
+        runner,
+    });
+    let summarizer: &dyn keel_context::Summarizer = match &hooked {
+        Some(hooked) => hooked,
+        None => summarizer,
     };
     let mut built = builder
         .build_cached(

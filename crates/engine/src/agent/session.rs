@@ -32,8 +32,10 @@ use keel_protocol::Mode;
 use keel_protocol::QuestionAnswerer;
 
 mod resume;
+mod side_call;
 
 pub use resume::ResumedTurn;
+pub use side_call::{MAX_SIDE_TOKENS, SideCallError};
 
 /// Why a session could not be created.
 #[derive(Debug, thiserror::Error)]
@@ -93,6 +95,8 @@ pub struct AgentSession {
     notes: Vec<TurnNote>,
     /// Skill files skipped when the session was built, reported at its first turn.
     skill_warnings: Vec<keel_extensions::Warning>,
+    /// Hook files skipped and untrusted hooks not run, reported at the first turn.
+    hook_logs: Vec<keel_events::SystemLog>,
     /// The session's model chain while a turn runs on another model
     /// ([`Self::apply_overrides`]).
     session_models: Option<crate::ModelChain>,
@@ -150,8 +154,15 @@ impl AgentSession {
         let (skills, skill_warnings) =
             super::skills::discover(&config.root, config.instructions.user_dir.as_deref());
         context.skills = super::skills::section(&skills);
+        let (hooks, hook_logs) = super::hooks::discover(
+            &config.root,
+            config.instructions.user_dir.as_deref(),
+            &config.hooks,
+            config.trust_project,
+        );
         let mut tools = Toolbox::new(ToolRegistry::builtin(), Some(checkpoints));
         tools.set_skills(skills);
+        tools.hooks = hooks;
         Ok(Self {
             config,
             model: ModelCaller::new(provider),
@@ -167,6 +178,7 @@ impl AgentSession {
             last_outcome: None,
             notes: Vec::new(),
             skill_warnings,
+            hook_logs,
             session_models: None,
         })
     }
@@ -281,7 +293,7 @@ impl AgentSession {
         if let Some(tools) = &overrides.tools {
             let names: Vec<String> = tools
                 .iter()
-                .map(|t| super::keel_tool_name(t).to_owned())
+                .map(|t| keel_extensions::keel_tool_name(t).to_owned())
                 .collect();
             problems.extend(
                 self.tools
@@ -439,10 +451,13 @@ impl AgentSession {
             &self.emitter,
         )
         .await;
+        let blocked = self.prompt_hooks(&input).await;
         let turn_start = self.context.conversation.len();
-        self.context
-            .conversation
-            .push_user_with_images(input, images);
+        if blocked.is_none() {
+            self.context
+                .conversation
+                .push_user_with_images(input, images);
+        }
 
         let mode = match self.config.mode {
             Mode::Plan => ResponseMode::Plan,
@@ -460,6 +475,9 @@ impl AgentSession {
         state.turn_start = turn_start;
         if state.asks_for_change {
             state.stamps = Some(super::stamps::Stamps::take(&self.config.root));
+        }
+        if let Some(reason) = blocked {
+            return self.close_turn(Ending::new(AgentStatus::Failed, reason), &state, task);
         }
         if self.config.shadow
             && let Err(result) = super::shadow::prepare(&mut self.config, &self.emitter)
@@ -502,6 +520,7 @@ impl AgentSession {
             )
             .await;
         super::skills::report(std::mem::take(&mut self.skill_warnings), &self.emitter);
+        super::hooks::report(std::mem::take(&mut self.hook_logs), &self.emitter);
         self.context.turn_prompt.start_turn(
             &self.config.root,
             self.config.test_command.as_deref(),
@@ -509,6 +528,52 @@ impl AgentSession {
             keel_context::TokenCounter::for_model(self.config.models.current()),
             &self.emitter,
         );
+    }
+
+    /// The `SessionStart` hooks (the session's first turn here) and the `UserPromptSubmit`
+    /// hooks of `input`: what they add joins the turn's notes; a prompt hook that blocks
+    /// gives the reason the turn ends with (the prompt is not kept).
+    async fn prompt_hooks(&mut self, input: &str) -> Option<String> {
+        use keel_extensions::HookEvent;
+        let hooks = self.tools.hooks.clone();
+        if hooks.is_empty() {
+            return None;
+        }
+        let env = super::tool_call::ToolEnv::new(&self.config, &self.emitter, &self.cancel);
+        let runner = self.tools.hook_runner(env);
+        let mut notes = Vec::new();
+        if self.turns == 1 && hooks.has(HookEvent::SessionStart) {
+            let source = if self.resumed { "resume" } else { "startup" };
+            let outcome = runner
+                .run(
+                    HookEvent::SessionStart,
+                    super::hooks::call_with(Some(source), &[("source", source.into())]),
+                )
+                .await;
+            notes.extend(outcome.additional_context);
+        }
+        let mut blocked = None;
+        if hooks.has(HookEvent::UserPromptSubmit) {
+            let outcome = runner
+                .run(
+                    HookEvent::UserPromptSubmit,
+                    super::hooks::call_with(None, &[("prompt", input.into())]),
+                )
+                .await;
+            if super::hooks::blocks(&outcome) {
+                blocked = Some(format!(
+                    "a UserPromptSubmit hook blocked the prompt: {}",
+                    super::hooks::block_reason(HookEvent::UserPromptSubmit, &outcome)
+                ));
+            }
+            notes.extend(outcome.additional_context);
+        }
+        for note in notes {
+            self.context
+                .turn_notes
+                .push(format!("Context from hooks:\n{note}"));
+        }
+        blocked
     }
 
     fn open_turn(&mut self, turn_id: String, input: &str, images: &[keel_protocol::Image]) {

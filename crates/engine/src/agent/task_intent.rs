@@ -238,8 +238,9 @@ fn says_no_change(task: &str) -> bool {
     })
 }
 
-/// Whether `word` is a change verb or one of its inflections (`fixes`, `renamed`, `adding`).
-fn is_change_word(word: &str) -> bool {
+/// Whether `word` (lower case) is a change verb or one of its inflections (`fixes`, `renamed`,
+/// `adding`).
+pub(crate) fn is_change_word(word: &str) -> bool {
     CHANGE_WORDS.iter().any(|verb| {
         word == *verb
             || word

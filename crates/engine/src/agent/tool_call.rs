@@ -11,7 +11,9 @@ use keel_events::{
     Emitter, RunCompletionAttempt, RunPlanRespond, RunQuestionAnswer, RunQuestionAsk, RunToolEnd,
     RunToolStart, StatusKind, SystemStatus, ToolStatus,
 };
+use keel_extensions::{Decision, HookEvent};
 use keel_protocol::{ApprovalPolicy, Approver, ToolResult};
+use keel_tools::hooks::HookRunner;
 use keel_tools::{CheckpointStore, ToolContext, ToolRegistry, ToolSource};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -91,6 +93,8 @@ pub(crate) struct Toolbox {
     pub(crate) checkpoints: Option<Arc<CheckpointStore>>,
     pub(crate) approver: Arc<dyn Approver>,
     pub(crate) answerer: Arc<dyn QuestionAnswerer>,
+    /// The session's hooks ([`super::hooks`]).
+    pub(crate) hooks: Arc<keel_extensions::Hooks>,
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -188,6 +192,14 @@ enum Handled {
     Plan(PendingPlan),
 }
 
+/// What a call's `PreToolUse` hooks said.
+enum Gate {
+    /// Run it, with these arguments when the hooks rewrote them.
+    Run(Option<serde_json::Value>),
+    /// Do not: this is its result.
+    Refuse(ToolResult),
+}
+
 impl From<(ToolResult, ToolStatus)> for Handled {
     fn from((result, status): (ToolResult, ToolStatus)) -> Self {
         Self::Result(result, status, None)
@@ -209,6 +221,7 @@ impl Toolbox {
             checkpoints,
             approver: Arc::new(keel_protocol::CannotAsk),
             answerer: Arc::new(keel_protocol::CannotAnswer),
+            hooks: Arc::default(),
         }
     }
 
@@ -379,8 +392,21 @@ impl Toolbox {
         call_id: &str,
         step: Option<u32>,
     ) -> ToolContext {
+        let approver: Arc<dyn Approver> = if self.hooks.has(HookEvent::Notification) {
+            Arc::new(super::hooks::NotifyingApprover {
+                inner: self.approver.clone(),
+                hooks: self.hooks.clone(),
+                root: env.root.to_path_buf(),
+                sandbox: env.sandbox.clone(),
+                emitter: env.emitter.clone(),
+                cancel: env.cancel.clone(),
+                permission_mode: env.approval.as_str(),
+            })
+        } else {
+            self.approver.clone()
+        };
         let mut ctx = ToolContext::new(env.root.to_path_buf(), env.emitter.clone())
-            .with_approval(env.approval, self.approver.clone())
+            .with_approval(env.approval, approver)
             .with_sandbox(env.sandbox.clone())
             .with_rules(env.rules.clone())
             .with_edit_approval(env.approval_edits)
@@ -425,13 +451,32 @@ impl Toolbox {
                 mcp_server: mcp_server.clone(),
             });
             let started = Instant::now();
-            let (result, status, mut end) =
-                match self.handle(scope, call, &arguments, started).await {
-                    Handled::Result(result, status, end) => (result, status, end),
-                    Handled::Plan(pending) => return Ran::Plan(pending),
-                };
+            let hooked = call.is_complete() && !is_control_tool(&call.name);
+            let mut arguments = arguments;
+            let gate = if hooked {
+                self.pre_tool_use(scope, call, &arguments).await
+            } else {
+                Gate::Run(None)
+            };
+            let handled = match gate {
+                Gate::Refuse(result) => (result, ToolStatus::Denied).into(),
+                Gate::Run(rewritten) => {
+                    if let Some(rewritten) = rewritten {
+                        arguments = rewritten;
+                    }
+                    self.handle(scope, call, &arguments, started).await
+                }
+            };
+            let (mut result, status, mut end) = match handled {
+                Handled::Result(result, status, end) => (result, status, end),
+                Handled::Plan(pending) => return Ran::Plan(pending),
+            };
             if status == ToolStatus::Cancelled {
                 end = Some(LoopEnd::Cancelled);
+            }
+            if hooked && matches!(status, ToolStatus::Success | ToolStatus::Error) {
+                self.post_tool_use(scope, call, &arguments, &mut result)
+                    .await;
             }
             let text = context.result_for_history(
                 &call.name,
@@ -539,6 +584,15 @@ impl Toolbox {
         env: ToolEnv<'_>,
         question: &Question,
     ) -> (ToolResult, ToolStatus) {
+        if self.hooks.has(HookEvent::Notification) {
+            let message = format!("Keel is waiting for your answer: {}", question.text);
+            self.hook_runner(env)
+                .run(
+                    HookEvent::Notification,
+                    super::hooks::call_with(None, &[("message", message.into())]),
+                )
+                .await;
+        }
         env.emitter.emit(SystemStatus::waiting(
             StatusKind::WaitingForAnswer,
             "waiting for the user's answer",
@@ -565,6 +619,111 @@ impl Toolbox {
                 ToolResult::error("The turn was cancelled while waiting for the user's answer."),
                 ToolStatus::Cancelled,
             ),
+        }
+    }
+
+    /// The hook runner for calls in `env`.
+    pub(crate) fn hook_runner<'a>(&'a self, env: ToolEnv<'a>) -> HookRunner<'a> {
+        HookRunner {
+            hooks: &self.hooks,
+            root: env.root,
+            sandbox: env.sandbox,
+            emitter: env.emitter,
+            cancel: env.cancel,
+            permission_mode: env.approval.as_str(),
+        }
+    }
+
+    /// The `PreToolUse` hooks of a call: refused with their reason, put to the person when one
+    /// asks, or run — with the arguments they rewrote, if any.
+    async fn pre_tool_use(
+        &self,
+        scope: CallScope<'_>,
+        call: &AssembledToolCall,
+        arguments: &serde_json::Value,
+    ) -> Gate {
+        if !self.hooks.has(HookEvent::PreToolUse) {
+            return Gate::Run(None);
+        }
+        let env = scope.env;
+        let input = super::hooks::tool_call(env.root, &call.id, &call.name, arguments, None);
+        let outcome = self
+            .hook_runner(env)
+            .run(HookEvent::PreToolUse, input)
+            .await;
+        let rewritten = outcome
+            .updated_input
+            .as_ref()
+            .map(|updated| super::hooks::apply_updated_input(env.root, arguments, updated));
+        match outcome.decision {
+            Decision::Block => Gate::Refuse(ToolResult::error(format!(
+                "Refused to run `{}`: a PreToolUse hook blocked it: {}",
+                call.name,
+                super::hooks::block_reason(HookEvent::PreToolUse, &outcome)
+            ))),
+            Decision::Ask => {
+                let ctx = self.tool_context(env, &call.id, scope.step);
+                let subject = format!("{}({})", call.name, rewritten.as_ref().unwrap_or(arguments));
+                let reason = outcome
+                    .reason
+                    .clone()
+                    .unwrap_or_else(|| "a PreToolUse hook asks for approval".to_owned());
+                let reply = ctx
+                    .request_approval(keel_events::ApprovalKind::Tool, subject, reason)
+                    .await;
+                if reply.decision == keel_events::ApprovalDecision::Reject {
+                    Gate::Refuse(ToolResult::error(format!(
+                        "The user denied the `{}` call{}.",
+                        call.name,
+                        reply
+                            .reason
+                            .filter(|r| !r.trim().is_empty())
+                            .map_or_else(String::new, |r| format!(": {r}"))
+                    )))
+                } else {
+                    Gate::Run(rewritten)
+                }
+            }
+            Decision::Continue | Decision::Allow => Gate::Run(rewritten),
+        }
+    }
+
+    /// The `PostToolUse` hooks of a call that ran: a blocking reason or added context goes
+    /// into the result the model reads.
+    async fn post_tool_use(
+        &self,
+        scope: CallScope<'_>,
+        call: &AssembledToolCall,
+        arguments: &serde_json::Value,
+        result: &mut ToolResult,
+    ) {
+        if !self.hooks.has(HookEvent::PostToolUse) {
+            return;
+        }
+        let env = scope.env;
+        let response = serde_json::json!({
+            "success": result.success,
+            "message": result.message,
+            "content": result.content,
+        });
+        let input =
+            super::hooks::tool_call(env.root, &call.id, &call.name, arguments, Some(response));
+        let outcome = self
+            .hook_runner(env)
+            .run(HookEvent::PostToolUse, input)
+            .await;
+        let mut notes = Vec::new();
+        if super::hooks::blocks(&outcome) {
+            notes.push(format!(
+                "PostToolUse hook: {}",
+                super::hooks::block_reason(HookEvent::PostToolUse, &outcome)
+            ));
+        }
+        if let Some(context) = &outcome.additional_context {
+            notes.push(format!("PostToolUse hook: {context}"));
+        }
+        if !notes.is_empty() {
+            result.message = format!("{}\n\n{}", result.message, notes.join("\n"));
         }
     }
 

@@ -180,6 +180,17 @@ impl TurnRun<'_> {
             no_tools: matches!(style, Style::Blocks | Style::Answer),
         };
         let counter = TokenCounter::for_model(self.config.models.current());
+        let hooks = self.tools.hooks.clone();
+        let pre_compact = hooks.has(keel_extensions::HookEvent::PreCompact).then_some(
+            keel_tools::hooks::HookRunner {
+                hooks: &hooks,
+                root: &self.config.root,
+                sandbox: &self.config.sandbox,
+                emitter: self.emitter,
+                cancel: &self.state.cancel,
+                permission_mode: self.config.approval.as_str(),
+            },
+        );
         let call = ModelCall {
             models: &mut self.config.models,
             retry: &self.config.retry,
@@ -201,6 +212,7 @@ impl TurnRun<'_> {
             response: &mut self.state.response,
             continuation,
             pricing: &self.config.pricing,
+            pre_compact,
         };
         match self.model.call(call).await {
             Ok(response) => Ok(response),

@@ -1,7 +1,11 @@
 //! One turn after `run.response.start`: the main tool loop, then the plan when the model makes
 //! one, and how the turn ends.
 
-use keel_events::AgentStatus;
+use keel_events::{AgentStatus, LogLevel, SystemLog};
+use keel_extensions::HookEvent;
+
+use super::hooks::{self, MAX_STOP_CONTINUATIONS};
+use super::tool_call::ToolEnv;
 
 use super::tool_loop::TurnRun;
 use super::turn_state::{Ending, LoopEnd};
@@ -31,10 +35,63 @@ impl TurnRun<'_> {
                 }
                 LoopEnd::PlanRequested(pending) => return self.execute_plan(pending).await,
                 LoopEnd::Answered(_) | LoopEnd::Completed(_) if self.tests_to_rerun().await => {}
+                LoopEnd::Answered(_) | LoopEnd::Completed(_) if self.rename_leftovers().await => {}
+                LoopEnd::Answered(text) | LoopEnd::Completed(text) if self.review_parts(&text) => {}
+                LoopEnd::Answered(ref text) | LoopEnd::Completed(ref text)
+                    if self.stop_hooks_continue(text).await => {}
                 other if self.start_over(&other).await => {}
-                other => return self.direct_ending(other),
+                other => {
+                    let end = self.after_parts_review(other);
+                    return self.direct_ending(end);
+                }
             }
         }
+    }
+
+    /// The `Stop` hooks of an answer that would end the turn: when one blocks, its reason is
+    /// given to the model as a note and the turn goes on — at most
+    /// [`MAX_STOP_CONTINUATIONS`] times a turn, then the turn ends with a `system.log`.
+    async fn stop_hooks_continue(&mut self, answer: &str) -> bool {
+        if !self.tools.hooks.has(HookEvent::Stop) || self.state.cancel.is_cancelled() {
+            return false;
+        }
+        let active = self.state.stop_continuations > 0;
+        let env = ToolEnv::new(self.config, self.emitter, &self.state.cancel);
+        let outcome = self
+            .tools
+            .hook_runner(env)
+            .run(
+                HookEvent::Stop,
+                hooks::call_with(
+                    None,
+                    &[
+                        ("stop_hook_active", active.into()),
+                        ("last_assistant_message", answer.into()),
+                    ],
+                ),
+            )
+            .await;
+        if !hooks::blocks(&outcome) {
+            return false;
+        }
+        if self.state.stop_continuations >= MAX_STOP_CONTINUATIONS {
+            self.emitter.emit(SystemLog {
+                level: LogLevel::Warn,
+                message: format!(
+                    "a Stop hook blocked the end of the turn again; the turn ends after \
+                     {MAX_STOP_CONTINUATIONS} continuations ({})",
+                    hooks::block_reason(HookEvent::Stop, &outcome)
+                ),
+                metadata: None,
+            });
+            return false;
+        }
+        self.state.stop_continuations += 1;
+        self.context.conversation.push_note(format!(
+            "A Stop hook asks you to go on before ending your turn: {}",
+            hooks::block_reason(HookEvent::Stop, &outcome)
+        ));
+        true
     }
 
     /// The ending of a turn whose main loop stopped (no plan running).

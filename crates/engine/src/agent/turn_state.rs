@@ -31,6 +31,8 @@ pub(crate) struct TurnState {
     pub(crate) last_failure: Option<(String, String)>,
     /// Plan mode: the model was reminded to call `create_plan`.
     pub(crate) nudged: bool,
+    /// Times `Stop` hooks sent the model back to work this turn.
+    pub(crate) stop_continuations: u32,
     /// The task asks for the project's files to change ([`super::task_intent`]).
     pub(crate) asks_for_change: bool,
     /// The task is plainly a question ([`super::task_intent::only_asks`]).
@@ -63,6 +65,12 @@ pub(crate) struct TurnState {
     pub(crate) attempt: u32,
     /// How answers are sampled in this attempt, when not as configured.
     pub(crate) sampling: Option<crate::provider::Sampling>,
+    /// The task's parts were checked ([`super::parts_review`]), and the check under way.
+    pub(crate) parts_reviewed: bool,
+    pub(crate) parts_review: Option<super::parts_review::PartsReview>,
+    /// Times the model was told the old name of a rename is still used
+    /// ([`super::rename_check`]).
+    pub(crate) rename_rounds: u32,
 }
 
 /// Which answers the turn has corrected already.
@@ -96,6 +104,7 @@ impl TurnState {
             hints: Vec::new(),
             last_failure: None,
             nudged: false,
+            stop_continuations: 0,
             asks_for_change: false,
             only_asks: false,
             keeps_tests: false,
@@ -111,6 +120,9 @@ impl TurnState {
             turn_start: 0,
             attempt: 1,
             sampling: None,
+            parts_reviewed: false,
+            parts_review: None,
+            rename_rounds: 0,
         }
     }
 

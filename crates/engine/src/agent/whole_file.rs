@@ -123,12 +123,12 @@ pub(crate) fn fenced_blocks(answer: &str) -> Vec<Block<'_>> {
     let mut blocks = Vec::new();
     let mut offset = 0;
     let mut label = "";
-    let mut open: Option<(usize, &str, &str, Vec<&str>)> = None;
+    let mut open: Option<(usize, &str, &str, Vec<&str>, usize)> = None;
     for line in answer.split_inclusive('\n') {
         let text = line.trim_end_matches(['\n', '\r']);
         let trimmed = text.trim_start();
         match open.as_mut() {
-            Some((start, info, block_label, lines)) => {
+            Some((start, info, block_label, lines, indent)) => {
                 if trimmed.starts_with("```") {
                     // A path alone on the block's first line names the block.
                     let (named, body) = match lines.split_first() {
@@ -147,12 +147,13 @@ pub(crate) fn fenced_blocks(answer: &str) -> Vec<Block<'_>> {
                     open = None;
                     label = if names_next { named } else { "" };
                 } else {
-                    lines.push(text);
+                    lines.push(without_fence_indent(text, *indent));
                 }
             }
             None => {
                 if let Some(info) = trimmed.strip_prefix("```") {
-                    open = Some((offset, info.trim(), label, Vec::new()));
+                    let indent = text.len() - trimmed.len();
+                    open = Some((offset, info.trim(), label, Vec::new(), indent));
                 } else if !trimmed.is_empty() {
                     label = text;
                 }
@@ -161,6 +162,13 @@ pub(crate) fn fenced_blocks(answer: &str) -> Vec<Block<'_>> {
         offset += line.len();
     }
     blocks
+}
+
+/// A block's line without the indentation its fence has (a block in a list item): as in
+/// CommonMark, up to that many leading spaces are not the code's.
+fn without_fence_indent(line: &str, indent: usize) -> &str {
+    let spaces = line.len() - line.trim_start_matches(' ').len();
+    &line[spaces.min(indent)..]
 }
 
 /// Whether `line` is nothing but a relative file path (`src/app.py`, `# src/app.py`,
@@ -324,6 +332,19 @@ mod tests {
         assert!(whole_files(answer, dir.path(), &[]).is_empty());
         let shell = "```bash\ndef mean(values):\n```";
         assert!(whole_files(shell, dir.path(), &focused).is_empty());
+    }
+
+    #[test]
+    fn a_block_in_a_list_item_loses_the_items_indentation() {
+        // As the model wrote it: a numbered list, each file's block indented under its item.
+        let dir = project();
+        let answer = "1. **Update `calc/stats.py`**:\n   ```python\n   def mean(values):\n       return sum(values) / len(values)\n   ```\n";
+        let files = whole_files(answer, dir.path(), &[]);
+        assert_eq!(files.len(), 1);
+        assert_eq!(
+            files[0].content,
+            "def mean(values):\n    return sum(values) / len(values)\n"
+        );
     }
 
     #[test]

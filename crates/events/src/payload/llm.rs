@@ -181,20 +181,32 @@ pub enum CallPurpose {
     /// after the last `agent.end`. Its events carry no `turn_id`, no turn's `agent.end`
     /// usage counts it, and the session's running total (`cumulative`) does.
     MemoryDistill,
+    /// The commit message of a turn's changes (`--commit`): a session-level call made after
+    /// the turn's `agent.end`, counted like `memory_distill`.
+    CommitMessage,
+    /// A pull request's title and description (`--pr`, the `pull_request` session option): a
+    /// session-level call made after the turn's commit, counted like `memory_distill`.
+    PullRequest,
 }
 
 impl CallPurpose {
     /// Whether the call belongs to the session rather than to a turn.
     pub fn is_session_level(self) -> bool {
-        matches!(self, CallPurpose::MemoryDistill)
+        matches!(
+            self,
+            CallPurpose::MemoryDistill | CallPurpose::CommitMessage | CallPurpose::PullRequest
+        )
     }
 
-    /// The purpose's name (`turn`, `summary`, `memory_distill`).
+    /// The purpose's name (`turn`, `summary`, `memory_distill`, `commit_message`,
+    /// `pull_request`).
     pub fn as_str(self) -> &'static str {
         match self {
             CallPurpose::Turn => "turn",
             CallPurpose::Summary => "summary",
             CallPurpose::MemoryDistill => "memory_distill",
+            CallPurpose::CommitMessage => "commit_message",
+            CallPurpose::PullRequest => "pull_request",
         }
     }
 }

@@ -174,6 +174,8 @@ pub fn to_legacy(event: &Event) -> Option<Value> {
         | K::RunQuestionAnswer(_)
         | K::RunCompletionAttempt(_)
         | K::RunCheckpointRewind(_)
+        | K::RunHookStart(_)
+        | K::RunHookEnd(_)
         | K::SystemLog(_)
         | K::SystemCliDisplay(_) => return None,
     };

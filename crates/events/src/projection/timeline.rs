@@ -384,6 +384,37 @@ fn timeline_payload(event: &Event) -> Option<TimelinePayload> {
                 "filesRemoved": p.files_removed,
             })),
         ),
+        K::RunHookEnd(p) => log(
+            if p.error.is_some() {
+                LogLevel::Warn
+            } else {
+                LogLevel::Info
+            },
+            match &p.error {
+                Some(error) => format!("Hook {} failed: {} ({error})", p.hook_event, p.command),
+                None => {
+                    // The page's words (web.ftl `timeline-hook-*`) say the same.
+                    let what = match p.decision {
+                        crate::HookDecision::Continue => "ran",
+                        crate::HookDecision::Allow => "allowed the call",
+                        crate::HookDecision::Ask => "asks for approval",
+                        crate::HookDecision::Block => "blocked",
+                    };
+                    format!("Hook {} {what}: {}", p.hook_event, p.command)
+                }
+            },
+            meta(json!({
+                "hookEvent": p.hook_event,
+                "command": p.command,
+                "matcher": p.matcher,
+                "callId": p.call_id,
+                "decision": p.decision,
+                "reason": p.reason,
+                "durationMs": p.duration_ms,
+                "exitCode": p.exit_code,
+                "error": p.error,
+            })),
+        ),
         K::PrepareModelSelect(_)
         | K::PrepareConversationOpen(_)
         | K::PrepareHistoryLoad(_)
@@ -396,6 +427,7 @@ fn timeline_payload(event: &Event) -> Option<TimelinePayload> {
         | K::RunThinkingDelta(_)
         | K::RunThinkingEnd(_)
         | K::RunToolStart(_)
+        | K::RunHookStart(_)
         | K::RunToolOutput(_)
         | K::RunStepOutput(_)
         | K::RunContextWindow(_)

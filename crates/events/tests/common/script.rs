@@ -711,6 +711,25 @@ pub fn scripted_run() -> Vec<Event> {
             files_restored: vec!["src/new.ts".into()],
             files_removed: vec![],
         })
+        .push(RunHookStart {
+            hook_event: "PreToolUse".into(),
+            command: "./guard.sh".into(),
+            matcher: Some("Bash".into()),
+            call_id: Some("call_9".into()),
+            source: "keel.toml".into(),
+        })
+        .push(RunHookEnd {
+            hook_event: "PreToolUse".into(),
+            command: "./guard.sh".into(),
+            matcher: Some("Bash".into()),
+            call_id: Some("call_9".into()),
+            decision: HookDecision::Block,
+            reason: Some("rm is not allowed here".into()),
+            updated_input: false,
+            exit_code: Some(2),
+            duration_ms: 14,
+            error: None,
+        })
         .push(SystemError {
             error: "database is locked".into(),
             error_type: "store".into(),

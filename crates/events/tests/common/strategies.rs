@@ -757,7 +757,9 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
                     option::of(prop_oneof![
                         Just(CallPurpose::Turn),
                         Just(CallPurpose::Summary),
-                        Just(CallPurpose::MemoryDistill)
+                        Just(CallPurpose::MemoryDistill),
+                        Just(CallPurpose::CommitMessage),
+                        Just(CallPurpose::PullRequest)
                     ]),
                 )
                     .prop_map(
@@ -888,6 +890,59 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
                             messages,
                             files_restored,
                             files_removed,
+                        },
+                    ),
+            ),
+        ),
+        (
+            "run.hook.start",
+            kind((text(), text(), opt_text(), opt_text(), text()).prop_map(
+                |(hook_event, command, matcher, call_id, source)| RunHookStart {
+                    hook_event,
+                    command,
+                    matcher,
+                    call_id,
+                    source,
+                },
+            )),
+        ),
+        (
+            "run.hook.end",
+            kind(
+                (
+                    (text(), text(), opt_text(), opt_text()),
+                    prop_oneof![
+                        Just(HookDecision::Continue),
+                        Just(HookDecision::Allow),
+                        Just(HookDecision::Ask),
+                        Just(HookDecision::Block),
+                    ],
+                    opt_text(),
+                    any::<bool>(),
+                    option::of(any::<i32>()),
+                    any::<u64>(),
+                    opt_text(),
+                )
+                    .prop_map(
+                        |(
+                            (hook_event, command, matcher, call_id),
+                            decision,
+                            reason,
+                            updated_input,
+                            exit_code,
+                            duration_ms,
+                            error,
+                        )| RunHookEnd {
+                            hook_event,
+                            command,
+                            matcher,
+                            call_id,
+                            decision,
+                            reason,
+                            updated_input,
+                            exit_code,
+                            duration_ms,
+                            error,
                         },
                     ),
             ),

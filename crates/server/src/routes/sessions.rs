@@ -24,7 +24,7 @@ pub const MAX_FILES: usize = 5000;
         (status = 400, description = "Malformed JSON", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 403, description = "Root not allowed for the project", body = ErrorBody),
-        (status = 422, description = "Invalid fields", body = ErrorBody)))]
+        (status = 422, description = "Invalid fields, or `pull_request` refused (a work tree with changes, a detached HEAD, no remote, the default branch)", body = ErrorBody)))]
 pub async fn create(
     State(state): State<SharedState>,
     Caller(scope): Caller,
@@ -51,6 +51,20 @@ pub async fn create(
     if body.shadow == Some(true) {
         new.metadata.insert(
             crate::api::SHADOW_KEY.to_owned(),
+            serde_json::Value::Bool(true),
+        );
+    }
+    if body.pull_request == Some(true) {
+        // Refused now rather than at the first turn: a pull request cannot come from here.
+        let options = keel_host::git::GitOptions {
+            pull_request: true,
+            ..keel_host::git::GitOptions::default()
+        };
+        keel_host::git::GitWork::prepare(&new.root, options)
+            .await
+            .map_err(|e| ApiError::unprocessable(format!("`pull_request`: {e}")))?;
+        new.metadata.insert(
+            crate::api::PULL_REQUEST_KEY.to_owned(),
             serde_json::Value::Bool(true),
         );
     }

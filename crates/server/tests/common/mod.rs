@@ -43,10 +43,24 @@ pub fn flood_script(dir: &Path, deltas: usize) -> String {
     let path = dir.join("flood.json");
     ScriptBuilder::new()
         .chunk_chars(4096)
-        .text("x".repeat(4096 * deltas))
+        .text(unrepeating_text(4096 * deltas))
         .write(&path)
         .unwrap();
     path.display().to_string()
+}
+
+/// `len` letters that never repeat a short piece (a model's loop guard would stop an answer of
+/// `xxx…`), the same on every run.
+fn unrepeating_text(len: usize) -> String {
+    let mut state: u32 = 0x2545_f491;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            char::from(b'a' + (state % 26) as u8)
+        })
+        .collect()
 }
 
 /// A TCP connection to the server whose receive buffer is small and fixed (16 KiB, no
@@ -401,6 +415,17 @@ impl TestServer {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         panic!("no {event_type} event");
+    }
+
+    /// Waits until a stored event matches `matches`; returns it.
+    pub async fn wait_event_where(&self, session: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        for _ in 0..600 {
+            if let Some(event) = self.events(session).await.into_iter().find(|e| matches(e)) {
+                return event;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("no matching event");
     }
 
     pub async fn stream_token(&self, session: &str, token: &str) -> String {

@@ -1,7 +1,8 @@
 //! Running child processes for tools: in the workspace, in their own process group, with a
 //! time-out and cancellation that end the whole group (SIGTERM, then SIGKILL after a grace
-//! period), no standard input, output streamed in line-ish chunks and captured up to a cap
-//! (head and tail kept), and provider secrets removed from the environment.
+//! period), no standard input unless one is given (a hook's event), output streamed in
+//! line-ish chunks and captured up to a cap (head and tail kept; standard output and error
+//! also each alone), and provider secrets removed from the environment.
 //!
 //! Background processes a command starts do not outlive it: once the command itself exits,
 //! anything left in its group is killed (after a short wait for its output).
@@ -76,6 +77,9 @@ pub struct ProcessSpec {
     pub env: Option<Vec<(OsString, OsString)>>,
     /// The sandbox the child runs in; `None` runs it unconfined.
     pub sandbox: Option<Arc<Sandbox>>,
+    /// Written to the child's standard input, which is then closed (`None`: no standard
+    /// input).
+    pub stdin: Option<Arc<[u8]>>,
 }
 
 impl ProcessSpec {
@@ -94,6 +98,7 @@ impl ProcessSpec {
             output_cap: DEFAULT_OUTPUT_CAP,
             env: None,
             sandbox: None,
+            stdin: None,
         }
     }
 
@@ -127,6 +132,12 @@ impl ProcessSpec {
         self
     }
 
+    /// The same spec with `input` on the child's standard input.
+    pub fn with_stdin(mut self, input: impl Into<Arc<[u8]>>) -> Self {
+        self.stdin = Some(input.into());
+        self
+    }
+
     /// The same spec confined by `sandbox` (`None`: unconfined).
     pub fn with_sandbox(mut self, sandbox: Option<Arc<Sandbox>>) -> Self {
         self.sandbox = sandbox;
@@ -150,6 +161,10 @@ pub struct ProcessOutcome {
     /// Captured standard output and error, interleaved as they arrived; capped (see
     /// [`ProcessSpec::output_cap`]) with a marker saying how much was cut.
     pub output: String,
+    /// Standard output alone, capped the same way.
+    pub stdout: String,
+    /// Standard error alone, capped the same way.
+    pub stderr: String,
     /// Bytes of output in all.
     pub output_bytes: u64,
     /// Bytes of output cut from the capture.
@@ -250,7 +265,11 @@ pub async fn run(
         .current_dir(&spec.cwd)
         .env_clear()
         .envs(env)
-        .stdin(Stdio::null())
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
@@ -275,6 +294,15 @@ pub async fn run(
     })?;
     let group = GroupGuard::new(child.id());
     tracing::debug!(%program, pid = child.id(), cwd = %spec.cwd.display(), "process started");
+    if let (Some(input), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
+        // Written beside the reads, so a child that answers before reading everything does
+        // not block; a child that never reads gets a broken pipe, which is its business.
+        tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            let _ = pipe.write_all(&input).await;
+            let _ = pipe.shutdown().await;
+        });
+    }
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
     let mut out_buf = vec![0u8; 8192];
@@ -282,6 +310,8 @@ pub async fn run(
     let mut out_chunks = Chunker::default();
     let mut err_chunks = Chunker::default();
     let mut capture = Capture::new(spec.output_cap);
+    let mut out_only = Capture::new(spec.output_cap);
+    let mut err_only = Capture::new(spec.output_cap);
 
     let deadline = tokio::time::sleep(spec.timeout);
     tokio::pin!(deadline);
@@ -303,6 +333,7 @@ pub async fn run(
                     Ok(n) if n > 0 => {
                         let bytes = &out_buf[..n];
                         capture.push(bytes);
+                        out_only.push(bytes);
                         if let Some(chunk) = out_chunks.push(bytes) {
                             on_output(OutputStream::Stdout, &chunk);
                         }
@@ -320,6 +351,7 @@ pub async fn run(
                     Ok(n) if n > 0 => {
                         let bytes = &err_buf[..n];
                         capture.push(bytes);
+                        err_only.push(bytes);
                         if let Some(chunk) = err_chunks.push(bytes) {
                             on_output(OutputStream::Stderr, &chunk);
                         }
@@ -410,6 +442,8 @@ pub async fn run(
         cancelled,
         duration: started.elapsed(),
         output,
+        stdout: out_only.text(),
+        stderr: err_only.text(),
         blocked,
         output_bytes: capture.total(),
         output_cut: capture.cut(),

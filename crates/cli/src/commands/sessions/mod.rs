@@ -32,7 +32,7 @@ pub enum SessionsCommand {
     /// Show a session: its settings, its turns, then its events as `keel run` showed them.
     Show(ShowArgs),
     /// Continue a session: run TASK as its next turn, or chat when no TASK is given.
-    Resume(ResumeArgs),
+    Resume(Box<ResumeArgs>),
     /// Start a new session from a session's history (now, or before a checkpoint's turn with
     /// `--at`); the original is not changed.
     Fork(fork::ForkArgs),
@@ -114,7 +114,7 @@ pub fn run(command: SessionsCommand) -> ExitCode {
     match command {
         SessionsCommand::List(args) => block_on("sessions list", list(args)),
         SessionsCommand::Show(args) => block_on("sessions show", show(args)),
-        SessionsCommand::Resume(args) => block_on("sessions resume", resume(args)),
+        SessionsCommand::Resume(args) => block_on("sessions resume", resume(*args)),
         SessionsCommand::Fork(args) => block_on("sessions fork", fork::fork(args)),
     }
 }

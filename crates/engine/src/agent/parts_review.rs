@@ -1,0 +1,206 @@
+//! A task that asks for more than one thing ([`super::task_parts`]) is checked part by part:
+//! small models often do the first request and stop ("add the parameter" done, "make German
+//! invoices use it" forgotten). Under the compact profile, once the turn has changed files and
+//! the tests pass (or there are none), the model is shown the task's parts once and asked to
+//! finish any that is not done. What it then writes is kept only while the tests still pass;
+//! when they fail, the files are put back as they were before the check (through the file
+//! tools, so checkpoints and events record it) and the turn ends with its earlier answer.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use keel_events::{RunToolStart, ToolStatus};
+use keel_protocol::ToolResult;
+
+use super::answer_review::log;
+use super::auto_test::TestState;
+use super::tool_call::ToolEnd;
+use super::tool_loop::TurnRun;
+use super::turn_state::LoopEnd;
+
+/// The check under way: what to put back if it breaks the tests.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PartsReview {
+    /// The files it may touch as they were when it began (`None`: the file did not exist).
+    before: BTreeMap<String, Option<String>>,
+    /// The turn's change count when it began.
+    from: usize,
+    /// The answer the turn had before it.
+    answer: String,
+    /// Its changes were put back.
+    undone: bool,
+}
+
+impl TurnRun<'_> {
+    /// After an answer that ends the loop with the tests passing: asks the model to check the
+    /// task's parts, once per turn; true when it was asked (the loop goes on).
+    pub(crate) fn review_parts(&mut self, answer: &str) -> bool {
+        if self.state.parts_reviewed
+            || !self.state.compact
+            || !self.state.asks_for_change
+            || self.state.tests == TestState::Failed
+            || self.state.cancel.is_cancelled()
+            || self.state.iterations >= self.config.max_iterations
+            || !self.changed_files()
+        {
+            return false;
+        }
+        self.state.parts_reviewed = true;
+        let parts = super::task_parts::requests(&self.state.task);
+        if parts.is_empty() {
+            return false;
+        }
+        let mut paths: Vec<String> = self
+            .context
+            .focused
+            .iter()
+            .map(|f| f.path().to_owned())
+            .collect();
+        paths.extend(self.changes.since(0));
+        let before = paths
+            .into_iter()
+            .map(|path| {
+                let content = std::fs::read_to_string(self.config.root.join(&path)).ok();
+                (path, content)
+            })
+            .collect();
+        self.state.parts_review = Some(PartsReview {
+            before,
+            from: self.changes.count(),
+            answer: answer.to_owned(),
+            undone: false,
+        });
+        log(
+            self.emitter,
+            format!(
+                "the task asks for {} things; the model was asked to check each",
+                parts.len()
+            ),
+        );
+        self.context.conversation.push_note(checklist(&parts));
+        true
+    }
+
+    /// When the tests fail after the check's changes: puts the files it changed back as they
+    /// were before it, then runs the tests again; true when it did.
+    pub(crate) async fn undo_parts_review(&mut self, command: &str) -> bool {
+        let Some(review) = self.state.parts_review.as_mut() else {
+            return false;
+        };
+        if review.undone {
+            return false;
+        }
+        review.undone = true;
+        let before = review.before.clone();
+        let changed = self.changes.since(review.from);
+        if changed.is_empty() {
+            return false;
+        }
+        let mut unknown = Vec::new();
+        for (n, path) in changed.iter().enumerate() {
+            let call_id = format!("keel_undo_{n}");
+            match before.get(path) {
+                Some(Some(content)) => {
+                    let arguments = serde_json::json!({"path": path, "content": content});
+                    self.run_own_tool(&call_id, "write_file", arguments).await;
+                }
+                Some(None) => {
+                    let arguments = serde_json::json!({"path": path});
+                    self.run_own_tool(&call_id, "delete_file", arguments).await;
+                }
+                None => unknown.push(path.clone()),
+            }
+        }
+        let mut message = format!(
+            "the tests failed after the check of the task's parts; {} put back as before it",
+            changed
+                .iter()
+                .filter(|p| !unknown.contains(p))
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        if !unknown.is_empty() {
+            message.push_str(&format!(
+                " ({} left as written: the turn had not seen them before)",
+                unknown.join(", ")
+            ));
+        }
+        log(self.emitter, message);
+        let call_id = format!("keel_test_{}", self.state.test_rounds + 1);
+        let (passed, _) = self.run_tests(&call_id, command).await;
+        self.state.tests = if passed {
+            TestState::Passed
+        } else {
+            TestState::Failed
+        };
+        true
+    }
+
+    /// How the turn ends after the check: with the answer before it when the check changed
+    /// nothing or was put back, else as the loop ended.
+    pub(crate) fn after_parts_review(&mut self, end: LoopEnd) -> LoopEnd {
+        match (self.state.parts_review.take(), end) {
+            (Some(review), LoopEnd::Answered(_) | LoopEnd::Completed(_))
+                if review.undone || self.changes.count() == review.from =>
+            {
+                LoopEnd::Answered(review.answer)
+            }
+            (_, end) => end,
+        }
+    }
+
+    /// Runs one of Keel's own calls of a built-in tool (`call_id`), reported as the model's
+    /// calls are; its result.
+    pub(crate) async fn run_own_tool(
+        &mut self,
+        call_id: &str,
+        tool: &'static str,
+        arguments: serde_json::Value,
+    ) -> ToolResult {
+        self.emitter.emit(RunToolStart {
+            call_id: call_id.to_owned(),
+            tool_name: tool.to_owned(),
+            arguments: arguments.clone(),
+            step_id: None,
+            mcp_server: None,
+        });
+        let started = Instant::now();
+        let ctx = self.tools.tool_context(self.tool_env(), call_id, None);
+        let result = self
+            .tools
+            .registry()
+            .call(&ctx, tool, arguments.clone())
+            .await;
+        let status = if result.success {
+            ToolStatus::Success
+        } else {
+            ToolStatus::Error
+        };
+        ToolEnd {
+            call_id: call_id.to_owned(),
+            tool,
+            arguments: &arguments,
+            result: &result,
+            status,
+            started,
+            step: None,
+            mcp_server: None,
+        }
+        .emit(self.emitter);
+        result
+    }
+}
+
+/// The note asking the model to check each of the task's `parts`.
+fn checklist(parts: &[String]) -> String {
+    let list: Vec<String> = parts
+        .iter()
+        .enumerate()
+        .map(|(n, part)| format!("{}. {part}", n + 1))
+        .collect();
+    format!(
+        "The tests pass. Before you finish, check the task part by part against the files as they are now:\n\n{}\n\nIf a part is not done yet, do it now: write each file to change, its path on a line by itself, then its complete new content in a code block. If every part is done, answer DONE.",
+        list.join("\n")
+    )
+}
