@@ -1347,7 +1347,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid fields, or `pull_request` refused (a work tree with changes, a detached HEAD, no remote, the default branch) */
+            /** @description `pull_request` refused by the project's state: not a git work tree, a work tree with changes, a detached HEAD, no remote, the default branch */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid fields */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -1,7 +1,7 @@
 //! Seed 004's `pull_request` as a session option over real HTTP on loopback: a session made
 //! with `"pull_request": true` commits its turn's changes and pushes its branch to a local bare
 //! remote (reached through a GitHub-style URL), naming the compare page when `gh` is absent;
-//! creating one on a work tree with changes it did not make is refused with 422.
+//! creating one on a work tree with changes it did not make is refused with 409 (the project's state, not the request, is what is wrong).
 
 use keel_test_support::ScriptBuilder;
 use keel_test_support::git::{add_github_remote, commit_files, git, init_repo};
@@ -45,7 +45,7 @@ async fn a_pull_request_session_commits_pushes_and_names_the_compare_page() {
             json!({"project_id": "p1", "root": dirty.canonicalize().unwrap().to_str().unwrap(), "pull_request": true}),
         )
         .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
     assert!(
         body["error"]["message"]
             .as_str()

@@ -24,7 +24,8 @@ pub const MAX_FILES: usize = 5000;
         (status = 400, description = "Malformed JSON", body = ErrorBody),
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 403, description = "Root not allowed for the project", body = ErrorBody),
-        (status = 422, description = "Invalid fields, or `pull_request` refused (a work tree with changes, a detached HEAD, no remote, the default branch)", body = ErrorBody)))]
+        (status = 409, description = "`pull_request` refused by the project's state: not a git work tree, a work tree with changes, a detached HEAD, no remote, the default branch", body = ErrorBody),
+        (status = 422, description = "Invalid fields", body = ErrorBody)))]
 pub async fn create(
     State(state): State<SharedState>,
     Caller(scope): Caller,
@@ -62,7 +63,7 @@ pub async fn create(
         };
         keel_host::git::GitWork::prepare(&new.root, options)
             .await
-            .map_err(|e| ApiError::unprocessable(format!("`pull_request`: {e}")))?;
+            .map_err(|e| ApiError::conflict(format!("`pull_request`: {e}")))?;
         new.metadata.insert(
             crate::api::PULL_REQUEST_KEY.to_owned(),
             serde_json::Value::Bool(true),
