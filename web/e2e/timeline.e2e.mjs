@@ -38,6 +38,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 const SCRIPT = join(REPO, "examples", "scripts", "timeline-demo.json");
 const PAGE_SCRIPT = join(REPO, "examples", "scripts", "page-demo.json");
 const WORKSPACE_SCRIPT = join(REPO, "examples", "scripts", "page-workspace.json");
+const IMAGE_HOOKS_SCRIPT = join(REPO, "examples", "scripts", "page-image-hooks.json");
 const MCP_ECHO = join(REPO, "web", "e2e", "mcp-echo.mjs");
 const SCREENSHOTS = join(REPO, "web", "e2e", "screenshots");
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -571,6 +572,89 @@ async function workspaceDemo(page) {
   });
 }
 
+/** A small red PNG, written to `path`. */
+function writePng(path) {
+  const png = new PNG({ width: 8, height: 8 });
+  for (let i = 0; i < png.data.length; i += 4) png.data.set([220, 30, 30, 255], i);
+  writeFileSync(path, PNG.sync.write(png));
+}
+
+/** Issue 27 §3 and issue 26 §1 on the page: a task with an uploaded image on a vision model,
+ * its tool call passing a PreToolUse and a PostToolUse hook (rows on the timeline), a file that
+ * is not an image refused in the page, and the same upload on a model without vision refused
+ * by the model's name. */
+async function imageHooksDemo(page) {
+  const root = join(workDir, "project-images");
+  cpSync(join(REPO, "examples", "sample-project"), root, { recursive: true });
+  const shot = join(workDir, "shot.png");
+  writePng(shot);
+  const notes = join(workDir, "notes.txt");
+  writeFileSync(notes, "not an image");
+  // In the project: hooks run in the session's sandbox, which may write only there.
+  const hookLog = join(root, "post-hook.log");
+  const config = join(workDir, "image-hooks-server.toml");
+  writeFileSync(
+    config,
+    `vision = true\n\n[[hooks.PreToolUse]]\nmatcher = "read_file"\n` +
+      `command = ${JSON.stringify(`echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"reading is fine"}}'`)}\n\n` +
+      `[[hooks.PostToolUse]]\nmatcher = "read_file"\ncommand = ${JSON.stringify(`cat > ${hookLog}`)}\n`,
+  );
+  await page.goto("about:blank");
+  let { base, token } = await launch(IMAGE_HOOKS_SCRIPT, root, "image-hooks", ["--config", config]);
+  const query = new URLSearchParams({ project: "images", root, mode: "direct" });
+  await page.goto(`${base}/?${query}#token=${token}`);
+  await page.getByTestId("task-input").waitFor();
+
+  await check("a file that is not an image is refused in the page, by name", async () => {
+    await page.getByTestId("task-images-input").setInputFiles(notes);
+    await page.getByText("notes.txt").first().waitFor();
+    if ((await page.getByTestId("attached-image").count()) !== 0) throw new Error("notes.txt was attached");
+  });
+
+  await check("attach an image, run the task: the image reaches the turn, hooks run on its tool call", async () => {
+    await page.getByTestId("task-images-input").setInputFiles(shot);
+    await page.getByTestId("attached-image").filter({ hasText: "shot.png" }).waitFor();
+    await page.getByTestId("task-input").fill("What does this picture point at?");
+    await checkAccessibility(page, "image attached");
+    await screenshot(page, "13-image-attached");
+    await page.getByTestId("task-submit").click();
+    await page.getByTestId("session-view").waitFor();
+    await page.locator('[data-testid="run-status"]', { hasText: "idle" }).waitFor();
+    await page.locator('[data-testid="timeline-log"]', { hasText: "Task started: What does this picture point at? (images: shot.png)" }).waitFor();
+    await page.locator('[data-testid="timeline-log"]', { hasText: "Hook PreToolUse allowed the call" }).waitFor();
+    await page.locator('[data-testid="timeline-log"]', { hasText: "Hook PostToolUse ran" }).waitFor();
+    const result = (await page.getByTestId("result").textContent()) ?? "";
+    if (!result.includes("red square")) throw new Error(`result: ${result}`);
+    const sessionId = await page.getByTestId("session-view").getAttribute("data-session-id");
+    const events = await api(base, token, "GET", `/v1/sessions/${sessionId}/events`);
+    const list = Array.isArray(events) ? events : events.events ?? events.items ?? [];
+    const start = list.find((e) => e.type === "agent.start");
+    const images = start?.payload?.images ?? [];
+    if (images.length !== 1 || images[0].name !== "shot.png" || images[0].media_type !== "image/png") {
+      throw new Error(`agent.start images: ${JSON.stringify(images)}`);
+    }
+    if (!existsSync(hookLog) || !readFileSync(hookLog, "utf8").includes("PostToolUse")) throw new Error("the PostToolUse hook was not given the event");
+    await checkAccessibility(page, "hooks and image");
+    await screenshot(page, "14-hooks-image");
+  });
+
+  writeFileSync(config, "vision = false\n");
+  await page.goto("about:blank");
+  ({ base, token } = await launch(IMAGE_HOOKS_SCRIPT, root, "no-vision", ["--config", config]));
+  await page.goto(`${base}/?${query}#token=${token}`);
+  await page.getByTestId("task-input").waitFor();
+  await check("the same upload on a model without vision: refused by the model's name", async () => {
+    await page.getByTestId("task-images-input").setInputFiles(shot);
+    await page.getByTestId("attached-image").filter({ hasText: "shot.png" }).waitFor();
+    await page.getByTestId("task-input").fill("What does this picture point at?");
+    await page.getByTestId("task-submit").click();
+    await page.getByTestId("session-view").waitFor();
+    await page.locator('[data-testid="run-status"]', { hasText: "idle" }).waitFor();
+    await page.locator('[data-testid="timeline-log"][data-level="error"]', { hasText: /Task failed: .*image/ }).first().waitFor();
+    if ((await page.locator('[data-testid="timeline-tool"]').count()) !== 0) throw new Error("a tool ran although the model cannot see the image");
+  });
+}
+
 /** Time from opening a 5,000-event session to its first timeline row, and to its whole history. */
 async function firstRowTiming(page) {
   const root = join(workDir, "project-bulk");
@@ -829,6 +913,7 @@ async function main() {
 
   await pageDemo(page);
   await workspaceDemo(page);
+  await imageHooksDemo(page);
   await firstRowTiming(page);
   const size = bundleSize();
   log(`bundle: ${(size.raw / 1024).toFixed(1)} KiB, ${(size.gzip / 1024).toFixed(1)} KiB gzip (web/dist)`);

@@ -2584,7 +2584,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is over the turn limit */
+            /** @description The body is over the turn limit, or `input` over the server's `body_limit` */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -8,16 +8,12 @@ use std::path::{Path, PathBuf};
 
 use keel_events::{Event, EventKind, HookDecision, ToolStatus};
 use keel_test_support::ScriptBuilder;
+use keel_test_support::hooks::{
+    BLOCK_RM, FOUR_HOOKS, claude_settings, four_hooks_project, four_hooks_script, keel_toml,
+};
 use serde_json::json;
 
 use crate::common::{events, keel};
-
-/// The hooks of the tests, as (event, matcher, command).
-const BLOCK_RM: &str =
-    r#"if grep -q '"command":"rm '; then echo 'rm is not allowed in this project' >&2; exit 2; fi"#;
-const REWRITE: &str = r#"echo "{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\", \"updatedInput\": {\"file_path\": \"$CLAUDE_PROJECT_DIR/out/b.txt\"}}}""#;
-const FORMAT: &str = r#"f=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["tool_input"]["file_path"])'); sed -i 's/[[:space:]]*$//' "$f""#;
-const STOP: &str = r#"if grep -q '"stop_hook_active":false'; then echo '{"decision": "block", "reason": "run the tests first"}'; fi"#;
 
 /// A project, a user folder, and the script.
 struct Project {
@@ -31,10 +27,8 @@ fn project(script: &ScriptBuilder) -> Project {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("project");
     let config = dir.path().join("config");
-    std::fs::create_dir_all(root.join("data")).unwrap();
-    std::fs::create_dir_all(root.join("out")).unwrap();
+    four_hooks_project(&root).unwrap();
     std::fs::create_dir_all(&config).unwrap();
-    std::fs::write(root.join("data/keep.txt"), "keep\n").unwrap();
     let script_path = dir.path().join("script.json");
     script.write(&script_path).unwrap();
     Project {
@@ -43,41 +37,6 @@ fn project(script: &ScriptBuilder) -> Project {
         config,
         script: script_path,
     }
-}
-
-/// `keel.toml` holding `hooks` as `[[hooks.EVENT]]` entries.
-fn keel_toml(hooks: &[(&str, &str, &str)]) -> String {
-    let mut text = String::new();
-    for (event, matcher, command) in hooks {
-        text.push_str(&format!("[[hooks.{event}]]\n"));
-        if !matcher.is_empty() {
-            text.push_str(&format!("matcher = {}\n", toml_string(matcher)));
-        }
-        text.push_str(&format!(
-            "command = {}\ntimeout = 10\n\n",
-            toml_string(command)
-        ));
-    }
-    text
-}
-
-fn toml_string(s: &str) -> String {
-    serde_json::to_string(s).unwrap()
-}
-
-/// `.claude/settings.json` holding the same hooks.
-fn claude_settings(hooks: &[(&str, &str, &str)]) -> String {
-    let mut events = serde_json::Map::new();
-    for (event, matcher, command) in hooks {
-        let groups = events
-            .entry((*event).to_owned())
-            .or_insert_with(|| json!([]));
-        groups.as_array_mut().unwrap().push(json!({
-            "matcher": matcher,
-            "hooks": [{"type": "command", "command": command, "timeout": 10}],
-        }));
-    }
-    serde_json::to_string_pretty(&json!({"hooks": events})).unwrap()
 }
 
 /// `keel run --json TASK` in the project, with `extra` flags.
@@ -130,26 +89,6 @@ fn agent_end(events: &[Event]) -> &keel_events::AgentEnd {
         })
         .unwrap()
 }
-
-/// The script of the four hooks' scenario: `rm`, a write the hook moves, then an answer the
-/// Stop hook sends back, then the final answer.
-fn four_hooks_script() -> ScriptBuilder {
-    ScriptBuilder::new()
-        .tool_call("execute_command", json!({"command": "rm -rf data"}))
-        .tool_call(
-            "write_file",
-            json!({"path": "a.txt", "content": "one   \ntwo\t\n"}),
-        )
-        .text("All done.")
-        .text("Tests run; all done.")
-}
-
-const FOUR_HOOKS: [(&str, &str, &str); 4] = [
-    ("PreToolUse", "Bash", BLOCK_RM),
-    ("PreToolUse", "Write", REWRITE),
-    ("PostToolUse", "Write|Edit", FORMAT),
-    ("Stop", "", STOP),
-];
 
 /// What the four hooks must have done.
 fn check_four_hooks(p: &Project, events: &[Event], stderr: &str) {

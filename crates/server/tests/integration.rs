@@ -13,6 +13,7 @@ mod approval_parity;
 mod checkpoints;
 mod git;
 mod handover;
+mod hooks;
 mod images;
 mod logging;
 mod mcp;

@@ -10,7 +10,7 @@
 //! behind plus the rule for programs installed from outside ([`processes`]),
 //! third-party test peers such as the MCP Python SDK ([`peers`]), and what a terminal shows
 //! after output that rewrites itself ([`screen`]), and real git repositories with a bare
-//! remote and a fake `gh` ([`git`]).
+//! remote and a fake `gh` ([`git`]), and the hooks every front end is tested with ([`hooks`]).
 //!
 //! A dev-dependency only. It depends on no `keel-*` crate, so any of them can use it without a
 //! dependency cycle: scripts are built as JSON for the test to load with `keel_engine::Script`.
@@ -18,6 +18,7 @@
 pub mod fs;
 pub mod git;
 pub mod golden;
+pub mod hooks;
 pub mod http;
 pub mod http_sink;
 pub mod mock_openai;

@@ -163,12 +163,15 @@ export function timelinePayload(event: Event): TimelinePayload | undefined {
     case "system.status":
       // A wait (with a kind) is transient: the next event ends it; it is not history.
       return event.payload.kind === undefined ? log("info", event.payload.message) : undefined;
-    case "agent.start":
+    case "agent.start": {
+      const images = event.payload.images ?? [];
+      const shown = images.length === 0 ? "" : ` (images: ${images.map((i) => i.name).join(", ")})`;
       return log(
         "info",
-        `Task started: ${event.payload.task_input}`,
+        `Task started: ${event.payload.task_input}${shown}`,
         meta({ agentName: event.payload.agent_name, modeHint: event.payload.mode_hint }),
       );
+    }
     case "agent.end": {
       const p = event.payload;
       const level: LogLevel =

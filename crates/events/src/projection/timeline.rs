@@ -28,7 +28,7 @@
 //! | `system.error` | `error`: `message` = the event's `error` |
 //! | `run.execution.fail` | `error`, `errorType` `execution_failed`, not recoverable |
 //! | `system.log` | `log` as is |
-//! | `system.status` without a `kind`, `run.plan.modify`, `run.plan.complete`, approvals, questions, `run.context.compress`, `agent.start` | `log` `info` |
+//! | `system.status` without a `kind`, `run.plan.modify`, `run.plan.complete`, approvals, questions, `run.context.compress`, `agent.start` (its images named) | `log` `info` |
 //! | `run.plan.respond` | `log` `info` with `questionId` and `options` in `metadata`, like `run.question.ask` |
 //! | `run.anomaly.detect`, `run.plan.replan`, `run.llm.retry`, `run.thinking.fail`, `run.execution.cancel`, fallback `prepare.model.select` | `log` `warn` |
 //! | `run.step.fail` | `log` `error` |
@@ -221,11 +221,20 @@ fn timeline_payload(event: &Event) -> Option<TimelinePayload> {
             metadata: p.metadata.clone(),
         }),
         K::SystemStatus(p) if p.kind.is_none() => log(LogLevel::Info, p.message.clone(), None),
-        K::AgentStart(p) => log(
-            LogLevel::Info,
-            format!("Task started: {}", p.task_input),
-            meta(json!({"agentName": p.agent_name, "modeHint": p.mode_hint})),
-        ),
+        K::AgentStart(p) => {
+            let images = p.images.as_deref().unwrap_or_default();
+            let shown = if images.is_empty() {
+                String::new()
+            } else {
+                let names: Vec<&str> = images.iter().map(|i| i.name.as_str()).collect();
+                format!(" (images: {})", names.join(", "))
+            };
+            log(
+                LogLevel::Info,
+                format!("Task started: {}{shown}", p.task_input),
+                meta(json!({"agentName": p.agent_name, "modeHint": p.mode_hint})),
+            )
+        }
         K::AgentEnd(p) => {
             let level = match p.status {
                 AgentStatus::Completed => LogLevel::Info,
@@ -537,6 +546,27 @@ mod tests {
             assert!(o.remove(key).is_some(), "envelope field {key} missing");
         }
         v
+    }
+
+    /// The images a task came with are named on its first row (never their bytes).
+    #[test]
+    fn task_start_names_its_images() {
+        let image = |name: &str| ImageInfo {
+            name: name.into(),
+            media_type: "image/png".into(),
+            size: 68,
+        };
+        let record = to_timeline(&event(AgentStart {
+            agent_name: "keel".into(),
+            task_input: "What does this show?".into(),
+            mode_hint: None,
+            images: Some(vec![image("shot.png"), image("pasted.png")]),
+        }))
+        .unwrap();
+        assert_eq!(
+            type_and_payload(&record)["payload"]["message"],
+            json!("Task started: What does this show? (images: shot.png, pasted.png)")
+        );
     }
 
     /// Seed 003 §6.1, field for field.

@@ -140,12 +140,24 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
                         Just(ModeHint::Direct),
                         Just(ModeHint::Plan)
                     ]),
+                    option::of(vec(
+                        (text(), text(), any::<u32>()).prop_map(|(name, media_type, size)| {
+                            ImageInfo {
+                                name,
+                                media_type,
+                                size: u64::from(size),
+                            }
+                        }),
+                        0..3,
+                    )),
                 )
-                    .prop_map(|(agent_name, task_input, mode_hint)| AgentStart {
-                        agent_name,
-                        task_input,
-                        mode_hint,
-                        images: None,
+                    .prop_map(|(agent_name, task_input, mode_hint, images)| {
+                        AgentStart {
+                            agent_name,
+                            task_input,
+                            mode_hint,
+                            images,
+                        }
                     }),
             ),
         ),

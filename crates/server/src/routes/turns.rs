@@ -25,7 +25,7 @@ pub const TURN_BODY_LIMIT: usize = 48 * 1024 * 1024;
         (status = 401, description = "No or bad token", body = ErrorBody),
         (status = 404, description = "Unknown session", body = ErrorBody),
         (status = 409, description = "`turn_running`, or `conflict`: the request id was used for another input, or another instance writes the session", body = ErrorBody),
-        (status = 413, description = "The body is over the turn limit", body = ErrorBody),
+        (status = 413, description = "The body is over the turn limit, or `input` over the server's `body_limit`", body = ErrorBody),
         (status = 422, description = "Invalid fields, or an image that is no PNG, JPEG, GIF or WebP, over 10 MiB or not base64 (named)", body = ErrorBody),
         (status = 503, description = "`unavailable`: this instance is draining; start the turn on another", body = ErrorBody)))]
 pub async fn create(
@@ -40,6 +40,17 @@ pub async fn create(
     }
     if body.input.trim().is_empty() {
         return Err(ApiError::unprocessable("`input` must not be empty"));
+    }
+    if body.input.len() > state.config.body_limit {
+        // The route's larger limit is room for images; the text keeps the server's own.
+        return Err(ApiError::new(
+            crate::error::ErrorCode::PayloadTooLarge,
+            format!(
+                "`input` is {} bytes, over the server's body_limit of {} bytes",
+                body.input.len(),
+                state.config.body_limit
+            ),
+        ));
     }
     let images = images(body.images)?;
     let input = keel_protocol::TurnInput::new(body.input, images);
