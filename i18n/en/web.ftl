@@ -198,6 +198,7 @@ timeline-step-start = Step { $current }/{ $total }: { $title }
 timeline-step-done = Step { $current }/{ $total } done: { $title }
 timeline-step-failed = Step { $current }/{ $total } failed: { $title }: { $error }
 timeline-task-started = Task started: { $task }
+timeline-task-started-images = Task started: { $task } (images: { $images })
 timeline-task-completed = Task completed: { $result }
 timeline-task-failed = Task failed: { $result }
 timeline-task-cancelled = Task cancelled: { $result }
@@ -316,6 +317,7 @@ memory-keep = Keep
 memory-forgotten = Forgotten: { $text }
 
 # MCP servers of the session.
+commands-heading = Custom commands
 mcp-heading = MCP servers
 mcp-empty = No MCP servers are configured for this project.
 mcp-state-running = running

@@ -183,6 +183,7 @@ timeline-step-start = 第 { $current }/{ $total } 步：{ $title }
 timeline-step-done = 第 { $current }/{ $total } 步完成：{ $title }
 timeline-step-failed = 第 { $current }/{ $total } 步失败：{ $title }：{ $error }
 timeline-task-started = 任务开始：{ $task }
+timeline-task-started-images = 任务开始：{ $task }（图片：{ $images }）
 timeline-task-completed = 任务完成：{ $result }
 timeline-task-failed = 任务失败：{ $result }
 timeline-task-cancelled = 任务已取消：{ $result }
@@ -265,6 +266,7 @@ memory-keep = 保留
 memory-forgotten = 已忘记：{ $text }
 
 # 会话的 MCP 服务器。
+commands-heading = 自定义命令
 mcp-heading = MCP 服务器
 mcp-empty = 此项目没有配置 MCP 服务器。
 mcp-state-running = 运行中

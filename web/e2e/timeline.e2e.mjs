@@ -572,6 +572,22 @@ async function workspaceDemo(page) {
   });
 }
 
+/** `length` letters that never repeat a short piece, the same on every run: an answer of
+ * `xxx…` is stopped by the engine's loop guard, as a model caught in a loop is. */
+function unrepeatingText(length) {
+  let state = 0x2545f491;
+  let text = "";
+  for (let i = 0; i < length; i++) {
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    text += String.fromCharCode(97 + (state % 26));
+  }
+  return text;
+}
+
 /** A small red PNG, written to `path`. */
 function writePng(path) {
   const png = new PNG({ width: 8, height: 8 });
@@ -579,10 +595,11 @@ function writePng(path) {
   writeFileSync(path, PNG.sync.write(png));
 }
 
-/** Issue 27 §3 and issue 26 §1 on the page: a task with an uploaded image on a vision model,
- * its tool call passing a PreToolUse and a PostToolUse hook (rows on the timeline), a file that
- * is not an image refused in the page, and the same upload on a model without vision refused
- * by the model's name. */
+/** Issue 27 §3 and issue 26 §1 and §3 on the page: a task with an uploaded image on a vision
+ * model, its tool call passing a PreToolUse and a PostToolUse hook (rows on the timeline), a
+ * follow-up `/review FILE` picked from the custom command hints, a file that is not an image
+ * refused in the page, and the same upload on a model without vision refused by the model's
+ * name. */
 async function imageHooksDemo(page) {
   const root = join(workDir, "project-images");
   cpSync(join(REPO, "examples", "sample-project"), root, { recursive: true });
@@ -592,6 +609,11 @@ async function imageHooksDemo(page) {
   writeFileSync(notes, "not an image");
   // In the project: hooks run in the session's sandbox, which may write only there.
   const hookLog = join(root, "post-hook.log");
+  mkdirSync(join(root, ".claude", "commands"), { recursive: true });
+  writeFileSync(
+    join(root, ".claude", "commands", "review.md"),
+    "---\ndescription: Review a file for bugs\nargument-hint: FILE\n---\nReview $1 for bugs and say what is wrong.\n",
+  );
   const config = join(workDir, "image-hooks-server.toml");
   writeFileSync(
     config,
@@ -635,7 +657,29 @@ async function imageHooksDemo(page) {
     }
     if (!existsSync(hookLog) || !readFileSync(hookLog, "utf8").includes("PostToolUse")) throw new Error("the PostToolUse hook was not given the event");
     await checkAccessibility(page, "hooks and image");
+    // The task's first row (with its image) and the hook rows in view.
+    await page.locator('[data-testid="timeline-log"]', { hasText: "(images: shot.png)" }).scrollIntoViewIfNeeded();
     await screenshot(page, "14-hooks-image");
+  });
+
+  await check("a follow-up /review runs the project's custom command, picked from the hints", async () => {
+    await page.getByTestId("followup-input").fill("/");
+    const hint = page.locator('[data-testid="command-hint"][data-name="review"]');
+    await hint.waitFor();
+    if (!((await hint.textContent()) ?? "").includes("/review FILE")) throw new Error(`hint: ${await hint.textContent()}`);
+    await page.getByTestId("followup-input").fill("/rev");
+    await checkAccessibility(page, "command hints");
+    await screenshot(page, "15-command-hints");
+    await hint.click();
+    if ((await page.getByTestId("followup-input").inputValue()) !== "/review ") throw new Error("picking the hint did not fill the box");
+    // The box has the focus, its caret after the name: typing goes on from there.
+    await page.waitForFunction(() => document.activeElement?.getAttribute("data-testid") === "followup-input");
+    await page.keyboard.type("calc/stats.py");
+    if ((await page.getByTestId("command-hints").count()) !== 0) throw new Error("hints stayed while arguments are typed");
+    await page.getByTestId("followup-submit").click();
+    await page.locator('[data-testid="timeline-log"]', { hasText: "Task started: Review calc/stats.py for bugs and say what is wrong." }).waitFor();
+    await page.locator('[data-testid="run-status"]', { hasText: "idle" }).waitFor();
+    await page.locator('[data-testid="timeline-log"]', { hasText: "should divide by len(values)" }).first().waitFor();
   });
 
   writeFileSync(config, "vision = false\n");
@@ -661,7 +705,7 @@ async function firstRowTiming(page) {
   cpSync(join(REPO, "examples", "sample-project"), root, { recursive: true });
   const script = join(workDir, "bulk.json");
   // One character per streamed delta: an answer of BULK_EVENTS characters is that many events.
-  writeFileSync(script, JSON.stringify({ chunk_chars: 1, delay_ms: 0, turns: [{ text: "x".repeat(BULK_EVENTS) }] }));
+  writeFileSync(script, JSON.stringify({ chunk_chars: 1, delay_ms: 0, turns: [{ text: unrepeatingText(BULK_EVENTS) }] }));
   await page.goto("about:blank");
   const { base, token } = await launch(script, root, "bulk");
   const session = await api(base, token, "POST", "/v1/sessions", { project_id: "bulk", root, mode: "direct" });

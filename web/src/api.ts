@@ -15,6 +15,9 @@ export type Session = Schemas["SessionView"];
 /** One checkpoint of a session (made before each turn). */
 export type Checkpoint = Schemas["CheckpointView"];
 
+/** A custom command of a session (a `/NAME ARGS` prompt template). */
+export type CustomCommand = Schemas["CommandView"];
+
 /** A turn (one user request) as the server reports it. */
 export type Turn = Schemas["TurnView"];
 
@@ -156,6 +159,11 @@ export class Api {
   }
 
   /** The session's MCP servers and their status. */
+  /** The session's custom commands, by name. */
+  async listCommands(sessionId: string): Promise<CustomCommand[]> {
+    return (await this.client.listCommands(sessionId)).commands;
+  }
+
   async listMcpServers(sessionId: string): Promise<McpServer[]> {
     return (await this.client.listMcpServers(sessionId)).servers;
   }

@@ -38,8 +38,12 @@ export function timelineText(m: Messages, source: Event, record: TimelineEvent):
         error: p.error,
       });
     }
-    case "agent.start":
-      return t("timeline-task-started", { task: source.payload.task_input });
+    case "agent.start": {
+      const images = (source.payload.images ?? []).map((i) => i.name);
+      return images.length === 0
+        ? t("timeline-task-started", { task: source.payload.task_input })
+        : t("timeline-task-started-images", { task: source.payload.task_input, images: images.join(", ") });
+    }
     case "agent.end":
       return t(`timeline-task-${source.payload.status}`, { result: source.payload.result });
     case "prepare.model.select": {

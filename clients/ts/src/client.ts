@@ -225,6 +225,11 @@ export class KeelClient {
     return this.call("get", "/v1/sessions/{id}/mcp", { path: { id: sessionId } });
   }
 
+  /** The session's custom commands (`/NAME ARGS` prompt templates) and the template files skipped. */
+  listCommands(sessionId: string): Promise<Schemas["CommandList"]> {
+    return this.call("get", "/v1/sessions/{id}/commands", { path: { id: sessionId } });
+  }
+
   /** The project's memory: its entries, the one recorded longest ago first. */
   listMemory(sessionId: string): Promise<Schemas["MemoryList"]> {
     return this.call("get", "/v1/sessions/{id}/memory", { path: { id: sessionId } });

@@ -169,6 +169,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/commands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session's custom commands, found in its root and the server's user config folder each
+         *     time they are asked for (a template added while the session lives is there at once). A turn
+         *     whose input is `/NAME ARGS` runs the expanded template.
+         */
+        get: operations["listCommands"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/events": {
         parameters: {
             query?: never;
@@ -453,7 +474,10 @@ export interface paths {
         /** The session's turns, oldest first. */
         get: operations["listTurns"];
         put?: never;
-        /** Starts a turn, with any images for the model. */
+        /**
+         * Starts a turn, with any images for the model; an input `/NAME ARGS` naming one of the
+         *     session's custom commands runs its expanded template with its `model` and `allowed-tools`.
+         */
         post: operations["createTurn"];
         delete?: never;
         options?: never;
@@ -592,6 +616,28 @@ export interface components {
             session_id?: string | null;
             /** @description The turn it was made before. */
             turn_id: string;
+        };
+        /** @description `GET /v1/sessions/{id}/commands` response. */
+        CommandList: {
+            /** @description The commands, by name. */
+            commands: components["schemas"]["CommandView"][];
+            /** @description The template files skipped, each naming its file and line and why. */
+            warnings: string[];
+        };
+        /** @description One custom command. */
+        CommandView: {
+            /** @description The only tools its turns are offered (`allowed-tools`, as written). */
+            allowed_tools?: string[] | null;
+            /** @description Its `argument-hint`, what to type after the name. */
+            argument_hint?: string | null;
+            /** @description Its `description` (else the first line of its template). */
+            description: string;
+            /** @description The model its turns run with (`model`). */
+            model?: string | null;
+            /** @description What follows the `/`. */
+            name: string;
+            /** @description `project` or `user`. */
+            scope: string;
         };
         /** @description `POST /v1/sessions` body. */
         CreateSession: {
@@ -1573,6 +1619,47 @@ export interface operations {
             };
             /** @description The root's checkpoints cannot be read (a damaged file is named) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listCommands: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's custom commands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommandList"];
+                };
+            };
+            /** @description No or bad token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown session */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2593,7 +2680,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid fields, or an image that is no PNG, JPEG, GIF or WebP, over 10 MiB or not base64 (named) */
+            /** @description Invalid fields, an image that is no PNG, JPEG, GIF or WebP, over 10 MiB or not base64 (named), or a `/NAME ARGS` custom command whose template cannot be expanded (its file and line) */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -292,16 +292,10 @@ fn announce_commands(cx: &ConnectionTo<Client>, opened: &Opened) -> Result<(), E
 /// prompt (a `/…` naming no command of the session is sent as written). A template that cannot
 /// be expanded is the error's message.
 fn expand_command(commands: &Commands, text: &str) -> Result<Option<(Command, String)>, String> {
-    let Some(rest) = text.trim_start().strip_prefix('/') else {
-        return Ok(None);
-    };
-    let (name, arguments) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    let Some(command) = commands.get(name) else {
-        return Ok(None);
-    };
-    match command.expand(arguments) {
-        Ok(prompt) => Ok(Some((command.clone(), prompt))),
-        Err(e) => Err(format!("/{name} not run: {e}")),
+    match commands.expand_prompt(text) {
+        None => Ok(None),
+        Some((command, Ok(prompt))) => Ok(Some((command.clone(), prompt))),
+        Some((command, Err(e))) => Err(format!("/{} not run: {e}", command.name)),
     }
 }
 

@@ -282,6 +282,16 @@ impl Commands {
         self.commands.iter().find(|c| c.name == name)
     }
 
+    /// The command a prompt `/NAME ARGS` names, with the prompt it expands to (or why it
+    /// cannot be expanded); `None` for any other prompt, a `/…` naming no command included —
+    /// it is sent as written.
+    pub fn expand_prompt(&self, text: &str) -> Option<(&Command, Result<String, ExpandError>)> {
+        let rest = text.trim_start().strip_prefix('/')?;
+        let (name, arguments) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        let command = self.get(name)?;
+        Some((command, command.expand(arguments)))
+    }
+
     /// No command was found.
     pub fn is_empty(&self) -> bool {
         self.commands.is_empty()

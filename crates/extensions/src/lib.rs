@@ -16,6 +16,7 @@ pub mod hook;
 pub mod skill;
 mod sources;
 mod tool_names;
+mod tool_patterns;
 pub mod trust;
 mod warning;
 
@@ -29,6 +30,7 @@ pub use sources::{
     USER_SKILLS,
 };
 pub use tool_names::{claude_tool_names, keel_tool_name};
+pub use tool_patterns::{command_matches, command_patterns};
 pub use trust::{TRUST_FILE, TrustError, TrustedFolders};
 pub use warning::Warning;
 

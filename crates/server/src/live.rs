@@ -480,6 +480,7 @@ impl LiveSession {
         state: &Arc<AppState>,
         request_id: String,
         input: keel_protocol::TurnInput,
+        overrides: Option<keel_engine::TurnOverrides>,
     ) -> Result<(Turn, bool), StartError> {
         if let Some(turn) = state
             .host
@@ -526,7 +527,8 @@ impl LiveSession {
         let turn = start.turn.clone();
         state.producers.clone().spawn(async move {
             let guard = live.channel.producing();
-            live.run_turn(&state, turn, input, cancel, produced).await;
+            live.run_turn(&state, turn, input, overrides, cancel, produced)
+                .await;
             live.release();
             drop(guard);
             live.work_done(&state).await;
@@ -553,26 +555,39 @@ impl LiveSession {
         Ok(Some((start, produced)))
     }
 
-    /// Runs turn `turn` to its end and records the end under the writer claim — unless the
-    /// turn was handed over (drain) or the session taken over by another instance: then this
-    /// instance records nothing.
+    /// Runs turn `turn` (with a custom command's `overrides`, for this turn only) to its end
+    /// and records the end under the writer claim — unless the turn was handed over (drain) or
+    /// the session taken over by another instance: then this instance records nothing.
     async fn run_turn(
         &self,
         state: &AppState,
         turn: Turn,
         input: keel_protocol::TurnInput,
+        overrides: Option<keel_engine::TurnOverrides>,
         cancel: CancellationToken,
         produced: Produced,
     ) {
+        let turn_id = turn.id.clone();
+        let task = input.text.clone();
         let driven = self
-            .drive_with(
-                state,
-                &cancel,
-                &produced,
-                None,
-                Some(input.text.as_str()),
-                |agent| Box::pin(agent.run_turn_with_id(turn.id.clone(), input.clone())),
-            )
+            .drive_with(state, &cancel, &produced, None, Some(&task), |agent| {
+                Box::pin(async move {
+                    if let Some(overrides) = &overrides {
+                        for problem in agent.apply_overrides(overrides) {
+                            agent.emitter().emit(SystemLog {
+                                level: LogLevel::Warn,
+                                message: format!("not applied in this turn: {problem}"),
+                                metadata: None,
+                            });
+                        }
+                    }
+                    let outcome = agent.run_turn_with_id(turn_id, input).await;
+                    if overrides.is_some() {
+                        agent.clear_overrides();
+                    }
+                    outcome
+                })
+            })
             .await;
         self.end_turn(state, &turn.id, driven, &produced, None)
             .await;

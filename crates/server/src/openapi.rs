@@ -7,8 +7,8 @@ use utoipa::{Modify, OpenApi};
 use crate::api;
 use crate::error::{ErrorBody, ErrorDetail};
 use crate::routes::{
-    checkpoints, events, file_runs, health, interactions, mcp, memory, rules, sessions, shadow,
-    stream_tokens, timeline, turns,
+    checkpoints, commands, events, file_runs, health, interactions, mcp, memory, rules, sessions,
+    shadow, stream_tokens, timeline, turns,
 };
 
 /// The API description.
@@ -22,7 +22,7 @@ use crate::routes::{
         events::events, events::ws,
         interactions::approve, interactions::answer,
         file_runs::create, timeline::timeline, timeline::import, stream_tokens::create,
-        rules::list, rules::revoke, mcp::list, memory::list, memory::forget,
+        rules::list, rules::revoke, mcp::list, commands::list, memory::list, memory::forget,
         checkpoints::list, checkpoints::rewind, checkpoints::fork,
         shadow::get, shadow::apply, shadow::discard,
     ),
@@ -34,6 +34,7 @@ use crate::routes::{
         api::FileRunStarted, api::Timeline, api::StreamTokenBody, api::StreamToken,
         api::FileList, api::RuleView, api::RuleList, api::ImportLogResult, api::BadLineView,
         mcp::McpServerList, mcp::McpServerView, mcp::McpToolView,
+        commands::CommandList, commands::CommandView,
         api::MemoryList, api::MemoryEntryView,
         api::CheckpointView, api::CheckpointList, api::RewindBody, api::RewindResult,
         api::ForkBody,

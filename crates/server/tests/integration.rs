@@ -11,6 +11,7 @@ mod common;
 mod api;
 mod approval_parity;
 mod checkpoints;
+mod commands;
 mod git;
 mod handover;
 mod hooks;

@@ -1,12 +1,13 @@
-import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import type { ImageUpload } from "../images";
 import { addImages, ImageAttach } from "./ImageAttach";
-import { newRequestId, type Api, type Session } from "../api";
+import { newRequestId, type Api, type CustomCommand, type Session } from "../api";
 import { rulesByFile, type RuleView } from "../approval";
 import { SessionModel } from "../sessionModel";
 import { EventStream } from "../stream";
 import { useI18n } from "../i18n";
 import { ApprovalPanel } from "./ApprovalPanel";
+import { CommandHints } from "./CommandHints";
 import { CommandOutputs } from "./CommandOutputs";
 import { FileChanges } from "./FileChanges";
 import { FileRuns } from "./FileRuns";
@@ -66,6 +67,34 @@ export function SessionView(props: {
   const reportError = (err: unknown) => {
     if (!onAuthFailure(err)) setActionError(err instanceof Error ? err.message : String(err));
   };
+
+  /** The session's custom commands, offered while a follow-up `/NAME` is typed. */
+  const [commands, setCommands] = useState<CustomCommand[]>([]);
+  const followUpInput = useRef<HTMLInputElement>(null);
+  /** A picked command fills the box; typing goes on after it. */
+  const pickCommand = (text: string) => {
+    setFollowUp(text);
+    requestAnimationFrame(() => {
+      const input = followUpInput.current;
+      if (!input) return;
+      input.focus();
+      input.setSelectionRange(text.length, text.length);
+    });
+  };
+  useEffect(() => {
+    let stopped = false;
+    api.listCommands(sessionId).then(
+      (found) => {
+        if (!stopped) setCommands(found);
+      },
+      (err: unknown) => {
+        if (!stopped) reportError(err);
+      },
+    );
+    return () => {
+      stopped = true;
+    };
+  }, [api, sessionId]);
 
   useEffect(() => {
     let stopped = false;
@@ -300,6 +329,7 @@ export function SessionView(props: {
             </label>
             <input
               id="followup-input"
+              ref={followUpInput}
               data-testid="followup-input"
               placeholder={running ? t("followup-wait") : t("followup-placeholder")}
               value={followUp}
@@ -313,6 +343,7 @@ export function SessionView(props: {
                 }
               }}
             />
+            <CommandHints commands={commands} input={followUp} onPick={pickCommand} />
             <ImageAttach
               images={followUpImages}
               onChange={setFollowUpImages}

@@ -144,10 +144,7 @@ impl HostedSession for CliSession {
     ) -> PromptEnd {
         let end = match command {
             Some(command) => {
-                let overrides = keel_engine::TurnOverrides {
-                    model: command.model.clone(),
-                    tools: command.allowed_tool_names(),
-                };
+                let overrides = keel_engine::TurnOverrides::of_command(command);
                 self.host.turn_with(input, &overrides).await
             }
             None => self.host.turn(input).await,

@@ -83,10 +83,7 @@ pub async fn chat(mut host: Host, settings: &Settings) -> ExitCode {
                     Some(Slash::Exit) => break,
                     Some(Slash::Done) => continue,
                     Some(Slash::Turn(command, prompt)) => {
-                        let overrides = keel_engine::TurnOverrides {
-                            model: command.model.clone(),
-                            tools: command.allowed_tool_names(),
-                        };
+                        let overrides = keel_engine::TurnOverrides::of_command(command);
                         host.turn_with(&prompt, &overrides).await
                     }
                     None => match super::chat_images::images_in_line(line, &settings.root) {

@@ -301,6 +301,8 @@ impl AgentSession {
                     .into_iter()
                     .map(|name| format!("no tool `{name}`")),
             );
+            self.tools
+                .set_command_patterns(keel_extensions::command_patterns(tools));
         }
         problems
     }
@@ -311,6 +313,7 @@ impl AgentSession {
             self.config.models = models;
         }
         self.tools.set_allowed(None);
+        self.tools.set_command_patterns(None);
     }
 
     /// Where events go.

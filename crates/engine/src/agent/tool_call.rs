@@ -90,6 +90,8 @@ pub(crate) struct Toolbox {
     skill: Option<keel_tools::builtin::Skill>,
     /// The only tools of `base` and `source` offered (a custom command's `allowed-tools`).
     allowed: Option<Vec<String>>,
+    /// The only commands `execute_command` runs (its `Bash(pattern)` entries).
+    command_patterns: Option<Vec<String>>,
     pub(crate) checkpoints: Option<Arc<CheckpointStore>>,
     pub(crate) approver: Arc<dyn Approver>,
     pub(crate) answerer: Arc<dyn QuestionAnswerer>,
@@ -215,6 +217,7 @@ impl Toolbox {
             base: tools,
             skill: None,
             allowed: None,
+            command_patterns: None,
             source: None,
             source_names: Vec::new(),
             functions: Vec::new(),
@@ -255,6 +258,32 @@ impl Toolbox {
                 .collect(),
             None => Vec::new(),
         }
+    }
+
+    /// Lets `execute_command` run only commands one of `patterns` allows (see
+    /// keel-extensions' `command_matches`), or any command (`None`).
+    pub(crate) fn set_command_patterns(&mut self, patterns: Option<Vec<String>>) {
+        self.command_patterns = patterns;
+    }
+
+    /// The refusal of a command no pattern of [`Self::set_command_patterns`] allows.
+    fn command_refusal(&self, tool: &str, arguments: &serde_json::Value) -> Option<ToolResult> {
+        let patterns = self.command_patterns.as_ref()?;
+        if tool != "execute_command" {
+            return None;
+        }
+        let command = arguments.get("command")?.as_str()?;
+        if patterns
+            .iter()
+            .any(|p| keel_extensions::command_matches(p, command))
+        {
+            return None;
+        }
+        let allowed: Vec<String> = patterns.iter().map(|p| format!("`{p}`")).collect();
+        Some(ToolResult::error(format!(
+            "not run: this turn's allowed-tools let execute_command run only {}; `{command}` is not one of them",
+            allowed.join(", ")
+        )))
     }
 
     /// Also offers the tools of `source`, as they are before each model call.
@@ -464,7 +493,10 @@ impl Toolbox {
                     if let Some(rewritten) = rewritten {
                         arguments = rewritten;
                     }
-                    self.handle(scope, call, &arguments, started).await
+                    match self.command_refusal(&call.name, &arguments) {
+                        Some(refusal) => (refusal, ToolStatus::Denied).into(),
+                        None => self.handle(scope, call, &arguments, started).await,
+                    }
                 }
             };
             let (mut result, status, mut end) = match handled {

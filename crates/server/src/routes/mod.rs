@@ -10,6 +10,7 @@ use crate::error::{ApiError, ErrorCode};
 use crate::state::SharedState;
 
 pub mod checkpoints;
+pub mod commands;
 pub mod events;
 pub mod extract;
 pub mod file_runs;
@@ -64,6 +65,7 @@ pub fn router(state: SharedState) -> Router {
         .route("/v1/sessions/{id}/shadow/discard", post(shadow::discard))
         .route("/v1/sessions/{id}/rules", get(rules::list))
         .route("/v1/sessions/{id}/mcp", get(mcp::list))
+        .route("/v1/sessions/{id}/commands", get(commands::list))
         .route("/v1/sessions/{id}/memory", get(memory::list))
         .route(
             "/v1/sessions/{id}/memory/{entry_id}",

@@ -14,7 +14,8 @@ use crate::state::{Caller, SharedState};
 /// cap in base64), unless the server's `body_limit` is larger.
 pub const TURN_BODY_LIMIT: usize = 48 * 1024 * 1024;
 
-/// Starts a turn, with any images for the model.
+/// Starts a turn, with any images for the model; an input `/NAME ARGS` naming one of the
+/// session's custom commands runs its expanded template with its `model` and `allowed-tools`.
 #[utoipa::path(post, path = "/v1/sessions/{id}/turns", operation_id = "createTurn", tag = "turns", request_body = CreateTurn,
     params(("id" = String, Path, description = "Session id")),
     security(("bearer" = [])),
@@ -26,7 +27,7 @@ pub const TURN_BODY_LIMIT: usize = 48 * 1024 * 1024;
         (status = 404, description = "Unknown session", body = ErrorBody),
         (status = 409, description = "`turn_running`, or `conflict`: the request id was used for another input, or another instance writes the session", body = ErrorBody),
         (status = 413, description = "The body is over the turn limit, or `input` over the server's `body_limit`", body = ErrorBody),
-        (status = 422, description = "Invalid fields, or an image that is no PNG, JPEG, GIF or WebP, over 10 MiB or not base64 (named)", body = ErrorBody),
+        (status = 422, description = "Invalid fields, an image that is no PNG, JPEG, GIF or WebP, over 10 MiB or not base64 (named), or a `/NAME ARGS` custom command whose template cannot be expanded (its file and line)", body = ErrorBody),
         (status = 503, description = "`unavailable`: this instance is draining; start the turn on another", body = ErrorBody)))]
 pub async fn create(
     State(state): State<SharedState>,
@@ -34,7 +35,7 @@ pub async fn create(
     ApiPath(id): ApiPath<String>,
     ApiJson(body): ApiJson<CreateTurn>,
 ) -> ApiResult<(StatusCode, Json<TurnCreated>)> {
-    state.visible_session(&scope, &id).await?;
+    let session = state.visible_session(&scope, &id).await?;
     if uuid::Uuid::parse_str(&body.request_id).is_err() {
         return Err(ApiError::unprocessable("`request_id` must be a UUID"));
     }
@@ -53,9 +54,13 @@ pub async fn create(
         ));
     }
     let images = images(body.images)?;
-    let input = keel_protocol::TurnInput::new(body.input, images);
+    let (text, overrides) = super::commands::expand_input(&state, &session.root, body.input)?;
+    let input = keel_protocol::TurnInput::new(text, images);
     let live = state.live(&id);
-    match live.start_turn(&state, body.request_id, input).await {
+    match live
+        .start_turn(&state, body.request_id, input, overrides)
+        .await
+    {
         Ok((turn, created)) => {
             tracing::info!(session_id = %id, turn_id = %turn.id, created, "turn accepted");
             let status = if created {
@@ -91,7 +96,10 @@ fn images(uploads: Vec<ImageUpload>) -> ApiResult<Vec<keel_protocol::Image>> {
         .into_iter()
         .enumerate()
         .map(|(i, upload)| {
-            let name = upload.name.unwrap_or_else(|| format!("image {}", i + 1));
+            let name = upload
+                .name
+                .filter(|n| !n.trim().is_empty())
+                .unwrap_or_else(|| format!("image {}", i + 1));
             if let Some(declared) = upload.media_type.as_deref()
                 && !TYPES.contains(&declared)
             {

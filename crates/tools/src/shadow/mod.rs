@@ -200,8 +200,24 @@ impl Shadow {
 
     /// Removes this shadow workspace and every change staged in it.
     pub fn discard(self) -> Result<(), ShadowError> {
-        std::fs::remove_dir_all(&self.dir).map_err(|e| ShadowError::io(&self.dir, e))
+        remove_shadow_dir(&self.dir)
     }
+}
+
+/// Removes a shadow folder so that no reader sees it half removed (a page asking for the
+/// staged batch while it is discarded gets "nothing staged", never "damaged"): renamed aside
+/// to a name no session has, then deleted.
+fn remove_shadow_dir(dir: &Path) -> Result<(), ShadowError> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let aside = dir.with_file_name(format!(".{name}.removing-{}-{nanos}", std::process::id()));
+    std::fs::rename(dir, &aside).map_err(|e| ShadowError::io(dir, e))?;
+    std::fs::remove_dir_all(&aside).map_err(|e| ShadowError::io(&aside, e))
 }
 
 /// The environment of a command run in the shadow copy `tree`: this process's, with git kept
@@ -228,7 +244,7 @@ pub fn discard(root: &Path, session: Option<&str>) -> Result<String, ShadowError
             root: root.display().to_string(),
         });
     }
-    std::fs::remove_dir_all(&dir).map_err(|e| ShadowError::io(&dir, e))?;
+    remove_shadow_dir(&dir)?;
     Ok(session)
 }
 
