@@ -29,7 +29,7 @@ pub use sources::{
     COMMAND_FOLDERS, HOOK_FILES, SKILL_FOLDERS, Scope, Sources, USER_COMMANDS, USER_HOOKS,
     USER_SKILLS,
 };
-pub use tool_names::{claude_tool_names, keel_tool_name};
+pub use tool_names::{allowed_keel_tools, claude_tool_names, keel_tool_name};
 pub use tool_patterns::{command_matches, command_patterns};
 pub use trust::{TRUST_FILE, TrustError, TrustedFolders};
 pub use warning::Warning;

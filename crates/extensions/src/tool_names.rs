@@ -25,6 +25,19 @@ pub fn keel_tool_name(name: &str) -> &str {
         .map_or(name, |(_, keel)| keel)
 }
 
+/// The Keel tools an `allowed-tools` entry allows: its tool ([`keel_tool_name`]), and for
+/// Claude Code's `Edit` and `MultiEdit` also `write_file` — Claude Code's Edit permission
+/// covers every tool that edits a file, so a command allowed to `Edit` may give a file whole.
+pub fn allowed_keel_tools(entry: &str) -> Vec<&str> {
+    let keel = keel_tool_name(entry);
+    let name = entry.split('(').next().unwrap_or(entry).trim();
+    if matches!(name, "Edit" | "MultiEdit") {
+        vec![keel, "write_file"]
+    } else {
+        vec![keel]
+    }
+}
+
 /// Claude Code's names for Keel's tool `keel` (`execute_command` → `Bash`; none for a tool
 /// Claude Code does not have).
 pub fn claude_tool_names(keel: &str) -> impl Iterator<Item = &'static str> + '_ {
@@ -37,6 +50,20 @@ pub fn claude_tool_names(keel: &str) -> impl Iterator<Item = &'static str> + '_ 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn claude_codes_edit_allows_every_file_edit() {
+        assert_eq!(
+            allowed_keel_tools("Edit"),
+            ["replace_in_file", "write_file"]
+        );
+        assert_eq!(
+            allowed_keel_tools("MultiEdit(src/**)"),
+            ["replace_in_file", "write_file"]
+        );
+        assert_eq!(allowed_keel_tools("replace_in_file"), ["replace_in_file"]);
+        assert_eq!(allowed_keel_tools("Read"), ["read_file"]);
+    }
 
     #[test]
     fn names_map_both_ways() {

@@ -11,8 +11,9 @@
 //! | event system | [`Runner::publish`] | one JSON line each, in a [`WireFormat`] (`paths`: seed 004's `/agent/edit/*` event paths) |
 //! | SDK | [`Runner::events`] | a [`Stream`] of the events themselves, for the caller to handle |
 //!
-//! [`Runner::close`] ends the session: memory distillation (when the settings make it), then
-//! what is left stored.
+//! [`Runner::set_git`] adds seed 004's git work (a commit per turn, a branch, `pull_request`:
+//! [`Runner::open_pull_request`] after the turns). [`Runner::close`] ends the session: memory
+//! distillation (when the settings make it), then what is left stored.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -32,6 +33,7 @@ use tokio::sync::mpsc;
 
 use crate::agent::{AgentSettings, Interaction};
 use crate::error::HostError;
+use crate::git::{GitError, GitOptions, PullRequest};
 use crate::hosted::{HostedSession, SessionHost, SessionSource};
 use crate::project_store::{open_project_store, project_id_of};
 use crate::session::open_session;
@@ -146,6 +148,22 @@ impl Runner {
     /// not start), once.
     pub fn take_warnings(&mut self) -> Vec<String> {
         std::mem::take(&mut self.warnings)
+    }
+
+    /// Seed 004's git work for the next turns (as `keel run --commit --branch NAME --pr` and a
+    /// server session's `pull_request`): `options.branch` switched to, and each turn that
+    /// changed files committed after its `agent.end`. Refused before any turn, naming why, on a
+    /// work tree with changes Keel did not make, a detached HEAD, no remote or, for a pull
+    /// request, the default branch.
+    pub async fn set_git(&mut self, options: GitOptions) -> Result<(), GitError> {
+        self.session.set_git(options).await
+    }
+
+    /// Pushes the branch and opens a pull request for the session's commits, through `gh`
+    /// when it is installed and signed in, else naming the compare page (`None` when
+    /// [`Runner::set_git`] asked for no pull request). What happened is also on the stream.
+    pub async fn open_pull_request(&mut self) -> Option<Result<PullRequest, GitError>> {
+        self.session.open_pull_request().await
     }
 
     /// The terminal runner: runs `request` as one turn, its events rendered to `out` as the

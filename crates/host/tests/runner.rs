@@ -182,3 +182,63 @@ async fn current_in_a_project_without_sessions_is_a_new_one_and_an_unknown_id_is
         ConversationName::Current
     );
 }
+
+/// Seed 004's `pull_request` through the library: the runner's turn is committed (only its
+/// file) and its branch pushed to the remote, the compare page named when `gh` is absent; a
+/// work tree with the user's own changes is refused before any turn.
+#[tokio::test]
+async fn the_runner_commits_its_turn_and_pushes_the_branch_of_a_pull_request() {
+    use keel_host::git::{GitOptions, Opened};
+    use keel_test_support::git::{add_github_remote, commit_files, git, init_repo};
+
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    init_repo(&repo, &[("README.md", "readme\n")]);
+    let bare = add_github_remote(&repo, dir.path());
+    git(&repo, &["switch", "-q", "-c", "keel/runner"]);
+    let script = keel_test_support::ScriptBuilder::new()
+        .tool_call(
+            "write_file",
+            serde_json::json!({"path": "runner.txt", "content": "from the runner\n"}),
+        )
+        .text("Wrote runner.txt.");
+    let mut config = config(&repo, &[], "new");
+    config.provider = Arc::new(ScriptedProvider::new(
+        Script::from_json(&script.to_json().to_string()).unwrap(),
+    ));
+    let mut runner = Runner::open(config).await.unwrap();
+    let options = GitOptions {
+        pull_request: true,
+        ..GitOptions::default()
+    };
+    runner.set_git(options.clone()).await.unwrap();
+    completed(
+        runner
+            .publish("Write runner.txt", WireFormat::Paths, Shared::default())
+            .await,
+    );
+    assert_eq!(commit_files(&repo, "HEAD"), ["runner.txt"]);
+    let pr = runner.open_pull_request().await.unwrap().unwrap();
+    assert_eq!(pr.branch, "keel/runner");
+    assert!(
+        matches!(&pr.opened, Opened::Compare(url) if url.ends_with("/compare/keel/runner?expand=1")),
+        "{pr:?}"
+    );
+    assert_eq!(
+        git(&bare, &["rev-parse", "refs/heads/keel/runner"]),
+        git(&repo, &["rev-parse", "HEAD"])
+    );
+    runner.close(std::future::pending()).await;
+
+    // The user's own uncommitted edit: refused, naming it.
+    std::fs::write(repo.join("README.md"), "the user's edit\n").unwrap();
+    let mut runner = Runner::open(config_for_repo(&repo)).await.unwrap();
+    let refused = runner.set_git(options).await.unwrap_err().to_string();
+    assert!(refused.contains("README.md"), "{refused}");
+    runner.close(std::future::pending()).await;
+}
+
+fn config_for_repo(repo: &std::path::Path) -> RunnerConfig {
+    config(repo, &["unused"], "new")
+}

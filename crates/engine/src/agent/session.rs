@@ -293,7 +293,8 @@ impl AgentSession {
         if let Some(tools) = &overrides.tools {
             let names: Vec<String> = tools
                 .iter()
-                .map(|t| keel_extensions::keel_tool_name(t).to_owned())
+                .flat_map(|t| keel_extensions::allowed_keel_tools(t))
+                .map(str::to_owned)
                 .collect();
             problems.extend(
                 self.tools

@@ -1,6 +1,7 @@
 //! A turn run with other settings than the session's: the `model` and `allowed-tools` of a
 //! custom command's front matter. Tool names are Keel's, or Claude Code's (`Read`, `Bash`,
-//! `Edit`, …) mapped to Keel's by keel-extensions' `keel_tool_name`. `Bash(pattern)` entries
+//! `Edit`, …) mapped to Keel's by keel-extensions' `allowed_keel_tools` (`Edit` allows
+//! `write_file` too). `Bash(pattern)` entries
 //! also limit the commands `execute_command` runs in the turn (keel-extensions'
 //! `command_matches`: `Bash(git add:*)`, `Bash(npm test)`); another tool's pattern allows the
 //! tool (its pattern is not applied).
