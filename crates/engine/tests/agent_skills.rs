@@ -232,3 +232,34 @@ async fn a_turn_with_allowed_tools_offers_only_those() {
     assert_eq!(requests[1].body["model"], "mock-model");
     assert!(tool_names(&server, 1).contains(&"execute_command".to_owned()));
 }
+
+/// Claude Code's `Edit` covers every file edit: a command allowed `Read, Edit` is offered
+/// `write_file` too (a small model's whole-file answer is written, not refused), and
+/// `Bash(pattern)` entries offer `execute_command`.
+#[tokio::test]
+async fn claude_codes_edit_allows_write_file_and_bash_patterns_offer_commands() {
+    let root = tempfile::tempdir().unwrap();
+    let user = tempfile::tempdir().unwrap();
+    let server = answerer().await;
+    let (mut session, _) = session(root.path(), user.path(), &server);
+    let problems = session.apply_overrides(&TurnOverrides {
+        model: None,
+        tools: Some(vec![
+            "Read".into(),
+            "Edit".into(),
+            "Bash(python3 -m unittest:*)".into(),
+        ]),
+    });
+    assert!(problems.is_empty(), "{problems:?}");
+    session.run_turn("Fix it").await;
+    let offered = tool_names(&server, 0);
+    for tool in [
+        "read_file",
+        "replace_in_file",
+        "write_file",
+        "execute_command",
+    ] {
+        assert!(offered.contains(&tool.to_owned()), "{tool}: {offered:?}");
+    }
+    assert!(!offered.contains(&"delete_file".to_owned()), "{offered:?}");
+}
