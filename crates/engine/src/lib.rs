@@ -17,6 +17,7 @@ pub mod agent;
 mod assemble;
 mod error;
 mod fallback;
+mod model_family;
 pub mod openai;
 pub mod pricing;
 mod provider;

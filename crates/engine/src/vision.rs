@@ -48,14 +48,8 @@ pub fn accepts_images(model: &str, configured: Option<bool>) -> bool {
 /// OpenAI's `o1`, `o3` and `o4-mini` reasoning models (not `o1-mini` or `o3-mini`). Anything
 /// else (e.g. `qwen2.5-coder-1.5b-instruct`, `gpt-3.5-turbo`, `deepseek-coder`) is not.
 pub fn vision_by_name(model: &str) -> bool {
-    let name = model
-        .rsplit('/')
-        .next()
-        .unwrap_or(model)
-        .to_ascii_lowercase();
-    let reasoning = ["o1", "o3", "o4"]
-        .iter()
-        .any(|family| name == *family || name.starts_with(&format!("{family}-")))
+    let name = crate::model_family::bare_name(model);
+    let reasoning = crate::model_family::is_o_series(&name)
         && !name.starts_with("o1-mini")
         && !name.starts_with("o3-mini");
     reasoning || VISION_NAMES.iter().any(|family| name.contains(family))

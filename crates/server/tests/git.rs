@@ -22,7 +22,11 @@ async fn a_pull_request_session_commits_pushes_and_names_the_compare_page() {
     let dirty = workspace.path().join("dirty");
     std::fs::create_dir_all(&dirty).unwrap();
     init_repo(&dirty, &[("README.md", "readme\n")]);
-    add_github_remote(&dirty, remotes.path());
+    // Its own bare remote: two first commits made a second apart differ, and the second push
+    // to a shared remote would be refused.
+    let dirty_remote = remotes.path().join("dirty");
+    std::fs::create_dir_all(&dirty_remote).unwrap();
+    add_github_remote(&dirty, &dirty_remote);
     git(&dirty, &["switch", "-q", "-c", "keel/dirty"]);
     std::fs::write(dirty.join("README.md"), "the user's edit\n").unwrap();
 

@@ -37,14 +37,8 @@ pub(crate) fn body(request: &ChatRequest, model: &str) -> Value {
 /// Whether `model` takes `temperature` and `top_p`: OpenAI's reasoning models (`o1`, `o3`,
 /// `o4-mini`, `gpt-5`, …) refuse any value but their own, so nothing is sent to them.
 fn accepts_sampling(model: &str) -> bool {
-    let name = model
-        .rsplit('/')
-        .next()
-        .unwrap_or(model)
-        .to_ascii_lowercase();
-    let reasoning = ["o1", "o3", "o4"]
-        .iter()
-        .any(|family| name == *family || name.starts_with(&format!("{family}-")))
+    let name = crate::model_family::bare_name(model);
+    let reasoning = crate::model_family::is_o_series(&name)
         || (name.starts_with("gpt-5") && !name.contains("chat"));
     !reasoning
 }
