@@ -760,3 +760,54 @@ async fn a_question_about_shown_files_is_answered_without_tools() {
     assert_eq!(outcome.status, AgentStatus::Completed);
     assert_eq!(agent_end(&events).result, "`mean` in `calc/stats.py`.");
 }
+
+/// A turn whose tools leave out `write_file` and `replace_in_file` (a review command's
+/// `allowed-tools: Read`): a whole file in the answer is not turned into a call the turn cannot
+/// make — no refused `write_file` repeated until the turn is stopped; the file stays as it is.
+#[tokio::test]
+async fn a_turn_that_may_not_write_gets_no_write_made_from_its_answer() {
+    let fixed = "Here is the updated `calc/stats.py`:\n\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / len(values)\n```";
+    let ws = sample_project();
+    let before = std::fs::read_to_string(ws.path().join("calc/stats.py")).unwrap();
+    let server = MockServer::sequence(vec![text_answer(&[fixed]), text_answer(&[fixed])]).await;
+    let provider = Arc::new(
+        OpenAiProvider::new(OpenAiConfig::new(
+            &server.base_url,
+            "",
+            "qwen2.5-coder-1.5b",
+        ))
+        .unwrap(),
+    );
+    let (mut session, collector) =
+        session_with(ws.path(), provider, &["qwen2.5-coder-1.5b"], |c| {
+            c.mode = Mode::Direct;
+            c.repo_map = keel_engine::RepoMapConfig::disabled();
+            c.tool_profile = ToolProfile::Compact;
+        });
+    let problems = session.apply_overrides(&keel_engine::TurnOverrides {
+        model: None,
+        tools: Some(vec!["Read".to_owned()]),
+    });
+    assert!(problems.is_empty(), "{problems:?}");
+    let outcome = session.run_turn("Fix mean() in calc/stats.py").await;
+    let events = collector.events();
+    let ends = tool_ends(&events);
+    assert!(
+        ends.iter()
+            .all(|(name, _, _)| name != "write_file" && name != "replace_in_file"),
+        "{ends:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("calc/stats.py")).unwrap(),
+        before
+    );
+    assert_ne!(outcome.status, AgentStatus::MaxIterations);
+    let logs: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            keel_events::EventKind::RunAnomalyDetect(a) => Some(a.message.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(logs.is_empty(), "{logs:?}");
+}

@@ -137,7 +137,13 @@ impl TurnRun<'_> {
         if !self.state.compact || !self.state.asks_for_change {
             return;
         }
-        let mut files = whole_files(&response.text, &self.config.root, &self.focused_paths());
+        // A turn whose tools leave out `write_file` (a custom command's `allowed-tools`) gets
+        // no call the model could not make itself: the definitions, if it may edit.
+        let mut files = if self.tools.registry().get("write_file").is_some() {
+            whole_files(&response.text, &self.config.root, &self.focused_paths())
+        } else {
+            Vec::new()
+        };
         if self.state.keeps_tests {
             let (tests, code): (Vec<_>, Vec<_>) =
                 files.into_iter().partition(|f| is_test_path(&f.path));
@@ -204,6 +210,9 @@ impl TurnRun<'_> {
 
     /// The definitions the answer gives whole, as `replace_in_file` calls (one per file).
     fn recover_definitions(&mut self, response: &mut AssembledResponse) {
+        if self.tools.registry().get("replace_in_file").is_none() {
+            return;
+        }
         let mut edits = definition_edits(&response.text, &self.config.root, &self.focused_paths());
         if self.state.keeps_tests {
             let tests: Vec<String> = edits
