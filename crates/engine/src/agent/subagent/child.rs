@@ -47,6 +47,8 @@ pub(crate) struct Spawner<'a> {
     pub(crate) tools: &'a Toolbox,
     pub(crate) emitter: &'a Emitter,
     pub(crate) cancel: &'a CancellationToken,
+    /// The turn's file changes (a child's are the turn's too).
+    pub(crate) changes: &'a ChangeLog,
     /// The parent's latest call offered the compact tool profile (which has no `task`).
     pub(crate) compact: bool,
 }
@@ -145,15 +147,17 @@ impl Spawner<'_> {
         state.asks_for_change = crate::agent::task_intent::asks_for_change(&args.prompt);
         state.only_asks = crate::agent::task_intent::only_asks(&args.prompt);
         state.stop_event = HookEvent::SubagentStop;
+        if state.asks_for_change {
+            state.stamps = Some(crate::agent::stamps::Stamps::take(&config.root));
+        }
         let mut model = ModelCaller::new(Arc::clone(&self.provider));
-        let changes = ChangeLog::default();
         let mut run = TurnRun {
             config: &mut config,
             emitter: &emitter,
             model: &mut model,
             tools: &mut tools,
             context: &mut context,
-            changes: &changes,
+            changes: self.changes,
             state,
         };
         let ending = run.drive().await;

@@ -38,6 +38,7 @@ impl TurnRun<'_> {
             tools,
             emitter: self.emitter,
             cancel: &self.state.cancel,
+            changes: self.changes,
             compact: self.state.compact,
         };
         let limit = tools
