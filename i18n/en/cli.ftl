@@ -169,6 +169,12 @@ hook-decision-continue = ran
 hook-decision-allow = allowed
 hook-decision-ask = asks for approval
 hook-decision-block = blocked
+subagent-start = ⤷ subagent { $kind }: { $description }
+subagent-end = ⤶ subagent { $kind } { $status } ({ $tokens } tokens, { $duration })
+subagent-status-completed = done
+subagent-status-failed = failed
+subagent-status-cancelled = cancelled
+subagent-status-max-iterations = stopped at the iteration limit
 
 ## Lists, plans run step by step, context summaries, display lag
 list-separator = { ", " }

@@ -23,6 +23,7 @@ tool-attempt_completion = Finishing the task
 tool-create_plan = Drafting a plan: { $goal }
 tool-remember = Remembering: { $text }
 tool-skill = Loading the skill { $name }
+tool-task = Subagent { $subagent_type }: { $description }
 # A tool of an MCP server, offered as mcp__SERVER__TOOL.
 tool-mcp = Calling { $tool } on { $server }
 # A tool with no key of its own (e.g. mcp__SERVER__TOOL).

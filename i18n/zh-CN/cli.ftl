@@ -157,6 +157,12 @@ hook-decision-continue = 已运行
 hook-decision-allow = 已允许
 hook-decision-ask = 请求批准
 hook-decision-block = 已阻止
+subagent-start = ⤷ 子代理 { $kind }：{ $description }
+subagent-end = ⤶ 子代理 { $kind } { $status }（{ $tokens } 个令牌，{ $duration }）
+subagent-status-completed = 已完成
+subagent-status-failed = 失败
+subagent-status-cancelled = 已取消
+subagent-status-max-iterations = 达到迭代上限后停止
 
 ## 列表、逐步执行的计划、上下文摘要、显示滞后
 list-separator = 、

@@ -23,6 +23,7 @@ tool-attempt_completion = 正在完成任务
 tool-create_plan = 正在制定计划：{ $goal }
 tool-remember = 正在记住：{ $text }
 tool-skill = 正在加载技能 { $name }
+tool-task = 子代理 { $subagent_type }：{ $description }
 # MCP 服务器的工具，以 mcp__SERVER__TOOL 提供。
 tool-mcp = 正在调用 { $server } 上的 { $tool }
 # 没有专门键的工具（如 mcp__SERVER__TOOL）。

@@ -106,6 +106,10 @@ export function payloadWeight(e: Event): number {
       return e.payload.hook_event.length + e.payload.command.length + e.payload.source.length;
     case "run.hook.end":
       return e.payload.command.length + e.payload.duration_ms + (e.payload.decision === "block" ? 1 : 0);
+    case "run.subagent.start":
+      return e.payload.call_id.length + e.payload.subagent_type.length + e.payload.depth;
+    case "run.subagent.end":
+      return e.payload.report_chars + e.payload.usage.total_tokens + (e.payload.status === "completed" ? 1 : 0);
     case "exec.file.start":
       return e.payload.run_id.length;
     case "exec.file.stdout":

@@ -15,7 +15,8 @@
 // exec.file.* output, revoke a permission rule, switch to Chinese. A third runs
 // examples/scripts/page-workspace.json in a shadow session with two MCP servers configured:
 // allow a command "always" (the rule written shown), review the staged diffs, apply one file and
-// discard the rest, forget a project memory entry, see each MCP server's state. A fourth
+// discard the rest, forget a project memory entry, see each MCP server's state. A fourth sends
+// two explorers at once and sees their rows nested under their task calls. A fifth
 // measures the time to the first timeline row of a 5,000-event session. axe-core checks each main state (no serious
 // or critical violations); screenshots go to target/e2e-artifacts/ and are compared loosely
 // (16×16-pixel blocks) with the committed ones in web/e2e/screenshots/ (KEEL_E2E_UPDATE_SCREENSHOTS=1
@@ -700,6 +701,59 @@ async function imageHooksDemo(page) {
 }
 
 /** Time from opening a 5,000-event session to its first timeline row, and to its whole history. */
+/** A turn that hands its work to two explorers in parallel: their rows nested under the task
+ * calls that started them (issue 26 §4). */
+async function subagentDemo(page) {
+  const root = join(workDir, "project-subagents");
+  cpSync(join(REPO, "examples", "sample-project"), root, { recursive: true });
+  const script = join(workDir, "subagents.json");
+  const task = (id, kind, description, prompt) => ({ id, name: "task", arguments: { description, prompt, subagent_type: kind } });
+  writeFileSync(
+    script,
+    JSON.stringify({
+      delay_ms: 2,
+      turns: [
+        { text: "Two explorers will look.", tool_calls: [task("t_def", "explorer", "Find mean()", "[DEF] Where is mean defined?"), task("t_use", "explorer", "Find its callers", "[USE] Who calls mean?")] },
+        { agent: "[DEF]", tool_calls: [{ id: "d1", name: "search_files", arguments: { path: ".", regex: "def mean" } }] },
+        { agent: "[DEF]", text: "mean() is defined in stats.py." },
+        { agent: "[USE]", tool_calls: [{ id: "u1", name: "list_files", arguments: { path: "." } }] },
+        { agent: "[USE]", text: "Nothing else calls mean()." },
+        { text: "mean() is in stats.py; nothing else calls it." },
+      ],
+    }),
+  );
+  await page.goto("about:blank");
+  const { base, token } = await launch(script, root, "subagents");
+  const query = new URLSearchParams({ project: "subagents", root, mode: "direct" });
+  await page.goto(`${base}/?${query}#token=${token}`);
+  await page.getByTestId("task-input").waitFor();
+
+  await check("nest each explorer's rows under the task call that started it", async () => {
+    await page.getByTestId("task-input").fill("Where is mean() and who calls it?");
+    await page.keyboard.press("Control+Enter");
+    await page.getByTestId("result").waitFor();
+    const rows = await page.$$eval('[data-testid="timeline"] > li', (items) =>
+      items.map((li) => ({
+        tool: li.getAttribute("data-tool"),
+        call: li.getAttribute("data-call-id"),
+        depth: Number(li.getAttribute("data-depth") ?? "0"),
+        parent: li.getAttribute("data-parent-call-id"),
+      })),
+    );
+    for (const call of ["t_def", "t_use"]) {
+      const at = rows.findIndex((r) => r.tool === "task" && r.call === call);
+      if (at < 0) throw new Error(`no row for the task call ${call}: ${JSON.stringify(rows)}`);
+      const children = rows.filter((r) => r.parent === call);
+      if (children.length < 3 || children.some((r) => r.depth !== 1)) throw new Error(`${call}'s rows: ${JSON.stringify(children)}`);
+      // Its child's rows follow it at once.
+      const next = rows.slice(at + 1, at + 1 + children.length);
+      if (next.some((r) => r.parent !== call)) throw new Error(`${call} is not followed by its rows: ${JSON.stringify(rows)}`);
+    }
+    await checkAccessibility(page, "subagents");
+    await screenshot(page, "13-subagents");
+  });
+}
+
 async function firstRowTiming(page) {
   const root = join(workDir, "project-bulk");
   cpSync(join(REPO, "examples", "sample-project"), root, { recursive: true });
@@ -958,6 +1012,7 @@ async function main() {
   await pageDemo(page);
   await workspaceDemo(page);
   await imageHooksDemo(page);
+  await subagentDemo(page);
   await firstRowTiming(page);
   const size = bundleSize();
   log(`bundle: ${(size.raw / 1024).toFixed(1)} KiB, ${(size.gzip / 1024).toFixed(1)} KiB gzip (web/dist)`);

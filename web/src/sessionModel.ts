@@ -126,7 +126,8 @@ export class SessionModel {
   changes: FileChange[] = [];
   /** File runs by run id, in start order. */
   fileRuns = new Map<string, FileRunState>();
-  /** The latest `run.usage.report` (its `cumulative` is the session's total so far). */
+  /** The top agent's latest `run.usage.report` (its `cumulative` is the session's total so far,
+   * its subagents' calls included). */
   usage: PayloadOf<"run.usage.report"> | undefined;
   /** Tokens and cost of the session's own calls, made between turns (the memory
    * distillation, a turn's commit message, a pull request's text: `purpose: "memory_distill"`,
@@ -387,7 +388,8 @@ export class SessionModel {
         break;
       }
       case "run.usage.report": {
-        this.usage = event.payload;
+        // A subagent's report counts its own calls: the parent's next one includes them.
+        if (event.parent_call_id === undefined) this.usage = event.payload;
         const purpose = event.payload.purpose;
         if (purpose === "memory_distill" || purpose === "commit_message" || purpose === "pull_request") {
           const before = this.sessionCalls ?? { calls: 0, prompt: 0, completion: 0, cost: undefined };

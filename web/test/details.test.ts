@@ -76,8 +76,11 @@ describe("details folded from the golden run", () => {
     expect(model.sessionCalls).toBeUndefined();
   });
 
-  it("keeps the latest usage, context window and repo map", () => {
-    expect(model.usage).toEqual(of("run.usage.report").at(-1)?.payload);
+  it("keeps the top agent's latest usage, context window and repo map", () => {
+    // A subagent's report (its `parent_call_id` set) counts only its own calls.
+    const own = of("run.usage.report").filter((e) => e.parent_call_id === undefined);
+    expect(own.length).toBeLessThan(of("run.usage.report").length);
+    expect(model.usage).toEqual(own.at(-1)?.payload);
     expect(model.contextWindow).toEqual(of("run.context.window").at(-1)?.payload);
     expect(model.repomap).toEqual(of("prepare.repomap.build").at(-1)?.payload);
   });

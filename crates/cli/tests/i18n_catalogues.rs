@@ -181,6 +181,7 @@ fn tools_outside_the_registry_have_messages() {
         control_tools::PLAN_MODE_RESPOND,
         remember::REMEMBER,
         keel_tools::builtin::SKILL,
+        keel_engine::TASK,
         keel_mcp::USE_MCP_TOOL,
         keel_mcp::ACCESS_MCP_RESOURCE,
         "mcp",

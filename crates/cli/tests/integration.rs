@@ -41,6 +41,7 @@ mod sandbox_command;
 mod sessions;
 mod shadow_command;
 mod stream_faults;
+mod subagents;
 mod telemetry;
 mod terminal_prompts;
 mod tool_command;

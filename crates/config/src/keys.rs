@@ -1,6 +1,7 @@
 //! Every key of `keel.toml`, defined once: the top-level keys (each mirrors the `keel run` flag
 //! of the same name, `_` for `-`) and the tables (`[memory]`, `[context]`, `[images]`,
-//! `[pricing.MODEL]`, `[mcp_servers.NAME]`, `[rag]`, `[rag_servers.NAME]`, `[git]`). The server's file
+//! `[pricing.MODEL]`, `[mcp_servers.NAME]`, `[rag]`, `[rag_servers.NAME]`, `[git]`,
+//! `[subagents]`). The server's file
 //! holds the same keys beside its own.
 
 use std::collections::BTreeMap;
@@ -128,6 +129,8 @@ pub struct FileConfig {
     pub memory: Option<MemoryConfig>,
     /// `[git]`: commits of the turns' changes.
     pub git: Option<GitConfig>,
+    /// `[subagents]`: the `task` tool's children (see docs/subagents.md).
+    pub subagents: Option<SubagentsConfig>,
     /// `[telemetry]`: OpenTelemetry export.
     pub telemetry: Option<TelemetryConfig>,
     /// `[context]`: what the prompt carries as background.
@@ -319,6 +322,19 @@ pub struct GitConfig {
     #[serde(default, deserialize_with = "values::from_name")]
     #[schemars(schema_with = "values::commit_when_schema")]
     pub commit: Option<CommitWhen>,
+}
+
+/// `[subagents]`: the children the `task` tool starts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SubagentsConfig {
+    /// How many `task` calls of one response run at once (at least 1; default 3).
+    #[serde(default, deserialize_with = "values::at_least_one_u64")]
+    #[schemars(range(min = 1))]
+    pub max_parallel: Option<u64>,
+    /// How deep subagents nest: 1 lets the top agent start children only, 2 (default) lets
+    /// them start their own; 0 turns the `task` tool off.
+    pub max_depth: Option<u32>,
 }
 
 /// `[telemetry]`: traces over OTLP/HTTP (off unless an endpoint is named here or in

@@ -18,7 +18,7 @@ mod values;
 pub use error::{ConfigError, Warning};
 pub use keys::{
     Color, ContextConfig, FileConfig, GitConfig, HookEntry, HooksConfig, ImagesConfig,
-    MemoryConfig, PriceConfig, TelemetryConfig, UnknownColor,
+    MemoryConfig, PriceConfig, SubagentsConfig, TelemetryConfig, UnknownColor,
 };
 pub use parse::{PROFILES, Parsed, Shape, invalid, parse, parse_shaped};
 pub use settings::{

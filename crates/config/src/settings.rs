@@ -76,6 +76,8 @@ pub struct Settings {
     pub distill_memory: bool,
     /// When the turns' changes are committed (`[git] commit`).
     pub git_commit: keel_host::git::CommitWhen,
+    /// The `task` tool's children (`[subagents] max_parallel`, `max_depth`).
+    pub subagents: keel_engine::SubagentSettings,
     /// Where traces go (`[telemetry] otlp_endpoint`; none: the `OTEL_EXPORTER_OTLP_*`
     /// variables decide).
     pub otlp_endpoint: Option<String>,
@@ -218,6 +220,21 @@ impl Settings {
             git_commit: p
                 .first("git.commit", |c| c.git.as_ref()?.commit)
                 .unwrap_or_default(),
+            subagents: {
+                let defaults = keel_engine::SubagentSettings::default();
+                keel_engine::SubagentSettings {
+                    max_parallel: p
+                        .first("subagents.max_parallel", |c| {
+                            c.subagents.as_ref()?.max_parallel
+                        })
+                        .map_or(defaults.max_parallel, |n| {
+                            usize::try_from(n).unwrap_or(usize::MAX)
+                        }),
+                    max_depth: p
+                        .first("subagents.max_depth", |c| c.subagents.as_ref()?.max_depth)
+                        .unwrap_or(defaults.max_depth),
+                }
+            },
             otlp_endpoint: p.first("telemetry.otlp_endpoint", |c| {
                 c.telemetry.as_ref()?.otlp_endpoint.clone()
             }),
@@ -302,6 +319,7 @@ impl Settings {
             attempts: self.attempts,
             max_history_messages: self.max_history_messages,
             hooks: self.hooks.clone(),
+            subagents: self.subagents,
             ..AgentSettings::new(root, models)
         }
     }

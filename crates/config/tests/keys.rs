@@ -4,7 +4,7 @@ use std::path::Path;
 
 use keel_config::{
     CONFIG_FILE, Color, ConfigError, ContextConfig, FileConfig, GitConfig, ImagesConfig,
-    MemoryConfig, PriceConfig, TelemetryConfig,
+    MemoryConfig, PriceConfig, SubagentsConfig, TelemetryConfig,
 };
 use keel_engine::agent::{ToolFormat, ToolProfile};
 use keel_protocol::{ApprovalPolicy, Mode};
@@ -50,6 +50,9 @@ attempts = 2
 distill = false
 [git]
 commit = "turn"
+[subagents]
+max_parallel = 2
+max_depth = 1
 [telemetry]
 otlp_endpoint = "http://localhost:4318"
 capture_content = true
@@ -118,6 +121,10 @@ path = "../docs"
             }),
             git: Some(GitConfig {
                 commit: Some(keel_host::git::CommitWhen::Turn)
+            }),
+            subagents: Some(SubagentsConfig {
+                max_parallel: Some(2),
+                max_depth: Some(1),
             }),
             hooks: None,
             telemetry: Some(TelemetryConfig {
@@ -397,4 +404,19 @@ fn profiles_are_read_apart_from_the_top_level() {
 fn the_provider_table_is_the_server_files_only() {
     let err = parse("[provider]\nmodel = 'x'\n").unwrap_err().to_string();
     assert!(err.contains("/p/keel.toml, line 1"), "{err}");
+}
+
+#[test]
+fn subagent_settings_are_read_checked_and_carried_to_the_engine() {
+    let err = parse("[subagents]\nmax_parallel = 0\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("/p/keel.toml, line 2") && err.contains("at least 1"),
+        "{err}"
+    );
+    let err = parse("[subagents]\nmax_dept = 1\n").unwrap_err().to_string();
+    assert!(err.contains("max_depth"), "{err}");
+    let settings = keel_config::Settings::default();
+    assert_eq!(settings.subagents, keel_engine::SubagentSettings::default());
 }

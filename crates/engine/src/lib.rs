@@ -31,7 +31,7 @@ pub mod xml;
 
 pub use agent::{
     AgentConfig, AgentSession, DEFAULT_MAX_HISTORY_MESSAGES, RepoMapConfig, ResumedTurn,
-    SideCallError, ToolFormat, TurnOutcome, TurnOverrides, new_turn_id,
+    SideCallError, SubagentSettings, TASK, ToolFormat, TurnOutcome, TurnOverrides, new_turn_id,
 };
 pub use assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall, Assembler, assemble};
 pub use error::ProviderError;

@@ -45,6 +45,9 @@
 //!   `stop`), `usage` (default: about one token per four characters), and `error`
 //!   (`{status, message, code?, retry_after_ms?}`: the request fails with that HTTP error,
 //!   which consumes the turn — use it to script retries and fallbacks).
+//! - A turn with `agent` is for the (sub)agent whose first user message contains that text
+//!   (a `task` call's prompt): the first such request takes it, out of the order, so parallel
+//!   subagents each get their own turns; the other turns skip it.
 //! - When no turn is left the request fails with [`ProviderError::Script`].
 //! - A session whose history outgrows its window asks the model for a summary (see
 //!   `agent/compaction.rs`): that request takes the next turn like any other, so script its
@@ -95,6 +98,10 @@ pub struct ScriptTurn {
     /// Use this turn only when the latest tool results contain this text.
     #[serde(default)]
     pub when_tool_result_contains: Option<String>,
+    /// A turn for the (sub)agent whose first user message contains this text: taken out of
+    /// the order, by the first such request, whenever it comes (subagents run in parallel).
+    #[serde(default)]
+    pub agent: Option<String>,
     /// Reasoning text.
     #[serde(default)]
     pub thinking: Option<String>,
@@ -164,6 +171,8 @@ impl Script {
 pub struct ScriptedProvider {
     script: Script,
     cursor: Mutex<usize>,
+    /// The `agent` turns used so far.
+    used: Mutex<Vec<usize>>,
 }
 
 impl ScriptedProvider {
@@ -172,6 +181,7 @@ impl ScriptedProvider {
         Self {
             script,
             cursor: Mutex::new(0),
+            used: Mutex::new(Vec::new()),
         }
     }
 
@@ -185,7 +195,17 @@ impl ScriptedProvider {
 
     /// Number of turns not yet consumed or skipped.
     pub fn remaining(&self) -> usize {
-        self.script.turns.len().saturating_sub(*self.lock())
+        let cursor = *self.lock();
+        let used = self.used.lock().unwrap_or_else(|p| p.into_inner());
+        self.script
+            .turns
+            .iter()
+            .enumerate()
+            .filter(|(i, turn)| match turn.agent {
+                Some(_) => !used.contains(i),
+                None => *i >= cursor,
+            })
+            .count()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, usize> {
@@ -201,10 +221,31 @@ impl ScriptedProvider {
             .take_while(|m| m.role == Role::Tool)
             .map(|m| m.content.as_str())
             .collect();
+        let first_user = request
+            .messages
+            .iter()
+            .find(|m| m.role == Role::User)
+            .map_or("", |m| m.content.as_str());
+        {
+            let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
+            let found = self.script.turns.iter().enumerate().find(|(i, turn)| {
+                turn.agent
+                    .as_deref()
+                    .is_some_and(|needle| first_user.contains(needle))
+                    && !used.contains(i)
+            });
+            if let Some((index, turn)) = found {
+                used.push(index);
+                return Ok((index, turn.clone()));
+            }
+        }
         let mut cursor = self.lock();
         while let Some(turn) = self.script.turns.get(*cursor) {
             let index = *cursor;
             *cursor += 1;
+            if turn.agent.is_some() {
+                continue;
+            }
             let usable = match &turn.when_tool_result_contains {
                 None => true,
                 Some(needle) => results.iter().any(|r| r.contains(needle.as_str())),

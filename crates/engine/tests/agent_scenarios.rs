@@ -717,8 +717,10 @@ async fn old_turns_are_summarised_when_the_window_is_small() {
         ]}),
         |c| {
             c.context_window = Some(6_700);
-            // The full tool definitions, whose size this scenario's window is set for.
+            // The full tool definitions, whose size this scenario's window is set for (set
+            // before the `task` tool joined them).
             c.tool_profile = keel_engine::agent::ToolProfile::Full;
+            c.subagents.max_depth = 0;
         },
     );
     for task in ["Explain mean()", "Explain it again", "Once more"] {

@@ -16,6 +16,7 @@ mod agent_memory;
 mod agent_repo_map;
 mod agent_scenarios;
 mod agent_skills;
+mod agent_subagents;
 mod agent_xml;
 mod fallback;
 mod openai_stream;

@@ -196,9 +196,14 @@ impl Subscription {
 ///
 /// Stamping and dispatch happen under one lock, so every consumer sees events in seq order even
 /// when several tasks emit at once. Cloning is cheap and shares everything.
+///
+/// A subagent's emitter ([`Emitter::child`]) shares the session's sequence, bus and turn, and
+/// stamps `parent_call_id` on every event it emits.
 #[derive(Clone, Debug)]
 pub struct Emitter {
     inner: Arc<EmitterInner>,
+    /// The `task` call whose subagent emits through this emitter (`None`: the top agent).
+    parent_call_id: Option<Arc<str>>,
 }
 
 #[derive(Debug)]
@@ -219,7 +224,22 @@ impl Emitter {
                 turn_id: Mutex::new(None),
                 order: Mutex::new(()),
             }),
+            parent_call_id: None,
         }
+    }
+
+    /// The emitter of a subagent started by the `task` call `call_id`: the same session,
+    /// sequence, bus and turn, every event stamped with `parent_call_id = call_id`.
+    pub fn child(&self, call_id: &str) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+            parent_call_id: Some(Arc::from(call_id)),
+        }
+    }
+
+    /// The `task` call whose subagent emits through this emitter (`None`: the top agent).
+    pub fn parent_call_id(&self) -> Option<&str> {
+        self.parent_call_id.as_deref()
     }
 
     /// The bus, to add handlers or subscribe.
@@ -232,8 +252,12 @@ impl Emitter {
         &self.inner.sequencer
     }
 
-    /// Sets the turn later events belong to (`None` outside a turn).
+    /// Sets the turn later events belong to (`None` outside a turn). A subagent's emitter
+    /// ([`Emitter::child`]) leaves the turn alone: its events belong to its parent's turn.
     pub fn set_turn(&self, turn_id: Option<String>) {
+        if self.parent_call_id.is_some() {
+            return;
+        }
         *self.inner.turn_id.lock().unwrap_or_else(|p| p.into_inner()) = turn_id;
     }
 
@@ -250,7 +274,8 @@ impl Emitter {
     pub fn emit(&self, kind: impl Into<EventKind>) -> Arc<Event> {
         let turn_id = self.turn_id();
         let _order = self.inner.order.lock().unwrap_or_else(|p| p.into_inner());
-        let event = self.inner.sequencer.stamp(turn_id.as_deref(), kind);
+        let mut event = self.inner.sequencer.stamp(turn_id.as_deref(), kind);
+        event.parent_call_id = self.parent_call_id.as_deref().map(str::to_owned);
         self.inner.bus.publish(event)
     }
 }

@@ -176,6 +176,10 @@ catalogue! {
     RunHookStart(RunHookStart) = "run.hook.start",
     /// A hook finished, was killed or could not start: its decision, duration and error.
     RunHookEnd(RunHookEnd) = "run.hook.end",
+    /// A `task` call started a subagent.
+    RunSubagentStart(RunSubagentStart) = "run.subagent.start",
+    /// A subagent ended: its status, report length, usage and cost.
+    RunSubagentEnd(RunSubagentEnd) = "run.subagent.end",
     /// A user-started script run began.
     ExecFileStart(ExecFileStart) = "exec.file.start",
     /// Standard output of a script run.

@@ -10,7 +10,8 @@ use crate::catalogue::EventKind;
 
 /// One event: identity, ordering, provenance, and the typed payload.
 ///
-/// On the wire: `{"id","seq","ts","session_id","turn_id"?,"project_id","type","payload"}`.
+/// On the wire: `{"id","seq","ts","session_id","turn_id"?,"parent_call_id"?,"project_id","type",
+/// "payload"}`.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema, TS)]
 pub struct Event {
     /// UUID v7, unique across sessions.
@@ -31,6 +32,11 @@ pub struct Event {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub turn_id: Option<String>,
+    /// The id of the parent's `task` tool call whose subagent produced the event; absent for
+    /// the top agent's own events (see `docs/subagents.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub parent_call_id: Option<String>,
     /// Project the session works on.
     pub project_id: String,
     /// Type and payload.
@@ -74,6 +80,8 @@ pub(crate) struct RawEvent {
     pub session_id: String,
     #[serde(default)]
     pub turn_id: Option<String>,
+    #[serde(default)]
+    pub parent_call_id: Option<String>,
     pub project_id: String,
     #[serde(rename = "type")]
     pub event_type: String,
@@ -89,6 +97,7 @@ impl RawEvent {
             ts: self.ts,
             session_id: self.session_id,
             turn_id: self.turn_id,
+            parent_call_id: self.parent_call_id,
             project_id: self.project_id,
             kind,
         })

@@ -71,6 +71,7 @@ impl Sequencer {
             ts: now_millis(),
             session_id: self.session_id.clone(),
             turn_id: turn_id.map(str::to_owned),
+            parent_call_id: None,
             project_id: self.project_id.clone(),
             kind,
         }

@@ -19,7 +19,7 @@ fn strategies_cover_every_variant() {
     let strategies = kind_strategies();
     let names: Vec<&str> = strategies.iter().map(|(name, _)| *name).collect();
     assert_eq!(names, EventKind::TYPES);
-    assert_eq!(names.iter().collect::<BTreeSet<_>>().len(), 56);
+    assert_eq!(names.iter().collect::<BTreeSet<_>>().len(), 58);
     let mut runner = TestRunner::deterministic();
     for (name, strategy) in &strategies {
         for _ in 0..8 {

@@ -3,13 +3,16 @@
 //! `.claude/skills/` and the user's `skills/`) and custom commands (`NAME.md` prompt templates
 //! in `.keel/commands/`, `.claude/commands/` and the user's `commands/`) and hooks (commands
 //! run at points of a session, configured in `keel.toml`, Claude Code's `.claude/settings.json`
-//! or Codex's `.codex/hooks.json`), with the trusted folders a project's hooks need.
+//! or Codex's `.codex/hooks.json`) and custom subagents (`NAME.md` in `.keel/agents/`,
+//! `.claude/agents/` and the user's `agents/`), with the trusted folders a project's hooks and
+//! agents need.
 //!
 //! One discovery for every kind: [`Sources`] names the project and the user's config folder,
 //! each kind lists its folders in order of precedence, a file that cannot be used is a
 //! [`Warning`] naming its file and line and is skipped, and YAML front matter is read by
 //! [`front_matter`]. Nothing here runs anything (keel-tools runs hooks).
 
+pub mod agent;
 pub mod command;
 pub mod front_matter;
 pub mod hook;
@@ -20,6 +23,7 @@ mod tool_patterns;
 pub mod trust;
 mod warning;
 
+pub use agent::{AGENT_FOLDERS, Agent, Agents, USER_AGENTS};
 pub use command::{Command, Commands, ExpandError};
 pub use front_matter::FrontMatterError;
 pub use hook::outcome::{Decision, HookOutcome, HookRun};

@@ -3,7 +3,7 @@
 //! read both ways, for custom commands' `allowed-tools` and hooks' matchers.
 
 /// Claude Code's names and the Keel tool each stands for.
-const TABLE: [(&str, &str); 9] = [
+const TABLE: [(&str, &str); 10] = [
     ("Read", "read_file"),
     ("Write", "write_file"),
     ("Edit", "replace_in_file"),
@@ -13,6 +13,7 @@ const TABLE: [(&str, &str); 9] = [
     ("Glob", "list_files"),
     ("LS", "list_files"),
     ("WebFetch", "fetch_url"),
+    ("Task", "task"),
 ];
 
 /// Keel's name for a tool named as Claude Code names it (`Read` → `read_file`; a

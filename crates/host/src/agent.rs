@@ -91,6 +91,8 @@ pub struct AgentSettings {
     /// Whether the project's own hooks run: the folder is trusted (`keel trust`, `--trust`,
     /// the terminal's question, the server's `trust_projects`).
     pub trust_project: bool,
+    /// The `task` tool's children (`[subagents]`).
+    pub subagents: keel_engine::SubagentSettings,
 }
 
 impl AgentSettings {
@@ -128,6 +130,7 @@ impl AgentSettings {
             lang: keel_events::Lang::En,
             hooks: Vec::new(),
             trust_project: false,
+            subagents: keel_engine::SubagentSettings::default(),
         }
     }
 
@@ -181,6 +184,7 @@ impl AgentSettings {
         config.lang = self.lang;
         config.hooks = self.hooks.clone();
         config.trust_project = self.trust_project;
+        config.subagents = self.subagents;
         Ok(config)
     }
 

@@ -27,6 +27,7 @@ mod plan;
 mod renderer;
 mod spinner;
 mod style;
+mod subagent;
 mod system;
 mod tools;
 

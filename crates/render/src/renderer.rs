@@ -58,6 +58,10 @@ pub struct ConsoleRenderer<W: Write> {
     open: Option<StreamKind>,
     /// A plan step has started and not yet ended: lines are indented under it.
     pub(super) in_step: bool,
+    /// How deep the event being rendered is nested under `task` calls (0: the top agent's).
+    pub(super) nesting: usize,
+    /// Each subagent's depth, by the `task` call that started it.
+    pub(super) subagent_depths: std::collections::HashMap<String, usize>,
     /// Between `run.llm.start` and the first delta (or the end).
     pub(super) waiting_for_model: bool,
     /// Answer text of the current model call was streamed as deltas.
@@ -122,6 +126,8 @@ impl<W: Write> ConsoleRenderer<W> {
             error: None,
             open: None,
             in_step: false,
+            nesting: 0,
+            subagent_depths: std::collections::HashMap::new(),
             waiting_for_model: false,
             answer_streamed: false,
             thinking: false,
@@ -252,6 +258,8 @@ impl<W: Write> ConsoleRenderer<W> {
             EventKind::RunCheckpointRewind(p) => self.print_run_checkpoint_rewind(p),
             EventKind::RunHookStart(p) => self.print_run_hook_start(p),
             EventKind::RunHookEnd(p) => self.print_run_hook_end(p),
+            EventKind::RunSubagentStart(p) => self.print_run_subagent_start(p),
+            EventKind::RunSubagentEnd(p) => self.print_run_subagent_end(p),
             EventKind::ExecFileStart(p) => self.print_exec_file_start(p),
             EventKind::ExecFileStdout(p) => self.print_exec_file_stdout(p),
             EventKind::ExecFileStderr(p) => self.print_exec_file_stderr(p),
@@ -303,8 +311,8 @@ impl<W: Write> ConsoleRenderer<W> {
         }
     }
 
-    fn indent(&self) -> &'static str {
-        if self.in_step { "  " } else { "" }
+    fn indent(&self) -> String {
+        "  ".repeat(usize::from(self.in_step) + self.nesting)
     }
 
     /// `lead` (indent and prefix) painted dim when it holds more than spaces.
@@ -333,7 +341,7 @@ impl<W: Write> ConsoleRenderer<W> {
     /// One whole line made of styled spans, at the current indent.
     pub(super) fn line(&mut self, spans: &[(Tone, &str)]) {
         self.close_line();
-        let mut text = String::from(self.indent());
+        let mut text = self.indent();
         for (tone, span) in spans {
             text.push_str(&self.painter.paint(*tone, span));
         }
@@ -455,8 +463,13 @@ pub(super) fn rows_above(written: &str, width: usize) -> usize {
 
 impl<W: Write + Send> EventHandler for ConsoleRenderer<W> {
     fn handle(&mut self, event: &Event) {
+        if self.hides_child_event(event) {
+            return;
+        }
         self.spinner.hide();
+        self.nesting = self.nesting_of(event);
         self.render(&event.kind);
+        self.nesting = 0;
         self.flush_out();
         self.update_spinner();
     }

@@ -400,6 +400,30 @@ fn one_of_each() -> Vec<EventKind> {
             error: None,
         }
         .into(),
+        RunSubagentStart {
+            call_id: "c3".into(),
+            subagent_type: "explorer".into(),
+            description: "Find the date helpers".into(),
+            depth: 1,
+            model: "gpt-5-mini".into(),
+        }
+        .into(),
+        RunSubagentEnd {
+            call_id: "c3".into(),
+            subagent_type: "explorer".into(),
+            status: AgentStatus::Completed,
+            report_chars: 120,
+            iterations: 2,
+            usage: Usage {
+                prompt_tokens: 900,
+                completion_tokens: 40,
+                total_tokens: 940,
+                cached_tokens: None,
+            },
+            cost_usd: Some(0.0003),
+            duration_ms: 820,
+        }
+        .into(),
         ExecFileStart {
             run_id: "r1".into(),
             file: "scripts/hello.py".into(),
@@ -494,6 +518,111 @@ fn every_event_type_has_a_rendering() {
 #[test]
 fn every_event_type_has_a_verbose_rendering() {
     insta::assert_snapshot!("each_type_verbose", render_each(VERBOSE));
+}
+
+/// A subagent's events are indented under the `task` call, a grandchild's twice; a child's
+/// streamed text is left out unless verbose.
+#[test]
+fn subagent_events_are_indented_under_their_task_call() {
+    let sequencer = Sequencer::new("s", "p");
+    let event = |parent: Option<&str>, kind: EventKind| {
+        let mut event = sequencer.stamp(Some("t"), kind);
+        event.parent_call_id = parent.map(str::to_owned);
+        event
+    };
+    let tool_start = |id: &str, tool: &str, arguments: serde_json::Value| -> EventKind {
+        RunToolStart {
+            call_id: id.into(),
+            tool_name: tool.into(),
+            arguments,
+            step_id: None,
+            mcp_server: None,
+        }
+        .into()
+    };
+    let tool_end = |id: &str, tool: &str, result: &str| -> EventKind {
+        RunToolEnd {
+            call_id: id.into(),
+            tool_name: tool.into(),
+            status: ToolStatus::Success,
+            result: result.into(),
+            duration_ms: 5,
+            args_summary: String::new(),
+            result_summary: String::new(),
+            step_id: None,
+            from_path: None,
+            to_path: None,
+            mcp_server: None,
+        }
+        .into()
+    };
+    let start = |id: &str, kind: &str, depth: u32| -> EventKind {
+        RunSubagentStart {
+            call_id: id.into(),
+            subagent_type: kind.into(),
+            description: format!("{kind} job"),
+            depth,
+            model: "m".into(),
+        }
+        .into()
+    };
+    let end = |id: &str, kind: &str| -> EventKind {
+        RunSubagentEnd {
+            call_id: id.into(),
+            subagent_type: kind.into(),
+            status: AgentStatus::Completed,
+            report_chars: 10,
+            iterations: 1,
+            usage: Usage {
+                prompt_tokens: 100,
+                completion_tokens: 20,
+                total_tokens: 120,
+                cached_tokens: None,
+            },
+            cost_usd: None,
+            duration_ms: 300,
+        }
+        .into()
+    };
+    let task = json!({"description": "look", "prompt": "look", "subagent_type": "worker"});
+    let events = vec![
+        event(None, tool_start("t1", "task", task.clone())),
+        event(Some("t1"), start("t1", "worker", 1)),
+        event(
+            Some("t1"),
+            RunLlmDelta {
+                text: "thinking aloud".into(),
+            }
+            .into(),
+        ),
+        event(
+            Some("t1"),
+            tool_start("w1", "read_file", json!({"path": "src/lib.rs"})),
+        ),
+        event(Some("t1"), tool_end("w1", "read_file", "fn main() {}")),
+        event(Some("t1"), tool_start("t2", "task", task)),
+        event(Some("t2"), start("t2", "explorer", 2)),
+        event(
+            Some("t2"),
+            tool_start("e1", "list_files", json!({"path": "src"})),
+        ),
+        event(Some("t2"), tool_end("e1", "list_files", "src/lib.rs")),
+        event(Some("t2"), end("t2", "explorer")),
+        event(Some("t1"), tool_end("t2", "task", "src has lib.rs")),
+        event(Some("t1"), end("t1", "worker")),
+        event(None, tool_end("t1", "task", "lib.rs holds main")),
+    ];
+    let mut out = Vec::new();
+    {
+        let mut renderer = ConsoleRenderer::new(&mut out, PLAIN);
+        for event in &events {
+            keel_events::EventHandler::handle(&mut renderer, event);
+        }
+        renderer.finish().unwrap();
+    }
+    let text = String::from_utf8(out).unwrap();
+    assert!(!text.contains("thinking aloud"), "{text}");
+    insta::assert_snapshot!("subagent_nesting", text);
 }
 
 #[test]

@@ -134,7 +134,8 @@ recoverable: boolean, };
 /**
  * One event: identity, ordering, provenance, and the typed payload.
  *
- * On the wire: `{"id","seq","ts","session_id","turn_id"?,"project_id","type","payload"}`.
+ * On the wire: `{"id","seq","ts","session_id","turn_id"?,"parent_call_id"?,"project_id","type",
+ * "payload"}`.
  */
 export type Event = { 
 /**
@@ -159,16 +160,21 @@ session_id: string,
  */
 turn_id?: string, 
 /**
+ * The id of the parent's `task` tool call whose subagent produced the event; absent for
+ * the top agent's own events (see `docs/subagents.md`).
+ */
+parent_call_id?: string, 
+/**
  * Project the session works on.
  */
-project_id: string, } & ({ "type": "agent.start", "payload": AgentStart } | { "type": "agent.end", "payload": AgentEnd } | { "type": "prepare.model.select", "payload": PrepareModelSelect } | { "type": "prepare.conversation.open", "payload": PrepareConversationOpen } | { "type": "prepare.history.load", "payload": PrepareHistoryLoad } | { "type": "prepare.repomap.build", "payload": PrepareRepomapBuild } | { "type": "prepare.instructions.load", "payload": PrepareInstructionsLoad } | { "type": "run.response.start", "payload": RunResponseStart } | { "type": "run.response.end", "payload": RunResponseEnd } | { "type": "run.llm.start", "payload": RunLlmStart } | { "type": "run.llm.delta", "payload": RunLlmDelta } | { "type": "run.llm.end", "payload": RunLlmEnd } | { "type": "run.llm.retry", "payload": RunLlmRetry } | { "type": "run.thinking.start", "payload": RunThinkingStart } | { "type": "run.thinking.delta", "payload": RunThinkingDelta } | { "type": "run.thinking.end", "payload": RunThinkingEnd } | { "type": "run.thinking.fail", "payload": RunThinkingFail } | { "type": "run.tool.start", "payload": RunToolStart } | { "type": "run.tool.output", "payload": RunToolOutput } | { "type": "run.tool.end", "payload": RunToolEnd } | { "type": "run.approval.request", "payload": RunApprovalRequest } | { "type": "run.approval.resolve", "payload": RunApprovalResolve } | { "type": "run.plan.create", "payload": RunPlanCreate } | { "type": "run.plan.modify", "payload": RunPlanModify } | { "type": "run.plan.replan", "payload": RunPlanReplan } | { "type": "run.plan.complete", "payload": RunPlanComplete } | { "type": "run.plan.respond", "payload": RunPlanRespond } | { "type": "run.execution.start", "payload": RunExecutionStart } | { "type": "run.execution.end", "payload": RunExecutionEnd } | { "type": "run.execution.fail", "payload": RunExecutionFail } | { "type": "run.execution.cancel", "payload": RunExecutionCancel } | { "type": "run.step.start", "payload": RunStepStart } | { "type": "run.step.output", "payload": RunStepOutput } | { "type": "run.step.end", "payload": RunStepEnd } | { "type": "run.step.fail", "payload": RunStepFail } | { "type": "run.repair.attempt", "payload": RunRepairAttempt } | { "type": "run.anomaly.detect", "payload": RunAnomalyDetect } | { "type": "run.file.change", "payload": RunFileChange } | { "type": "run.context.compress", "payload": RunContextCompress } | { "type": "run.context.window", "payload": RunContextWindow } | { "type": "run.usage.report", "payload": RunUsageReport } | { "type": "run.memory.update", "payload": RunMemoryUpdate } | { "type": "run.question.ask", "payload": RunQuestionAsk } | { "type": "run.question.answer", "payload": RunQuestionAnswer } | { "type": "run.completion.attempt", "payload": RunCompletionAttempt } | { "type": "run.checkpoint.rewind", "payload": RunCheckpointRewind } | { "type": "run.hook.start", "payload": RunHookStart } | { "type": "run.hook.end", "payload": RunHookEnd } | { "type": "exec.file.start", "payload": ExecFileStart } | { "type": "exec.file.stdout", "payload": ExecFileStdout } | { "type": "exec.file.stderr", "payload": ExecFileStderr } | { "type": "exec.file.exit", "payload": ExecFileExit } | { "type": "system.status", "payload": SystemStatus } | { "type": "system.log", "payload": SystemLog } | { "type": "system.error", "payload": SystemError } | { "type": "system.cli_display", "payload": SystemCliDisplay });
+project_id: string, } & ({ "type": "agent.start", "payload": AgentStart } | { "type": "agent.end", "payload": AgentEnd } | { "type": "prepare.model.select", "payload": PrepareModelSelect } | { "type": "prepare.conversation.open", "payload": PrepareConversationOpen } | { "type": "prepare.history.load", "payload": PrepareHistoryLoad } | { "type": "prepare.repomap.build", "payload": PrepareRepomapBuild } | { "type": "prepare.instructions.load", "payload": PrepareInstructionsLoad } | { "type": "run.response.start", "payload": RunResponseStart } | { "type": "run.response.end", "payload": RunResponseEnd } | { "type": "run.llm.start", "payload": RunLlmStart } | { "type": "run.llm.delta", "payload": RunLlmDelta } | { "type": "run.llm.end", "payload": RunLlmEnd } | { "type": "run.llm.retry", "payload": RunLlmRetry } | { "type": "run.thinking.start", "payload": RunThinkingStart } | { "type": "run.thinking.delta", "payload": RunThinkingDelta } | { "type": "run.thinking.end", "payload": RunThinkingEnd } | { "type": "run.thinking.fail", "payload": RunThinkingFail } | { "type": "run.tool.start", "payload": RunToolStart } | { "type": "run.tool.output", "payload": RunToolOutput } | { "type": "run.tool.end", "payload": RunToolEnd } | { "type": "run.approval.request", "payload": RunApprovalRequest } | { "type": "run.approval.resolve", "payload": RunApprovalResolve } | { "type": "run.plan.create", "payload": RunPlanCreate } | { "type": "run.plan.modify", "payload": RunPlanModify } | { "type": "run.plan.replan", "payload": RunPlanReplan } | { "type": "run.plan.complete", "payload": RunPlanComplete } | { "type": "run.plan.respond", "payload": RunPlanRespond } | { "type": "run.execution.start", "payload": RunExecutionStart } | { "type": "run.execution.end", "payload": RunExecutionEnd } | { "type": "run.execution.fail", "payload": RunExecutionFail } | { "type": "run.execution.cancel", "payload": RunExecutionCancel } | { "type": "run.step.start", "payload": RunStepStart } | { "type": "run.step.output", "payload": RunStepOutput } | { "type": "run.step.end", "payload": RunStepEnd } | { "type": "run.step.fail", "payload": RunStepFail } | { "type": "run.repair.attempt", "payload": RunRepairAttempt } | { "type": "run.anomaly.detect", "payload": RunAnomalyDetect } | { "type": "run.file.change", "payload": RunFileChange } | { "type": "run.context.compress", "payload": RunContextCompress } | { "type": "run.context.window", "payload": RunContextWindow } | { "type": "run.usage.report", "payload": RunUsageReport } | { "type": "run.memory.update", "payload": RunMemoryUpdate } | { "type": "run.question.ask", "payload": RunQuestionAsk } | { "type": "run.question.answer", "payload": RunQuestionAnswer } | { "type": "run.completion.attempt", "payload": RunCompletionAttempt } | { "type": "run.checkpoint.rewind", "payload": RunCheckpointRewind } | { "type": "run.hook.start", "payload": RunHookStart } | { "type": "run.hook.end", "payload": RunHookEnd } | { "type": "run.subagent.start", "payload": RunSubagentStart } | { "type": "run.subagent.end", "payload": RunSubagentEnd } | { "type": "exec.file.start", "payload": ExecFileStart } | { "type": "exec.file.stdout", "payload": ExecFileStdout } | { "type": "exec.file.stderr", "payload": ExecFileStderr } | { "type": "exec.file.exit", "payload": ExecFileExit } | { "type": "system.status", "payload": SystemStatus } | { "type": "system.log", "payload": SystemLog } | { "type": "system.error", "payload": SystemError } | { "type": "system.cli_display", "payload": SystemCliDisplay });
 
 /**
  * An event's `type` with its payload: one variant per catalogue entry.
  *
  * Serialises adjacently tagged, as `{"type": "…", "payload": {…}}`.
  */
-export type EventKind = { "type": "agent.start", "payload": AgentStart } | { "type": "agent.end", "payload": AgentEnd } | { "type": "prepare.model.select", "payload": PrepareModelSelect } | { "type": "prepare.conversation.open", "payload": PrepareConversationOpen } | { "type": "prepare.history.load", "payload": PrepareHistoryLoad } | { "type": "prepare.repomap.build", "payload": PrepareRepomapBuild } | { "type": "prepare.instructions.load", "payload": PrepareInstructionsLoad } | { "type": "run.response.start", "payload": RunResponseStart } | { "type": "run.response.end", "payload": RunResponseEnd } | { "type": "run.llm.start", "payload": RunLlmStart } | { "type": "run.llm.delta", "payload": RunLlmDelta } | { "type": "run.llm.end", "payload": RunLlmEnd } | { "type": "run.llm.retry", "payload": RunLlmRetry } | { "type": "run.thinking.start", "payload": RunThinkingStart } | { "type": "run.thinking.delta", "payload": RunThinkingDelta } | { "type": "run.thinking.end", "payload": RunThinkingEnd } | { "type": "run.thinking.fail", "payload": RunThinkingFail } | { "type": "run.tool.start", "payload": RunToolStart } | { "type": "run.tool.output", "payload": RunToolOutput } | { "type": "run.tool.end", "payload": RunToolEnd } | { "type": "run.approval.request", "payload": RunApprovalRequest } | { "type": "run.approval.resolve", "payload": RunApprovalResolve } | { "type": "run.plan.create", "payload": RunPlanCreate } | { "type": "run.plan.modify", "payload": RunPlanModify } | { "type": "run.plan.replan", "payload": RunPlanReplan } | { "type": "run.plan.complete", "payload": RunPlanComplete } | { "type": "run.plan.respond", "payload": RunPlanRespond } | { "type": "run.execution.start", "payload": RunExecutionStart } | { "type": "run.execution.end", "payload": RunExecutionEnd } | { "type": "run.execution.fail", "payload": RunExecutionFail } | { "type": "run.execution.cancel", "payload": RunExecutionCancel } | { "type": "run.step.start", "payload": RunStepStart } | { "type": "run.step.output", "payload": RunStepOutput } | { "type": "run.step.end", "payload": RunStepEnd } | { "type": "run.step.fail", "payload": RunStepFail } | { "type": "run.repair.attempt", "payload": RunRepairAttempt } | { "type": "run.anomaly.detect", "payload": RunAnomalyDetect } | { "type": "run.file.change", "payload": RunFileChange } | { "type": "run.context.compress", "payload": RunContextCompress } | { "type": "run.context.window", "payload": RunContextWindow } | { "type": "run.usage.report", "payload": RunUsageReport } | { "type": "run.memory.update", "payload": RunMemoryUpdate } | { "type": "run.question.ask", "payload": RunQuestionAsk } | { "type": "run.question.answer", "payload": RunQuestionAnswer } | { "type": "run.completion.attempt", "payload": RunCompletionAttempt } | { "type": "run.checkpoint.rewind", "payload": RunCheckpointRewind } | { "type": "run.hook.start", "payload": RunHookStart } | { "type": "run.hook.end", "payload": RunHookEnd } | { "type": "exec.file.start", "payload": ExecFileStart } | { "type": "exec.file.stdout", "payload": ExecFileStdout } | { "type": "exec.file.stderr", "payload": ExecFileStderr } | { "type": "exec.file.exit", "payload": ExecFileExit } | { "type": "system.status", "payload": SystemStatus } | { "type": "system.log", "payload": SystemLog } | { "type": "system.error", "payload": SystemError } | { "type": "system.cli_display", "payload": SystemCliDisplay };
+export type EventKind = { "type": "agent.start", "payload": AgentStart } | { "type": "agent.end", "payload": AgentEnd } | { "type": "prepare.model.select", "payload": PrepareModelSelect } | { "type": "prepare.conversation.open", "payload": PrepareConversationOpen } | { "type": "prepare.history.load", "payload": PrepareHistoryLoad } | { "type": "prepare.repomap.build", "payload": PrepareRepomapBuild } | { "type": "prepare.instructions.load", "payload": PrepareInstructionsLoad } | { "type": "run.response.start", "payload": RunResponseStart } | { "type": "run.response.end", "payload": RunResponseEnd } | { "type": "run.llm.start", "payload": RunLlmStart } | { "type": "run.llm.delta", "payload": RunLlmDelta } | { "type": "run.llm.end", "payload": RunLlmEnd } | { "type": "run.llm.retry", "payload": RunLlmRetry } | { "type": "run.thinking.start", "payload": RunThinkingStart } | { "type": "run.thinking.delta", "payload": RunThinkingDelta } | { "type": "run.thinking.end", "payload": RunThinkingEnd } | { "type": "run.thinking.fail", "payload": RunThinkingFail } | { "type": "run.tool.start", "payload": RunToolStart } | { "type": "run.tool.output", "payload": RunToolOutput } | { "type": "run.tool.end", "payload": RunToolEnd } | { "type": "run.approval.request", "payload": RunApprovalRequest } | { "type": "run.approval.resolve", "payload": RunApprovalResolve } | { "type": "run.plan.create", "payload": RunPlanCreate } | { "type": "run.plan.modify", "payload": RunPlanModify } | { "type": "run.plan.replan", "payload": RunPlanReplan } | { "type": "run.plan.complete", "payload": RunPlanComplete } | { "type": "run.plan.respond", "payload": RunPlanRespond } | { "type": "run.execution.start", "payload": RunExecutionStart } | { "type": "run.execution.end", "payload": RunExecutionEnd } | { "type": "run.execution.fail", "payload": RunExecutionFail } | { "type": "run.execution.cancel", "payload": RunExecutionCancel } | { "type": "run.step.start", "payload": RunStepStart } | { "type": "run.step.output", "payload": RunStepOutput } | { "type": "run.step.end", "payload": RunStepEnd } | { "type": "run.step.fail", "payload": RunStepFail } | { "type": "run.repair.attempt", "payload": RunRepairAttempt } | { "type": "run.anomaly.detect", "payload": RunAnomalyDetect } | { "type": "run.file.change", "payload": RunFileChange } | { "type": "run.context.compress", "payload": RunContextCompress } | { "type": "run.context.window", "payload": RunContextWindow } | { "type": "run.usage.report", "payload": RunUsageReport } | { "type": "run.memory.update", "payload": RunMemoryUpdate } | { "type": "run.question.ask", "payload": RunQuestionAsk } | { "type": "run.question.answer", "payload": RunQuestionAnswer } | { "type": "run.completion.attempt", "payload": RunCompletionAttempt } | { "type": "run.checkpoint.rewind", "payload": RunCheckpointRewind } | { "type": "run.hook.start", "payload": RunHookStart } | { "type": "run.hook.end", "payload": RunHookEnd } | { "type": "run.subagent.start", "payload": RunSubagentStart } | { "type": "run.subagent.end", "payload": RunSubagentEnd } | { "type": "exec.file.start", "payload": ExecFileStart } | { "type": "exec.file.stdout", "payload": ExecFileStdout } | { "type": "exec.file.stderr", "payload": ExecFileStderr } | { "type": "exec.file.exit", "payload": ExecFileExit } | { "type": "system.status", "payload": SystemStatus } | { "type": "system.log", "payload": SystemLog } | { "type": "system.error", "payload": SystemError } | { "type": "system.cli_display", "payload": SystemCliDisplay };
 
 /**
  * `exec.file.exit`: the script ended.
@@ -1234,6 +1240,68 @@ description: string,
 progress: Progress, };
 
 /**
+ * `run.subagent.end`: a subagent ended; only its report went back to the parent.
+ */
+export type RunSubagentEnd = { 
+/**
+ * The parent's `task` call.
+ */
+call_id: string, 
+/**
+ * The kind of subagent.
+ */
+subagent_type: string, 
+/**
+ * How it ended (as in `agent.end`).
+ */
+status: AgentStatus, 
+/**
+ * The length of the report handed back to the parent, in characters.
+ */
+report_chars: number, 
+/**
+ * Model calls it made.
+ */
+iterations: number, 
+/**
+ * Tokens it used (its own calls; the parent's totals include them once).
+ */
+usage: Usage, 
+/**
+ * What its calls cost in US dollars, when its model's price is known.
+ */
+cost_usd?: number, 
+/**
+ * Wall time in milliseconds.
+ */
+duration_ms: number, };
+
+/**
+ * `run.subagent.start`: a `task` call started a subagent.
+ */
+export type RunSubagentStart = { 
+/**
+ * The parent's `task` call.
+ */
+call_id: string, 
+/**
+ * The kind of subagent (`explorer`, `worker`, or a custom agent's name).
+ */
+subagent_type: string, 
+/**
+ * The job in a few words, as the parent described it.
+ */
+description: string, 
+/**
+ * How deep it runs: 1 for a child of the top agent, 2 for its child, ….
+ */
+depth: number, 
+/**
+ * The model it runs on.
+ */
+model: string, };
+
+/**
  * `run.thinking.delta`: a piece of streamed reasoning.
  */
 export type RunThinkingDelta = { 
@@ -1559,7 +1627,12 @@ taskId: string,
 /**
  * The project.
  */
-projectId: string, } & ({ "type": "agent_phase", "payload": AgentPhasePayload } | { "type": "tool_call", "payload": ToolCallPayload } | { "type": "file_update", "payload": FileUpdatePayload } | { "type": "self_repair", "payload": SelfRepairPayload } | { "type": "log", "payload": LogPayload } | { "type": "error", "payload": ErrorPayload });
+projectId: string, 
+/**
+ * The parent's `task` call, when a subagent produced the event (the envelope's
+ * `parent_call_id`): the page nests the record under that call's row.
+ */
+parentCallId?: string, } & ({ "type": "agent_phase", "payload": AgentPhasePayload } | { "type": "tool_call", "payload": ToolCallPayload } | { "type": "file_update", "payload": FileUpdatePayload } | { "type": "self_repair", "payload": SelfRepairPayload } | { "type": "log", "payload": LogPayload } | { "type": "error", "payload": ErrorPayload });
 
 /**
  * The six timeline types with their payloads.
@@ -1696,6 +1769,8 @@ export const EVENT_TYPES = [
   "run.checkpoint.rewind",
   "run.hook.start",
   "run.hook.end",
+  "run.subagent.start",
+  "run.subagent.end",
   "exec.file.start",
   "exec.file.stdout",
   "exec.file.stderr",
@@ -1971,6 +2046,16 @@ export function isRunHookStart(event: Event): event is EventOf<"run.hook.start">
 /** True when `event` is a `run.hook.end` event. */
 export function isRunHookEnd(event: Event): event is EventOf<"run.hook.end"> {
   return event.type === "run.hook.end";
+}
+
+/** True when `event` is a `run.subagent.start` event. */
+export function isRunSubagentStart(event: Event): event is EventOf<"run.subagent.start"> {
+  return event.type === "run.subagent.start";
+}
+
+/** True when `event` is a `run.subagent.end` event. */
+export function isRunSubagentEnd(event: Event): event is EventOf<"run.subagent.end"> {
+  return event.type === "run.subagent.end";
 }
 
 /** True when `event` is a `exec.file.start` event. */

@@ -308,6 +308,28 @@ export function timelinePayload(event: Event): TimelinePayload | undefined {
         }),
       );
     }
+    case "run.subagent.start": {
+      const p = event.payload;
+      return log(
+        "info",
+        `Subagent ${p.subagent_type} started: ${p.description}`,
+        meta({ callId: p.call_id, subagentType: p.subagent_type, depth: p.depth, model: p.model }),
+      );
+    }
+    case "run.subagent.end": {
+      const p = event.payload;
+      const level: LogLevel =
+        p.status === "completed" ? "info" : p.status === "failed" ? "error" : "warn";
+      return log(level, `Subagent ${p.subagent_type} ${p.status}: ${p.usage.total_tokens} tokens`, meta({
+        callId: p.call_id,
+        subagentType: p.subagent_type,
+        status: p.status,
+        reportChars: p.report_chars,
+        totalTokens: p.usage.total_tokens,
+        costUsd: p.cost_usd,
+        durationMs: p.duration_ms,
+      }));
+    }
     case "run.hook.start":
     case "prepare.conversation.open":
     case "prepare.history.load":
@@ -339,6 +361,7 @@ function record(event: Event, id: string, payload: TimelinePayload): TimelineEve
     timestamp: event.ts,
     taskId: event.turn_id ?? "",
     projectId: event.project_id,
+    ...(event.parent_call_id === undefined ? {} : { parentCallId: event.parent_call_id }),
     ...payload,
   };
 }

@@ -2,6 +2,7 @@ import { useEffect, useRef } from "react";
 import type { AgentPhase, TimelineEvent } from "../contract";
 import { useI18n } from "../i18n";
 import type { TimelineItem } from "../sessionModel";
+import { nestItems } from "../nesting";
 import { timelineText } from "../timelineText";
 
 const PHASE_ICON: Record<AgentPhase, string> = {
@@ -26,6 +27,7 @@ const TOOL_ICON: Record<string, string> = {
   attempt_completion: "⚑",
   ask_followup_question: "?",
   generate_image: "▣",
+  task: "⤷",
 };
 
 const FILE_OP_ICON: Record<string, string> = {
@@ -44,8 +46,17 @@ function Move(props: { from: string; to: string }) {
   );
 }
 
-function Row(props: { item: TimelineItem }) {
+function Row(props: { item: TimelineItem; depth: number }) {
   const { record, progress, source } = props.item;
+  // A subagent's rows, indented under the task call that started it.
+  const nest =
+    props.depth > 0
+      ? {
+          "data-depth": props.depth,
+          "data-parent-call-id": record.parentCallId,
+          style: { marginLeft: `${props.depth * 1.5}rem` },
+        }
+      : {};
   const m = useI18n();
   const { t, tool, word, number } = m;
   const stamp = <time dateTime={record.timestamp}>{m.time(record.timestamp)}</time>;
@@ -54,7 +65,7 @@ function Row(props: { item: TimelineItem }) {
     case "agent_phase": {
       const p = record.payload;
       return (
-        <li className={`node phase phase-${p.phase} phase-${p.action}`} data-testid="timeline-phase" data-record-id={record.id} data-phase={p.phase} data-action={p.action}>
+        <li {...nest} className={`node phase phase-${p.phase} phase-${p.action}`} data-testid="timeline-phase" data-record-id={record.id} data-phase={p.phase} data-action={p.action}>
           <span className="icon" aria-hidden="true">
             {PHASE_ICON[p.phase]}
           </span>
@@ -80,8 +91,10 @@ function Row(props: { item: TimelineItem }) {
       const isMove = p.toolName === "move_file" && p.fromPath !== undefined && p.toPath !== undefined;
       return (
         <li
+          {...nest}
           className={`node child tool ${p.success ? "ok" : "failed"}`}
           data-testid="timeline-tool" data-record-id={record.id}
+          data-call-id={source.type === "run.tool.end" ? source.payload.call_id : undefined}
           data-tool={p.toolName}
           data-success={String(p.success)}
         >
@@ -110,7 +123,7 @@ function Row(props: { item: TimelineItem }) {
       const p = record.payload;
       const icon = FILE_OP_ICON[p.op] ?? "□";
       return (
-        <li className={`node child file file-${p.op}`} data-testid="timeline-file" data-record-id={record.id} data-op={p.op} data-path={p.path}>
+        <li {...nest} className={`node child file file-${p.op}`} data-testid="timeline-file" data-record-id={record.id} data-op={p.op} data-path={p.path}>
           <span className="icon" aria-hidden="true">
             {icon}
           </span>
@@ -128,7 +141,7 @@ function Row(props: { item: TimelineItem }) {
     case "self_repair": {
       const p = record.payload;
       return (
-        <li className={`node child repair repair-${p.result}`} data-testid="timeline-repair" data-record-id={record.id} data-result={p.result}>
+        <li {...nest} className={`node child repair repair-${p.result}`} data-testid="timeline-repair" data-record-id={record.id} data-result={p.result}>
           <span className="icon" aria-hidden="true">
             ⚠
           </span>
@@ -150,7 +163,7 @@ function Row(props: { item: TimelineItem }) {
     case "log": {
       const p = record.payload;
       return (
-        <li className={`node child log log-${p.level}`} data-testid="timeline-log" data-record-id={record.id} data-level={p.level}>
+        <li {...nest} className={`node child log log-${p.level}`} data-testid="timeline-log" data-record-id={record.id} data-level={p.level}>
           <span className="icon" aria-hidden="true">
             {p.level === "error" ? "✖" : p.level === "warn" ? "⚠" : "ℹ"}
           </span>
@@ -173,7 +186,7 @@ function Row(props: { item: TimelineItem }) {
     case "error": {
       const p = record.payload;
       return (
-        <li className="node child error" data-testid="timeline-error" data-record-id={record.id} role="alert">
+        <li {...nest} className="node child error" data-testid="timeline-error" data-record-id={record.id} role="alert">
           <span className="icon" aria-hidden="true">
             ✖
           </span>
@@ -224,8 +237,8 @@ export function Timeline(props: { items: TimelineItem[] }) {
             stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
           }}
         >
-          {props.items.map((item) => (
-            <Row key={item.key} item={item} />
+          {nestItems(props.items).map(({ item, depth }) => (
+            <Row key={item.key} item={item} depth={depth} />
           ))}
         </ol>
       )}

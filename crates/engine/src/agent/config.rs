@@ -255,6 +255,8 @@ pub struct AgentConfig {
     /// Whether the project's own hooks run (the folder is trusted; default false: only the
     /// user's run, and the project's are named in a `system.log`).
     pub trust_project: bool,
+    /// `[subagents]`: how many `task` calls run at once and how deep subagents nest.
+    pub subagents: super::subagent::SubagentSettings,
     /// The shadow copy the running session's tools use, once made.
     pub(crate) shadow_env: Option<ShadowEnv>,
 }
@@ -306,6 +308,7 @@ impl AgentConfig {
             lang: keel_events::Lang::En,
             hooks: Vec::new(),
             trust_project: false,
+            subagents: super::subagent::SubagentSettings::default(),
             shadow_env: None,
         }
     }

@@ -12,7 +12,7 @@
 //! | `PreCompact` | before the model summarises older history | nothing (it is told) |
 //! | `Notification` | when Keel waits for an approval or an answer | nothing |
 //! | `Stop` | an answer that would end the turn | block: the reason is given to the model as a user note and the turn goes on, at most [`MAX_STOP_CONTINUATIONS`] times a turn |
-//! | `SubagentStop` | never: Keel has no subagents yet | — |
+//! | `SubagentStop` | an answer that would end a subagent (`TurnState::stop_event`, `turn.rs`) | block: the child is sent back to work, as `Stop` does a turn |
 //!
 //! A hook that fails decides nothing (keel-tools logs it): every event goes on as if it had
 //! said nothing. Control tools (`attempt_completion`, questions, plans) run no tool hooks.

@@ -210,6 +210,7 @@ mod shadow;
 mod skills;
 mod stamps;
 mod stuck_answer;
+mod subagent;
 mod summary;
 mod tap;
 mod task_intent;
@@ -234,4 +235,5 @@ pub use distill::Distillation;
 pub use session::{
     AgentError, AgentSession, MAX_SIDE_TOKENS, ResumedTurn, SideCallError, TurnOutcome, new_turn_id,
 };
+pub use subagent::{EXPLORER_TOOLS, SubagentSettings, TASK, TaskArgs};
 pub use turn_overrides::TurnOverrides;

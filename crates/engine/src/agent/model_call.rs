@@ -121,6 +121,12 @@ impl ModelCaller {
         self.usage
     }
 
+    /// Adds tokens used by a subagent to the session's (its own `run.usage.report`s told
+    /// them).
+    pub(crate) fn add_usage(&mut self, usage: &Usage) {
+        self.usage.accumulate(usage);
+    }
+
     /// The provider calls go to.
     pub(crate) fn provider(&self) -> &dyn Provider {
         self.provider.as_ref()

@@ -95,6 +95,9 @@ pub struct AgentSession {
     notes: Vec<TurnNote>,
     /// Skill files skipped when the session was built, reported at its first turn.
     skill_warnings: Vec<keel_extensions::Warning>,
+    /// Agent files skipped and tools they name that Keel does not have, reported at the
+    /// first turn.
+    agent_warnings: Vec<keel_extensions::Warning>,
     /// Hook files skipped and untrusted hooks not run, reported at the first turn.
     hook_logs: Vec<keel_events::SystemLog>,
     /// The session's model chain while a turn runs on another model
@@ -163,6 +166,16 @@ impl AgentSession {
         let mut tools = Toolbox::new(ToolRegistry::builtin(), Some(checkpoints));
         tools.set_skills(skills);
         tools.hooks = hooks;
+        let (agents, mut agent_warnings) = super::subagent::discover(
+            &config.root,
+            config.instructions.user_dir.as_deref(),
+            config.trust_project,
+        );
+        if config.subagents.max_depth > 0 {
+            let roster = super::subagent::Roster::new(&agents, config.subagents);
+            agent_warnings.extend(roster.unknown_tools(tools.registry()));
+            tools.set_roster(Some(Arc::new(roster)));
+        }
         Ok(Self {
             config,
             model: ModelCaller::new(provider),
@@ -178,6 +191,7 @@ impl AgentSession {
             last_outcome: None,
             notes: Vec::new(),
             skill_warnings,
+            agent_warnings,
             hook_logs,
             session_models: None,
         })
@@ -524,6 +538,7 @@ impl AgentSession {
             )
             .await;
         super::skills::report(std::mem::take(&mut self.skill_warnings), &self.emitter);
+        super::subagent::report(&std::mem::take(&mut self.agent_warnings), &self.emitter);
         super::hooks::report(std::mem::take(&mut self.hook_logs), &self.emitter);
         self.context.turn_prompt.start_turn(
             &self.config.root,

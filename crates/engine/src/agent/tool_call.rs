@@ -97,6 +97,10 @@ pub(crate) struct Toolbox {
     pub(crate) answerer: Arc<dyn QuestionAnswerer>,
     /// The session's hooks ([`super::hooks`]).
     pub(crate) hooks: Arc<keel_extensions::Hooks>,
+    /// The kinds of subagent `task` may start (`None`: subagents are off).
+    pub(crate) roster: Option<super::subagent::SharedRoster>,
+    /// How deep this agent runs: 0 for the top agent, 1 for its children, ….
+    pub(crate) depth: u32,
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -189,9 +193,20 @@ pub(crate) struct FinishedCall {
 }
 
 /// What handling a call gave, before its result is recorded.
-enum Handled {
+pub(crate) enum Handled {
     Result(ToolResult, ToolStatus, Option<LoopEnd>),
     Plan(PendingPlan),
+}
+
+/// A call begun ([`Toolbox::begin`]): its arguments as they will run, and whether its
+/// `PreToolUse` hooks refused it.
+pub(crate) struct Begun {
+    pub(crate) arguments: serde_json::Value,
+    pub(crate) started: Instant,
+    mcp_server: Option<String>,
+    hooked: bool,
+    /// The result of a call the hooks refused.
+    pub(crate) refused: Option<ToolResult>,
 }
 
 /// What a call's `PreToolUse` hooks said.
@@ -225,7 +240,37 @@ impl Toolbox {
             approver: Arc::new(keel_protocol::CannotAsk),
             answerer: Arc::new(keel_protocol::CannotAnswer),
             hooks: Arc::default(),
+            roster: None,
+            depth: 0,
         }
+    }
+
+    /// Offers `task` over `roster`'s kinds (while this agent's depth is under the limit).
+    pub(crate) fn set_roster(&mut self, roster: Option<super::subagent::SharedRoster>) {
+        self.roster = roster;
+        self.rebuild();
+    }
+
+    /// The toolbox of a child at `depth`: this one's tools (only `allowed` among them, when
+    /// given), source, checkpoints, approver, answerer, hooks and roster.
+    pub(crate) fn for_child(&self, allowed: Option<Vec<String>>, depth: u32) -> Toolbox {
+        let mut child = Toolbox::new(self.base.clone(), self.checkpoints.clone());
+        child.skill = self.skill.clone();
+        child.source = self.source.as_ref().map(|(source, _)| (source.clone(), 0));
+        child.approver = self.approver.clone();
+        child.answerer = self.answerer.clone();
+        child.hooks = self.hooks.clone();
+        child.roster = self.roster.clone();
+        child.depth = depth;
+        child.set_allowed(allowed);
+        child
+    }
+
+    /// Whether `task` is offered: there is a roster and this agent is above the depth limit.
+    fn offers_task(&self) -> bool {
+        self.roster
+            .as_ref()
+            .is_some_and(|roster| self.depth < roster.settings.max_depth)
     }
 
     /// The tools offered to the model.
@@ -328,7 +373,14 @@ impl Toolbox {
                 }
             }
         }
-        self.tools = with_control_tools(tools, self.skill.as_ref());
+        let mut tools = with_control_tools(tools, self.skill.as_ref());
+        if self.offers_task()
+            && allowed(super::subagent::TASK)
+            && let Some(roster) = &self.roster
+        {
+            tools.register(super::subagent::TaskTool::new(roster));
+        }
+        self.tools = tools;
         self.functions.clear();
     }
 
@@ -467,87 +519,119 @@ impl Toolbox {
     ) -> Ran {
         let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
         async move {
-            let arguments = call.to_event().arguments;
-            let mcp_server = self
-                .tools
-                .get(&call.name)
-                .and_then(|tool| tool.mcp_server(&arguments));
-            scope.env.emitter.emit(RunToolStart {
-                call_id: call.id.clone(),
-                tool_name: call.name.clone(),
-                arguments: arguments.clone(),
-                step_id: scope.step,
-                mcp_server: mcp_server.clone(),
-            });
-            let started = Instant::now();
-            let hooked = call.is_complete() && !is_control_tool(&call.name);
-            let mut arguments = arguments;
-            let gate = if hooked {
-                self.pre_tool_use(scope, call, &arguments).await
-            } else {
-                Gate::Run(None)
-            };
-            let handled = match gate {
-                Gate::Refuse(result) => (result, ToolStatus::Denied).into(),
-                Gate::Run(rewritten) => {
-                    if let Some(rewritten) = rewritten {
-                        arguments = rewritten;
-                    }
-                    match self.command_refusal(&call.name, &arguments) {
-                        Some(refusal) => (refusal, ToolStatus::Denied).into(),
-                        None => self.handle(scope, call, &arguments, started).await,
-                    }
+            let mut begun = self.begin(scope, call).await;
+            let handled = match begun.refused.take() {
+                Some(result) => (result, ToolStatus::Denied).into(),
+                None => {
+                    self.handle(scope, call, &begun.arguments, begun.started)
+                        .await
                 }
             };
-            let (mut result, status, mut end) = match handled {
-                Handled::Result(result, status, end) => (result, status, end),
-                Handled::Plan(pending) => return Ran::Plan(pending),
-            };
-            if status == ToolStatus::Cancelled {
-                end = Some(LoopEnd::Cancelled);
-            }
-            if hooked && matches!(status, ToolStatus::Success | ToolStatus::Error) {
-                self.post_tool_use(scope, call, &arguments, &mut result)
-                    .await;
-            }
-            let text = context.result_for_history(
-                &call.name,
-                &arguments,
-                result.success,
-                result_text(&result),
-            );
-            context.add_result(&call.id, text, result.success);
-            context
-                .images_to_attach
-                .extend(result.images.iter().cloned());
-            if status == ToolStatus::Success {
-                context.follow_call(scope.env.root, &call.name, &arguments, scope.env.emitter);
-            }
-            ToolEnd {
-                call_id: call.id.clone(),
-                tool: &call.name,
-                arguments: &arguments,
-                result: &result,
-                status,
-                started,
-                step: scope.step,
-                mcp_server,
-            }
-            .emit(scope.env.emitter);
-            Ran::Finished(FinishedCall {
-                arguments,
-                result,
-                status,
-                end,
-            })
+            self.finish(scope, context, call, begun, handled).await
         }
         .instrument(span)
         .await
     }
 
+    /// Begins a call: `run.tool.start`, then its `PreToolUse` hooks.
+    pub(crate) async fn begin(&self, scope: CallScope<'_>, call: &AssembledToolCall) -> Begun {
+        let arguments = call.to_event().arguments;
+        let mcp_server = self
+            .tools
+            .get(&call.name)
+            .and_then(|tool| tool.mcp_server(&arguments));
+        scope.env.emitter.emit(RunToolStart {
+            call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            arguments: arguments.clone(),
+            step_id: scope.step,
+            mcp_server: mcp_server.clone(),
+        });
+        let started = Instant::now();
+        let hooked = call.is_complete() && !is_control_tool(&call.name);
+        let mut begun = Begun {
+            arguments,
+            started,
+            mcp_server,
+            hooked,
+            refused: None,
+        };
+        if hooked {
+            match self.pre_tool_use(scope, call, &begun.arguments).await {
+                Gate::Refuse(result) => begun.refused = Some(result),
+                Gate::Run(Some(rewritten)) => begun.arguments = rewritten,
+                Gate::Run(None) => {}
+            }
+        }
+        if begun.refused.is_none() {
+            begun.refused = self.command_refusal(&call.name, &begun.arguments);
+        }
+        begun
+    }
+
+    /// Ends a call that was handled: its `PostToolUse` hooks, the result into `context`,
+    /// `run.tool.end`.
+    pub(crate) async fn finish(
+        &self,
+        scope: CallScope<'_>,
+        context: &mut ModelContext,
+        call: &AssembledToolCall,
+        begun: Begun,
+        handled: Handled,
+    ) -> Ran {
+        let Begun {
+            arguments,
+            started,
+            mcp_server,
+            hooked,
+            ..
+        } = begun;
+        let (mut result, status, mut end) = match handled {
+            Handled::Result(result, status, end) => (result, status, end),
+            Handled::Plan(pending) => return Ran::Plan(pending),
+        };
+        if status == ToolStatus::Cancelled {
+            end = Some(LoopEnd::Cancelled);
+        }
+        if hooked && matches!(status, ToolStatus::Success | ToolStatus::Error) {
+            self.post_tool_use(scope, call, &arguments, &mut result)
+                .await;
+        }
+        let text = context.result_for_history(
+            &call.name,
+            &arguments,
+            result.success,
+            result_text(&result),
+        );
+        context.add_result(&call.id, text, result.success);
+        context
+            .images_to_attach
+            .extend(result.images.iter().cloned());
+        if status == ToolStatus::Success {
+            context.follow_call(scope.env.root, &call.name, &arguments, scope.env.emitter);
+        }
+        ToolEnd {
+            call_id: call.id.clone(),
+            tool: &call.name,
+            arguments: &arguments,
+            result: &result,
+            status,
+            started,
+            step: scope.step,
+            mcp_server,
+        }
+        .emit(scope.env.emitter);
+        Ran::Finished(FinishedCall {
+            arguments,
+            result,
+            status,
+            end,
+        })
+    }
+
     /// Runs the call: a refusal when its arguments cannot be used, the session's handling of
     /// a control tool, or the workspace tool.
-    async fn handle(
+    pub(crate) async fn handle(
         &self,
         scope: CallScope<'_>,
         call: &AssembledToolCall,

@@ -271,12 +271,24 @@ impl TurnRun<'_> {
         step: Option<u32>,
     ) -> Option<LoopEnd> {
         let mut end = None;
-        for call in calls {
+        let mut index = 0;
+        while index < calls.len() {
             if self.state.cancel.is_cancelled() {
                 end = Some(LoopEnd::Cancelled);
                 break;
             }
-            end = self.run_call(call, step).await;
+            // Consecutive `task` calls run together (their children in parallel).
+            let tasks = calls[index..]
+                .iter()
+                .take_while(|call| call.name == super::subagent::TASK)
+                .count();
+            if tasks > 0 {
+                end = self.run_tasks(&calls[index..index + tasks], step).await;
+                index += tasks;
+            } else {
+                end = self.run_call(&calls[index], step).await;
+                index += 1;
+            }
             if end.is_some() {
                 break;
             }
@@ -309,7 +321,7 @@ impl TurnRun<'_> {
 
     /// Feeds a finished call to the step's failure tracking and the anomaly detector (control
     /// calls that end the loop excepted).
-    fn record_call(
+    pub(crate) fn record_call(
         &mut self,
         call: &AssembledToolCall,
         done: FinishedCall,

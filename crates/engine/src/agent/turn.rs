@@ -2,7 +2,6 @@
 //! one, and how the turn ends.
 
 use keel_events::{AgentStatus, LogLevel, SystemLog};
-use keel_extensions::HookEvent;
 
 use super::hooks::{self, MAX_STOP_CONTINUATIONS};
 use super::tool_call::ToolEnv;
@@ -52,7 +51,8 @@ impl TurnRun<'_> {
     /// given to the model as a note and the turn goes on — at most
     /// [`MAX_STOP_CONTINUATIONS`] times a turn, then the turn ends with a `system.log`.
     async fn stop_hooks_continue(&mut self, answer: &str) -> bool {
-        if !self.tools.hooks.has(HookEvent::Stop) || self.state.cancel.is_cancelled() {
+        let event = self.state.stop_event;
+        if !self.tools.hooks.has(event) || self.state.cancel.is_cancelled() {
             return false;
         }
         let active = self.state.stop_continuations > 0;
@@ -61,7 +61,7 @@ impl TurnRun<'_> {
             .tools
             .hook_runner(env)
             .run(
-                HookEvent::Stop,
+                event,
                 hooks::call_with(
                     None,
                     &[
@@ -78,9 +78,10 @@ impl TurnRun<'_> {
             self.emitter.emit(SystemLog {
                 level: LogLevel::Warn,
                 message: format!(
-                    "a Stop hook blocked the end of the turn again; the turn ends after \
+                    "a {} hook blocked the end of the turn again; the turn ends after \
                      {MAX_STOP_CONTINUATIONS} continuations ({})",
-                    hooks::block_reason(HookEvent::Stop, &outcome)
+                    event.as_str(),
+                    hooks::block_reason(event, &outcome)
                 ),
                 metadata: None,
             });
@@ -88,8 +89,9 @@ impl TurnRun<'_> {
         }
         self.state.stop_continuations += 1;
         self.context.conversation.push_note(format!(
-            "A Stop hook asks you to go on before ending your turn: {}",
-            hooks::block_reason(HookEvent::Stop, &outcome)
+            "A {} hook asks you to go on before ending your turn: {}",
+            event.as_str(),
+            hooks::block_reason(event, &outcome)
         ));
         true
     }

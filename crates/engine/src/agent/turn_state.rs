@@ -33,6 +33,9 @@ pub(crate) struct TurnState {
     pub(crate) nudged: bool,
     /// Times `Stop` hooks sent the model back to work this turn.
     pub(crate) stop_continuations: u32,
+    /// The hook event of the answer that would end the loop: `Stop` for a turn,
+    /// `SubagentStop` for a subagent.
+    pub(crate) stop_event: keel_extensions::HookEvent,
     /// The task asks for the project's files to change ([`super::task_intent`]).
     pub(crate) asks_for_change: bool,
     /// The task is plainly a question ([`super::task_intent::only_asks`]).
@@ -105,6 +108,7 @@ impl TurnState {
             last_failure: None,
             nudged: false,
             stop_continuations: 0,
+            stop_event: keel_extensions::HookEvent::Stop,
             asks_for_change: false,
             only_asks: false,
             keeps_tests: false,

@@ -15,6 +15,7 @@ mod memory;
 mod plan;
 mod prepare;
 mod shared;
+mod subagent;
 mod system;
 mod tool;
 
@@ -30,5 +31,6 @@ pub use memory::*;
 pub use plan::*;
 pub use prepare::*;
 pub use shared::*;
+pub use subagent::*;
 pub use system::*;
 pub use tool::*;

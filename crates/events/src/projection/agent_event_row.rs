@@ -80,6 +80,8 @@ impl TryFrom<&AgentEventRow> for TimelineEvent {
             timestamp: row.created_at.clone(),
             task_id: row.task_id.clone().unwrap_or_default(),
             project_id: row.project_id.clone(),
+            // Seed 003's row has no column for it: a subagent's record reads back unnested.
+            parent_call_id: None,
             payload,
         })
     }
@@ -114,6 +116,7 @@ mod tests {
             timestamp: "2025-11-29T14:00:00.000Z".into(),
             task_id: task_id.into(),
             project_id: "789e0123-e45b-67d8-a901-234567890abc".into(),
+            parent_call_id: None,
             payload: TimelinePayload::AgentPhase(AgentPhasePayload {
                 phase: AgentPhase::Planner,
                 action: PhaseAction::Enter,

@@ -176,6 +176,8 @@ pub fn to_legacy(event: &Event) -> Option<Value> {
         | K::RunCheckpointRewind(_)
         | K::RunHookStart(_)
         | K::RunHookEnd(_)
+        | K::RunSubagentStart(_)
+        | K::RunSubagentEnd(_)
         | K::SystemLog(_)
         | K::SystemCliDisplay(_) => return None,
     };

@@ -33,6 +33,9 @@
 //! | `run.anomaly.detect`, `run.plan.replan`, `run.llm.retry`, `run.thinking.fail`, `run.execution.cancel`, fallback `prepare.model.select` | `log` `warn` |
 //! | `run.step.fail` | `log` `error` |
 //! | `agent.end` | `log`: `info` when completed, `error` when failed, `warn` otherwise |
+//! | `run.subagent.start` / `.end` | `log`: `Subagent KIND started: DESCRIPTION` / `Subagent KIND STATUS: N tokens` (level as `agent.end`'s) |
+//!
+//! Every record carries the event's `parent_call_id` as `parentCallId` (a subagent's events).
 //!
 //! Everything else projects to `None`: streaming deltas (`run.llm.delta`, `run.thinking.delta`,
 //! `run.tool.output`, `run.step.output`), the model-call bookkeeping (`run.llm.start`/`.end`,
@@ -149,6 +152,7 @@ fn record(event: &Event, id: String, payload: TimelinePayload) -> TimelineEvent 
         timestamp: event.ts_string(),
         task_id: event.turn_id.clone().unwrap_or_default(),
         project_id: event.project_id.clone(),
+        parent_call_id: event.parent_call_id.clone(),
         payload,
     }
 }
@@ -424,6 +428,41 @@ fn timeline_payload(event: &Event) -> Option<TimelinePayload> {
                 "error": p.error,
             })),
         ),
+        K::RunSubagentStart(p) => log(
+            LogLevel::Info,
+            format!("Subagent {} started: {}", p.subagent_type, p.description),
+            meta(json!({
+                "callId": p.call_id,
+                "subagentType": p.subagent_type,
+                "depth": p.depth,
+                "model": p.model,
+            })),
+        ),
+        K::RunSubagentEnd(p) => {
+            let status = json!(p.status);
+            log(
+                match p.status {
+                    AgentStatus::Completed => LogLevel::Info,
+                    AgentStatus::Failed => LogLevel::Error,
+                    AgentStatus::Cancelled | AgentStatus::MaxIterations => LogLevel::Warn,
+                },
+                format!(
+                    "Subagent {} {}: {} tokens",
+                    p.subagent_type,
+                    status.as_str().unwrap_or_default(),
+                    p.usage.total_tokens
+                ),
+                meta(json!({
+                    "callId": p.call_id,
+                    "subagentType": p.subagent_type,
+                    "status": status,
+                    "reportChars": p.report_chars,
+                    "totalTokens": p.usage.total_tokens,
+                    "costUsd": p.cost_usd,
+                    "durationMs": p.duration_ms,
+                })),
+            )
+        }
         K::PrepareModelSelect(_)
         | K::PrepareConversationOpen(_)
         | K::PrepareHistoryLoad(_)

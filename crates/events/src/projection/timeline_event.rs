@@ -19,6 +19,11 @@ pub struct TimelineEvent {
     pub task_id: String,
     /// The project.
     pub project_id: String,
+    /// The parent's `task` call, when a subagent produced the event (the envelope's
+    /// `parent_call_id`): the page nests the record under that call's row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub parent_call_id: Option<String>,
     /// Type and payload.
     #[serde(flatten)]
     pub payload: TimelinePayload,

@@ -224,6 +224,7 @@ mod tests {
             timestamp: String::new(),
             task_id: "t".into(),
             project_id: "p".into(),
+            parent_call_id: None,
             payload,
         }
     }

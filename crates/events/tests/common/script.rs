@@ -42,6 +42,8 @@ pub fn fixed_id(seq: u64, ts: DateTime<Utc>) -> Uuid {
 pub struct Script {
     sequencer: Sequencer,
     turn: Option<&'static str>,
+    /// The `task` call whose subagent emits the events that follow.
+    parent: Option<&'static str>,
     events: Vec<Event>,
 }
 
@@ -50,6 +52,7 @@ impl Default for Script {
         Self {
             sequencer: Sequencer::new(SESSION, PROJECT),
             turn: None,
+            parent: None,
             events: Vec::new(),
         }
     }
@@ -62,9 +65,17 @@ impl Script {
         self
     }
 
+    /// Sets the `task` call whose subagent emits the events that follow (`None`: the top
+    /// agent).
+    pub fn child(&mut self, parent: Option<&'static str>) -> &mut Self {
+        self.parent = parent;
+        self
+    }
+
     /// Appends one event.
     pub fn push(&mut self, kind: impl Into<EventKind>) -> &mut Self {
         let mut event = self.sequencer.stamp(self.turn, kind);
+        event.parent_call_id = self.parent.map(str::to_owned);
         event.ts = start() + Duration::milliseconds(137 * event.seq as i64);
         event.id = fixed_id(event.seq, event.ts);
         self.events.push(event);
@@ -729,6 +740,77 @@ pub fn scripted_run() -> Vec<Event> {
             exit_code: Some(2),
             duration_ms: 14,
             error: None,
+        })
+        .push(RunToolStart {
+            call_id: "call_10".into(),
+            tool_name: "task".into(),
+            arguments: json!({"description": "Find the date helpers",
+                              "prompt": "Where are the date helpers used?",
+                              "subagent_type": "explorer"}),
+            step_id: None,
+            mcp_server: None,
+        })
+        .child(Some("call_10"))
+        .push(RunSubagentStart {
+            call_id: "call_10".into(),
+            subagent_type: "explorer".into(),
+            description: "Find the date helpers".into(),
+            depth: 1,
+            model: "gpt-5-mini".into(),
+        })
+        .push(RunToolStart {
+            call_id: "call_10_1".into(),
+            tool_name: "search_files".into(),
+            arguments: json!({"path": "src", "regex": "formatDate"}),
+            step_id: None,
+            mcp_server: None,
+        })
+        .push(RunToolEnd {
+            call_id: "call_10_1".into(),
+            tool_name: "search_files".into(),
+            status: ToolStatus::Success,
+            result: "src/new.ts:3: export function formatDate".into(),
+            duration_ms: 2,
+            args_summary: "formatDate in src".into(),
+            result_summary: "1 match".into(),
+            step_id: None,
+            from_path: None,
+            to_path: None,
+            mcp_server: None,
+        })
+        .push(RunUsageReport {
+            prompt_tokens: 900,
+            completion_tokens: 40,
+            total_tokens: 940,
+            cached_tokens: None,
+            cumulative: usage(900, 40, None),
+            model: Some("gpt-5-mini".into()),
+            cost_usd: Some(0.000305),
+            purpose: None,
+        })
+        .push(RunSubagentEnd {
+            call_id: "call_10".into(),
+            subagent_type: "explorer".into(),
+            status: AgentStatus::Completed,
+            report_chars: 31,
+            iterations: 2,
+            usage: usage(900, 40, None),
+            cost_usd: Some(0.000305),
+            duration_ms: 820,
+        })
+        .child(None)
+        .push(RunToolEnd {
+            call_id: "call_10".into(),
+            tool_name: "task".into(),
+            status: ToolStatus::Success,
+            result: "formatDate is used in src/new.ts".into(),
+            duration_ms: 830,
+            args_summary: "explorer: Find the date helpers".into(),
+            result_summary: "31 characters".into(),
+            step_id: None,
+            from_path: None,
+            to_path: None,
+            mcp_server: None,
         })
         .push(SystemError {
             error: "database is locked".into(),

@@ -960,6 +960,58 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
             ),
         ),
         (
+            "run.subagent.start",
+            kind((text(), text(), text(), any::<u32>(), text()).prop_map(
+                |(call_id, subagent_type, description, depth, model)| RunSubagentStart {
+                    call_id,
+                    subagent_type,
+                    description,
+                    depth,
+                    model,
+                },
+            )),
+        ),
+        (
+            "run.subagent.end",
+            kind(
+                (
+                    (text(), text()),
+                    prop_oneof![
+                        Just(AgentStatus::Completed),
+                        Just(AgentStatus::Failed),
+                        Just(AgentStatus::Cancelled),
+                        Just(AgentStatus::MaxIterations)
+                    ],
+                    any::<u64>(),
+                    any::<u32>(),
+                    usage(),
+                    // Up to 15 significant digits: JSON text that parses back to the same f64.
+                    option::of((0u64..1_000_000_000_000).prop_map(|n| n as f64 / 1e6)),
+                    any::<u64>(),
+                )
+                    .prop_map(
+                        |(
+                            (call_id, subagent_type),
+                            status,
+                            report_chars,
+                            iterations,
+                            usage,
+                            cost_usd,
+                            duration_ms,
+                        )| RunSubagentEnd {
+                            call_id,
+                            subagent_type,
+                            status,
+                            report_chars,
+                            iterations,
+                            usage,
+                            cost_usd,
+                            duration_ms,
+                        },
+                    ),
+            ),
+        ),
+        (
             "exec.file.start",
             kind(
                 (text(), text(), texts()).prop_map(|(run_id, file, command)| ExecFileStart {
@@ -1071,16 +1123,18 @@ pub fn any_event() -> impl Strategy<Value = Event> {
         0i64..4_102_444_800_000,
         text(),
         opt_text(),
+        opt_text(),
         text(),
         any_kind(),
     )
         .prop_map(
-            |(id, seq, millis, session_id, turn_id, project_id, kind)| Event {
+            |(id, seq, millis, session_id, turn_id, parent_call_id, project_id, kind)| Event {
                 id: uuid::Uuid::from_u128(id),
                 seq,
                 ts: chrono::DateTime::from_timestamp_millis(millis).unwrap_or_default(),
                 session_id,
                 turn_id,
+                parent_call_id,
                 project_id,
                 kind,
             },
