@@ -16,30 +16,63 @@ function callOf(item: TimelineItem): string | undefined {
   return source.type === "run.tool.end" && source.payload.tool_name === "task" ? source.payload.call_id : undefined;
 }
 
-/** `items` in display order, each `task` call's row before its child's records, with depths. */
+/** `items` in display order, each `task` call's row followed by all its child's records (a
+ * grandchild's under its own call's row), with depths. Parallel children's records, interleaved
+ * in time, are grouped by call; a call's row takes the place of its earliest record. */
 export function nestItems(items: readonly TimelineItem[]): NestedItem[] {
   const callRows = new Map<string, TimelineItem>();
   for (const item of items) {
     const call = callOf(item);
     if (call !== undefined) callRows.set(call, item);
   }
-  const depthOf = (item: TimelineItem, seen: Set<string> = new Set()): number => {
+  const children = new Map<string, TimelineItem[]>();
+  const roots: TimelineItem[] = [];
+  for (const item of items) {
     const parent = item.record.parentCallId;
-    if (parent === undefined || seen.has(parent)) return 0;
-    seen.add(parent);
-    const row = callRows.get(parent);
-    return 1 + (row === undefined ? 0 : depthOf(row, seen));
+    if (parent !== undefined && callRows.has(parent) && callRows.get(parent) !== item) {
+      const list = children.get(parent) ?? [];
+      list.push(item);
+      children.set(parent, list);
+    } else {
+      roots.push(item);
+    }
+  }
+  const index = new Map(items.map((item, i) => [item, i]));
+  const first = new Map<TimelineItem, number>();
+  const firstOf = (item: TimelineItem, seen: Set<TimelineItem> = new Set()): number => {
+    const known = first.get(item);
+    if (known !== undefined) return known;
+    seen.add(item);
+    let min = index.get(item) ?? 0;
+    const call = callOf(item);
+    for (const child of call === undefined ? [] : (children.get(call) ?? [])) {
+      if (!seen.has(child)) min = Math.min(min, firstOf(child, seen));
+    }
+    first.set(item, min);
+    return min;
+  };
+  // A record whose call's row left the window keeps the depth its chain of calls gives it.
+  const depthOf = (item: TimelineItem): number => {
+    let depth = 0;
+    const seen = new Set<string>();
+    for (let parent = item.record.parentCallId; parent !== undefined && !seen.has(parent); ) {
+      seen.add(parent);
+      depth += 1;
+      parent = callRows.get(parent)?.record.parentCallId;
+    }
+    return depth;
   };
   const out: NestedItem[] = [];
   const placed = new Set<TimelineItem>();
-  const place = (item: TimelineItem): void => {
+  const place = (item: TimelineItem, depth: number): void => {
     if (placed.has(item)) return;
-    const parent = item.record.parentCallId;
-    const row = parent === undefined ? undefined : callRows.get(parent);
-    if (row !== undefined && row !== item) place(row);
     placed.add(item);
-    out.push({ item, depth: depthOf(item) });
+    out.push({ item, depth });
+    const call = callOf(item);
+    const kids = call === undefined ? [] : (children.get(call) ?? []);
+    for (const child of [...kids].sort((a, b) => firstOf(a) - firstOf(b))) place(child, depth + 1);
   };
-  for (const item of items) place(item);
+  const ordered = roots.map((item) => ({ item, at: firstOf(item) })).sort((a, b) => a.at - b.at);
+  for (const { item } of ordered) place(item, depthOf(item));
   return out;
 }

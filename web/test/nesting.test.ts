@@ -48,4 +48,33 @@ describe("subagent nesting", () => {
     ]);
     expect(nestItems([child]).map(({ depth }) => depth)).toEqual([1]);
   });
+
+  it("groups parallel children's interleaved records under their own calls", () => {
+    const model = new SessionModel();
+    model.applyAll(events);
+    const all = model.window.items();
+    const child = all.find(({ record }) => record.parentCallId === "call_10")!;
+    const call = all.find(({ source }) => source.type === "run.tool.end" && source.payload.call_id === "call_10")!;
+    const other = (key: string, parent: string) => ({ ...child, key, record: { ...child.record, id: key, parentCallId: parent } });
+    const otherCall = {
+      ...call,
+      key: "call_b",
+      record: { ...call.record, id: "call_b" },
+      source: { ...call.source, payload: { ...(call.source.payload as object), call_id: "b" } } as Event,
+    };
+    // In time: a1, b1, a2, b2, then the two calls' rows.
+    const a1 = other("a1", "call_10");
+    const b1 = other("b1", "b");
+    const a2 = other("a2", "call_10");
+    const b2 = other("b2", "b");
+    const nested = nestItems([a1, b1, a2, b2, call, otherCall]);
+    expect(nested.map(({ item, depth }) => [item.key, depth])).toEqual([
+      [call.key, 0],
+      ["a1", 1],
+      ["a2", 1],
+      ["call_b", 0],
+      ["b1", 1],
+      ["b2", 1],
+    ]);
+  });
 });

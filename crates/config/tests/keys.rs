@@ -415,7 +415,9 @@ fn subagent_settings_are_read_checked_and_carried_to_the_engine() {
         err.contains("/p/keel.toml, line 2") && err.contains("at least 1"),
         "{err}"
     );
-    let err = parse("[subagents]\nmax_dept = 1\n").unwrap_err().to_string();
+    let err = parse("[subagents]\nmax_dept = 1\n")
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("max_depth"), "{err}");
     let settings = keel_config::Settings::default();
     assert_eq!(settings.subagents, keel_engine::SubagentSettings::default());

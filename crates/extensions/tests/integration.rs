@@ -2,6 +2,7 @@
 //! under generated input.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod agents;
 mod commands;
 mod front_matter_props;
 mod skills;
