@@ -190,6 +190,7 @@ fn one_of_each() -> Vec<EventKind> {
             from_path: None,
             to_path: None,
             mcp_server: None,
+            diagnostics: None,
         }
         .into(),
         RunApprovalRequest {
@@ -764,6 +765,7 @@ fn tool_end(call_id: &str, name: &str, summary: &str) -> EventKind {
         from_path: None,
         to_path: None,
         mcp_server: None,
+        diagnostics: None,
     }
     .into()
 }

@@ -565,9 +565,14 @@ impl LiveSession {
         produced: Produced,
     ) {
         let driven = self
-            .drive_with(state, &cancel, &produced, None, Some(input.text.as_str()), |agent| {
-                Box::pin(agent.run_turn_with_id(turn.id.clone(), input.clone()))
-            })
+            .drive_with(
+                state,
+                &cancel,
+                &produced,
+                None,
+                Some(input.text.as_str()),
+                |agent| Box::pin(agent.run_turn_with_id(turn.id.clone(), input.clone())),
+            )
             .await;
         self.end_turn(state, &turn.id, driven, &produced, None)
             .await;

@@ -861,6 +861,7 @@ impl ToolEnd<'_> {
             from_path,
             to_path,
             mcp_server: self.mcp_server,
+            diagnostics: None,
         });
     }
 }

@@ -253,6 +253,7 @@ pub fn scripted_run() -> Vec<Event> {
         from_path: Some("src/old.ts".into()),
         to_path: Some("src/new.ts".into()),
         mcp_server: None,
+        diagnostics: None,
     })
     .push(RunStepOutput {
         step_id: 1,
@@ -294,6 +295,7 @@ pub fn scripted_run() -> Vec<Event> {
         from_path: None,
         to_path: None,
         mcp_server: None,
+        diagnostics: None,
     })
     .push(RunRepairAttempt {
         step_id: Some(2),
@@ -340,6 +342,7 @@ pub fn scripted_run() -> Vec<Event> {
         from_path: None,
         to_path: None,
         mcp_server: None,
+        diagnostics: None,
     })
     .push(RunRepairAttempt {
         step_id: Some(2),
@@ -487,6 +490,7 @@ pub fn scripted_run() -> Vec<Event> {
         from_path: Some("test/old.test.ts".into()),
         to_path: Some("test/new.test.ts".into()),
         mcp_server: None,
+        diagnostics: None,
     })
     .push(RunAnomalyDetect {
         step_id: None,
