@@ -10,10 +10,12 @@ pub mod error;
 pub mod language;
 pub mod manager;
 mod server;
+pub mod tool;
 
 pub use config::{LspSettings, ServerConfig};
 pub use language::Language;
 pub use manager::{Edit, LspManager, Report};
+pub use tool::DiagnosticsTool;
 
 /// The README's example, compiled and run as a doctest so it stays true.
 #[cfg(doctest)]

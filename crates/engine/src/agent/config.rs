@@ -255,6 +255,10 @@ pub struct AgentConfig {
     /// Whether the project's own hooks run (the folder is trusted; default false: only the
     /// user's run, and the project's are named in a `system.log`).
     pub trust_project: bool,
+    /// The project's language servers (`[lsp.LANGUAGE]`): diagnostics after each successful
+    /// edit and the `diagnostics` tool. `None` (the default for library users): none started;
+    /// front ends set the configured settings.
+    pub lsp: Option<keel_lsp::LspSettings>,
     /// The shadow copy the running session's tools use, once made.
     pub(crate) shadow_env: Option<ShadowEnv>,
 }
@@ -306,6 +310,7 @@ impl AgentConfig {
             lang: keel_events::Lang::En,
             hooks: Vec::new(),
             trust_project: false,
+            lsp: None,
             shadow_env: None,
         }
     }

@@ -163,6 +163,12 @@ impl AgentSession {
         let mut tools = Toolbox::new(ToolRegistry::builtin(), Some(checkpoints));
         tools.set_skills(skills);
         tools.hooks = hooks;
+        if let Some(settings) = &config.lsp {
+            let lsp =
+                keel_lsp::LspManager::new(&config.root, settings.clone(), config.sandbox.clone());
+            lsp.report_to(emitter.clone());
+            tools.set_lsp(lsp);
+        }
         Ok(Self {
             config,
             model: ModelCaller::new(provider),

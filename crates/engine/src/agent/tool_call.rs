@@ -95,6 +95,8 @@ pub(crate) struct Toolbox {
     pub(crate) answerer: Arc<dyn QuestionAnswerer>,
     /// The session's hooks ([`super::hooks`]).
     pub(crate) hooks: Arc<keel_extensions::Hooks>,
+    /// The session's language servers: diagnostics after edits and the `diagnostics` tool.
+    lsp: Option<keel_lsp::LspManager>,
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -211,7 +213,7 @@ impl Toolbox {
     /// [`keel_protocol::CannotAnswer`]) and recording changes in `checkpoints`.
     pub(crate) fn new(tools: ToolRegistry, checkpoints: Option<Arc<CheckpointStore>>) -> Self {
         Self {
-            tools: with_control_tools(tools.clone(), None),
+            tools: with_control_tools(tools.clone(), None, None),
             base: tools,
             skill: None,
             allowed: None,
@@ -222,7 +224,14 @@ impl Toolbox {
             approver: Arc::new(keel_protocol::CannotAsk),
             answerer: Arc::new(keel_protocol::CannotAnswer),
             hooks: Arc::default(),
+            lsp: None,
         }
+    }
+
+    /// Asks `lsp` about each successful edit and offers its `diagnostics` tool.
+    pub(crate) fn set_lsp(&mut self, lsp: keel_lsp::LspManager) {
+        self.lsp = Some(lsp);
+        self.rebuild();
     }
 
     /// The tools offered to the model.
@@ -299,7 +308,7 @@ impl Toolbox {
                 }
             }
         }
-        self.tools = with_control_tools(tools, self.skill.as_ref());
+        self.tools = with_control_tools(tools, self.skill.as_ref(), self.lsp.as_ref());
         self.functions.clear();
     }
 
@@ -478,6 +487,20 @@ impl Toolbox {
                 self.post_tool_use(scope, call, &arguments, &mut result)
                     .await;
             }
+            let diagnostics = match &self.lsp {
+                // A shadowed turn edits a copy the servers do not see.
+                Some(lsp) if status == ToolStatus::Success && !scope.env.shadowed => {
+                    super::diagnostics::after_edit(
+                        lsp,
+                        scope.env.root,
+                        &call.name,
+                        &arguments,
+                        &mut result,
+                    )
+                    .await
+                }
+                _ => None,
+            };
             let text = context.result_for_history(
                 &call.name,
                 &arguments,
@@ -500,6 +523,7 @@ impl Toolbox {
                 started,
                 step: scope.step,
                 mcp_server,
+                diagnostics,
             }
             .emit(scope.env.emitter);
             Ran::Finished(FinishedCall {
@@ -833,6 +857,8 @@ pub(crate) struct ToolEnd<'a> {
     pub(crate) step: Option<u32>,
     /// The MCP server the tool belongs to.
     pub(crate) mcp_server: Option<String>,
+    /// What the language servers said about the files the call edited.
+    pub(crate) diagnostics: Option<keel_events::EditDiagnostics>,
 }
 
 impl ToolEnd<'_> {
@@ -861,7 +887,7 @@ impl ToolEnd<'_> {
             from_path,
             to_path,
             mcp_server: self.mcp_server,
-            diagnostics: None,
+            diagnostics: self.diagnostics,
         });
     }
 }
@@ -871,6 +897,7 @@ impl ToolEnd<'_> {
 fn with_control_tools(
     mut tools: ToolRegistry,
     skill: Option<&keel_tools::builtin::Skill>,
+    lsp: Option<&keel_lsp::LspManager>,
 ) -> ToolRegistry {
     use super::control_tools::{
         AskFollowupQuestion, AttemptCompletion, CreatePlan, PlanModeRespond,
@@ -883,6 +910,9 @@ fn with_control_tools(
         .register(super::remember::Remember);
     if let Some(skill) = skill {
         tools.register(skill.clone());
+    }
+    if let Some(lsp) = lsp {
+        tools.register(keel_lsp::DiagnosticsTool::new(lsp.clone()));
     }
     tools
 }
