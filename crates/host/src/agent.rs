@@ -91,6 +91,9 @@ pub struct AgentSettings {
     /// Whether the project's own hooks run: the folder is trusted (`keel trust`, `--trust`,
     /// the terminal's question, the server's `trust_projects`).
     pub trust_project: bool,
+    /// The language servers whose diagnostics follow each edit (`[lsp.LANGUAGE]`); `None`:
+    /// none started.
+    pub lsp: Option<keel_lsp::LspSettings>,
 }
 
 impl AgentSettings {
@@ -128,6 +131,7 @@ impl AgentSettings {
             lang: keel_events::Lang::En,
             hooks: Vec::new(),
             trust_project: false,
+            lsp: None,
         }
     }
 
@@ -181,6 +185,7 @@ impl AgentSettings {
         config.lang = self.lang;
         config.hooks = self.hooks.clone();
         config.trust_project = self.trust_project;
+        config.lsp = self.lsp.clone();
         Ok(config)
     }
 

@@ -13,7 +13,7 @@ use crate::language::Language;
 pub const DEFAULT_WAIT: Duration = Duration::from_millis(1500);
 
 /// How long the first edit after a server starts waits (start-up and first analysis included).
-pub const DEFAULT_START_WAIT: Duration = Duration::from_secs(30);
+pub const DEFAULT_START_WAIT: Duration = Duration::from_secs(10);
 
 /// One `[lsp.LANGUAGE]` table (`python`, `typescript`, `rust`, `go`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -27,8 +27,45 @@ pub struct ServerConfig {
     pub enabled: Option<bool>,
     /// Most milliseconds an edit waits for the warm server's diagnostics (default 1500).
     pub wait_ms: Option<u64>,
-    /// Most milliseconds the first edit waits while the server starts (default 30000).
+    /// Most milliseconds the first edit waits while the server starts (default 10000).
     pub start_wait_ms: Option<u64>,
+}
+
+/// `[lsp]`: one table per language (an unknown language is an unknown key, named with its file
+/// and line by keel-config).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LspTables {
+    /// `[lsp.python]`: pyright-langserver, else basedpyright-langserver.
+    pub python: Option<ServerConfig>,
+    /// `[lsp.typescript]`: typescript-language-server (TypeScript and JavaScript).
+    pub typescript: Option<ServerConfig>,
+    /// `[lsp.rust]`: rust-analyzer.
+    pub rust: Option<ServerConfig>,
+    /// `[lsp.go]`: gopls.
+    pub go: Option<ServerConfig>,
+}
+
+impl LspTables {
+    /// The table of `language`, if set.
+    pub fn table(&self, language: Language) -> Option<&ServerConfig> {
+        match language {
+            Language::Python => self.python.as_ref(),
+            Language::TypeScript => self.typescript.as_ref(),
+            Language::Rust => self.rust.as_ref(),
+            Language::Go => self.go.as_ref(),
+        }
+    }
+
+    /// The table of `language`, to set.
+    pub fn table_mut(&mut self, language: Language) -> &mut Option<ServerConfig> {
+        match language {
+            Language::Python => &mut self.python,
+            Language::TypeScript => &mut self.typescript,
+            Language::Rust => &mut self.rust,
+            Language::Go => &mut self.go,
+        }
+    }
 }
 
 /// The servers of a session: each language's settings, checked.
@@ -61,6 +98,15 @@ impl LspSettings {
             servers.insert(language, config.clone());
         }
         Ok(Self { servers })
+    }
+
+    /// The settings of `[lsp]` (an empty `command` is refused when the server would start).
+    pub fn from_tables(tables: &LspTables) -> Self {
+        let servers = Language::ALL
+            .into_iter()
+            .filter_map(|l| Some((l, tables.table(l)?.clone())))
+            .collect();
+        Self { servers }
     }
 
     fn of(&self, language: Language) -> Option<&ServerConfig> {

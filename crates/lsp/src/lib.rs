@@ -12,7 +12,7 @@ pub mod manager;
 mod server;
 pub mod tool;
 
-pub use config::{LspSettings, ServerConfig};
+pub use config::{LspSettings, LspTables, ServerConfig};
 pub use language::Language;
 pub use manager::{Edit, LspManager, Report};
 pub use tool::DiagnosticsTool;
