@@ -333,13 +333,15 @@ impl LspManager {
             return true;
         }
         let settings = &self.inner.settings;
-        let limit = if picked.warm.load(Ordering::Relaxed) {
+        let limit = if picked.warm.load(Ordering::Relaxed) && !picked.server.is_busy() {
             settings.wait(picked.language)
         } else {
             settings.start_wait(picked.language)
         };
         let answered = picked.server.wait_for(targets, mark, limit).await;
-        if answered {
+        // Warm once it answered with nothing left loading: rust-analyzer answers its first
+        // file before it has loaded the project.
+        if answered && !picked.server.is_busy() {
             picked.warm.store(true, Ordering::Relaxed);
         }
         answered

@@ -14,15 +14,16 @@ use keel_sandbox::{Confinement, Sandbox, SandboxPolicy};
 use keel_tools::process::{CommandSandbox, GroupGuard, scrubbed_env};
 use lsp_types::notification::{
     DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, Exit,
-    Initialized, PublishDiagnostics,
+    Initialized, Progress, PublishDiagnostics,
 };
 use lsp_types::request::{Initialize, Shutdown, WorkspaceConfiguration};
 use lsp_types::{
     ClientCapabilities, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
     DidOpenTextDocumentParams, DidSaveTextDocumentParams, InitializeParams, InitializedParams,
-    PublishDiagnosticsClientCapabilities, TextDocumentClientCapabilities,
-    TextDocumentContentChangeEvent, TextDocumentIdentifier, TextDocumentItem,
-    TextDocumentSyncClientCapabilities, Url, VersionedTextDocumentIdentifier, WorkspaceFolder,
+    NumberOrString, ProgressParamsValue, PublishDiagnosticsClientCapabilities,
+    TextDocumentClientCapabilities, TextDocumentContentChangeEvent, TextDocumentIdentifier,
+    TextDocumentItem, TextDocumentSyncClientCapabilities, Url, VersionedTextDocumentIdentifier,
+    WindowClientCapabilities, WorkDoneProgress, WorkspaceFolder,
 };
 use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
@@ -50,6 +51,8 @@ pub(crate) struct Published {
 struct Store {
     files: HashMap<Url, Published>,
     seq: u64,
+    /// Work the server announced and has not ended (`$/progress`: loading, indexing).
+    busy: std::collections::HashSet<String>,
 }
 
 /// The client's side of the connection: keeps `publishDiagnostics`, answers the server's
@@ -237,8 +240,14 @@ impl Server {
                     }),
                     ..TextDocumentClientCapabilities::default()
                 }),
+                // Progress tells when a server is still loading the project.
+                window: Some(WindowClientCapabilities {
+                    work_done_progress: Some(true),
+                    ..WindowClientCapabilities::default()
+                }),
                 ..ClientCapabilities::default()
             },
+            initialization_options: initialization_options(self.language),
             ..InitializeParams::default()
         };
         self.socket
@@ -283,6 +292,11 @@ impl Server {
     /// Why it is gone, for the report.
     pub(crate) async fn exit_reason(&self) -> String {
         self.failure("its connection closed").await
+    }
+
+    /// Whether the server has announced work it has not ended (loading, indexing).
+    pub(crate) fn is_busy(&self) -> bool {
+        self.store.lock().is_ok_and(|s| !s.busy.is_empty())
     }
 
     /// The count of publications so far: diagnostics published after it are newer.
@@ -403,6 +417,20 @@ impl Server {
     }
 }
 
+/// What a server is told at start. rust-analyzer: no `cargo check` on save and no cache
+/// priming — both keep it busy for seconds after a start or a save and hold back its own
+/// analysis, which answers an edit within tens of milliseconds (the edit-latency bench; its
+/// stale `cargo check` results would also outlive the edit that fixed them).
+fn initialization_options(language: Language) -> Option<serde_json::Value> {
+    match language {
+        Language::Rust => Some(serde_json::json!({
+            "checkOnSave": false,
+            "cachePriming": { "enable": false },
+        })),
+        _ => None,
+    }
+}
+
 /// The client's router: diagnostics kept, `workspace/configuration` answered with nothing set,
 /// every other request with `null`, every other notification ignored.
 fn client_router(state: ClientState) -> Router<ClientState> {
@@ -421,6 +449,24 @@ fn client_router(state: ClientState) -> Router<ClientState> {
                     },
                 );
                 state.changed.send_replace(seq);
+            }
+            ControlFlow::Continue(())
+        })
+        .notification::<Progress>(|state, params| {
+            let token = match params.token {
+                NumberOrString::Number(n) => n.to_string(),
+                NumberOrString::String(s) => s,
+            };
+            if let Ok(mut store) = state.store.lock() {
+                match params.value {
+                    ProgressParamsValue::WorkDone(WorkDoneProgress::Begin(_)) => {
+                        store.busy.insert(token);
+                    }
+                    ProgressParamsValue::WorkDone(WorkDoneProgress::End(_)) => {
+                        store.busy.remove(&token);
+                    }
+                    ProgressParamsValue::WorkDone(WorkDoneProgress::Report(_)) => {}
+                }
             }
             ControlFlow::Continue(())
         })

@@ -38,6 +38,7 @@ async fn rust_analyzer_reports_a_type_error_an_edit_introduced() {
         .after_edit(&[Edit::Changed("src/lib.rs".into())])
         .await
         .unwrap();
+    assert!(!broken.timed_out, "{broken:?}");
     let text = keel_lsp::convert::result_text(&broken, &["src/lib.rs".to_owned()]);
     assert!(
         broken
