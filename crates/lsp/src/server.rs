@@ -62,6 +62,10 @@ struct ClientState {
     changed: Arc<watch::Sender<u64>>,
 }
 
+/// Ends the client's loop before its socket goes: async-lsp's loop panics when every socket is
+/// dropped while it still runs.
+struct Stop;
+
 /// A document as the server last saw it.
 #[derive(Debug, Clone, Copy)]
 struct Open {
@@ -413,7 +417,14 @@ impl Server {
             let _ = self.socket.notify::<Exit>(());
         };
         let _ = tokio::time::timeout(Duration::from_secs(2), polite).await;
-        self.mainloop.abort();
+        // Dropping `self` ends the loop (`Drop`); the group is killed with it.
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // Queued before the socket goes, so the loop sees it and ends instead of panicking.
+        let _ = self.socket.emit(Stop);
     }
 }
 
@@ -476,6 +487,7 @@ fn client_router(state: ClientState) -> Router<ClientState> {
         })
         .unhandled_request(|_, _| async { Ok(serde_json::Value::Null) })
         .unhandled_notification(|_, _| ControlFlow::Continue(()))
+        .event::<Stop>(|_, _| ControlFlow::Break(Ok(())))
         .unhandled_event(|_, _| ControlFlow::Continue(()));
     router
 }
