@@ -61,6 +61,9 @@ context-compressed = context compressed: { $from } → { $to } tokens
 call-denied = { " " }denied
 call-cancelled = { " " }cancelled
 call-no-result = { " " }— no result
+diagnostics-more = … and { $n } more
+diagnostics-elsewhere = other files: { $after } errors and warnings ({ $before } before)
+diagnostics-late = the language server did not answer in time
 
 ## Approvals and questions (run.approval.*, run.question.*)
 approval-needed-command = ? approval needed for command:{ " " }

@@ -56,6 +56,9 @@ context-compressed = 上下文已压缩：{ $from } → { $to } 个令牌
 call-denied = { " " }被拒绝
 call-cancelled = { " " }已取消
 call-no-result = { " " }— 无结果
+diagnostics-more = …… 另有 { $n } 条
+diagnostics-elsewhere = 其他文件：{ $after } 个错误和警告（之前 { $before } 个）
+diagnostics-late = 语言服务器未及时回应
 
 ## 审批与提问（run.approval.*、run.question.*）
 approval-needed-command = ? 需要审批命令：

@@ -22,6 +22,7 @@ mod instructions;
 mod interrupt;
 mod knowledge_tools;
 mod logging;
+mod lsp_check;
 mod mcp_command;
 mod mcp_serve;
 mod memory_command;

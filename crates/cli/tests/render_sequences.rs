@@ -95,6 +95,7 @@ impl Turn {
             from_path: None,
             to_path: None,
             mcp_server: None,
+            diagnostics: None,
         })
     }
 
@@ -253,6 +254,7 @@ fn direct_turn() -> Turn {
         from_path: None,
         to_path: None,
         mcp_server: None,
+        diagnostics: None,
     })
     .llm_start(3)
     .deltas(&["All three tests pass."])

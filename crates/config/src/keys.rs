@@ -1,6 +1,6 @@
 //! Every key of `keel.toml`, defined once: the top-level keys (each mirrors the `keel run` flag
 //! of the same name, `_` for `-`) and the tables (`[memory]`, `[context]`, `[images]`,
-//! `[pricing.MODEL]`, `[mcp_servers.NAME]`, `[rag]`, `[rag_servers.NAME]`, `[git]`,
+//! `[pricing.MODEL]`, `[mcp_servers.NAME]`, `[lsp.LANGUAGE]`, `[rag]`, `[rag_servers.NAME]`, `[git]`,
 //! `[subagents]`). The server's file
 //! holds the same keys beside its own.
 
@@ -144,6 +144,9 @@ pub struct FileConfig {
     /// `[mcp_servers.NAME]`: MCP tool servers started with each session.
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
+    /// `[lsp.LANGUAGE]` (`python`, `typescript`, `rust`, `go`): the language servers whose
+    /// diagnostics follow each edit (each on by default when installed).
+    pub lsp: Option<keel_lsp::LspTables>,
     /// `[rag]`: the embeddings endpoint `use_rag_tool` and `keel search` fuse with BM25.
     pub rag: Option<keel_index::RagSection>,
     /// `[rag_servers.NAME]`: other folders or MCP search tools `use_rag_tool` can search.

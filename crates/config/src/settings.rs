@@ -99,6 +99,9 @@ pub struct Settings {
     pub images: ImageSettings,
     /// MCP servers by name (a name defined in a higher layer wins as a whole).
     pub mcp_servers: BTreeMap<String, keel_mcp::ServerConfig>,
+    /// The language servers by language (`[lsp.LANGUAGE]`; a language's table in a higher
+    /// layer wins as a whole).
+    pub lsp: keel_lsp::LspTables,
     /// The user's config folder: user-wide instruction files and approval rules.
     pub user_config_dir: Option<PathBuf>,
     /// `[[hooks.EVENT]]` of every layer, the lowest first, each with its file, line and scope
@@ -265,6 +268,7 @@ impl Settings {
             ]),
             images: ImageSettings::default(),
             mcp_servers: mcp_servers(&mut p),
+            lsp: lsp(&mut p),
             hooks: hooks(&mut p, user_config_dir.as_deref()),
             base_url,
             user_config_dir,
@@ -320,6 +324,7 @@ impl Settings {
             max_history_messages: self.max_history_messages,
             hooks: self.hooks.clone(),
             subagents: self.subagents,
+            lsp: Some(keel_lsp::LspSettings::from_tables(&self.lsp)),
             ..AgentSettings::new(root, models)
         }
     }
@@ -400,6 +405,23 @@ fn mcp_servers(p: &mut Pick<'_>) -> BTreeMap<String, keel_mcp::ServerConfig> {
         }
     }
     keel_mcp::config::merge_layers(p.layers.iter().map(|l| &l.config.mcp_servers))
+}
+
+/// `[lsp.LANGUAGE]` of every layer, a language's table in a higher layer winning as a whole.
+fn lsp(p: &mut Pick<'_>) -> keel_lsp::LspTables {
+    let mut tables = keel_lsp::LspTables::default();
+    for layer in p.layers.iter().rev() {
+        let Some(lsp) = &layer.config.lsp else {
+            continue;
+        };
+        for language in keel_lsp::Language::ALL {
+            if let Some(table) = lsp.table(language) {
+                *tables.table_mut(language) = Some(table.clone());
+                p.origins.set(&format!("lsp.{language}"), &layer.origin);
+            }
+        }
+    }
+    tables
 }
 
 /// `[images]`, each key from the highest layer setting it, `base_url` defaulting to the chat

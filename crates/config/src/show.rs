@@ -144,6 +144,30 @@ pub fn entries(settings: &Settings, origins: &Origins) -> Vec<Entry> {
         };
         rows.push((format!("mcp_servers.{name}"), what));
     }
+    for language in keel_lsp::Language::ALL {
+        if let Some(server) = s.lsp.table(language) {
+            let mut parts = Vec::new();
+            if let Some(command) = &server.command {
+                parts.push(format!(
+                    "command = {}",
+                    list(command.iter().map(String::as_str))
+                ));
+            }
+            if let Some(enabled) = server.enabled {
+                parts.push(format!("enabled = {enabled}"));
+            }
+            if let Some(ms) = server.wait_ms {
+                parts.push(format!("wait_ms = {ms}"));
+            }
+            if let Some(ms) = server.start_wait_ms {
+                parts.push(format!("start_wait_ms = {ms}"));
+            }
+            rows.push((
+                format!("lsp.{language}"),
+                format!("{{ {} }}", parts.join(", ")),
+            ));
+        }
+    }
     rows.into_iter()
         .map(|(key, value)| {
             let lookup = key.replace('"', "");

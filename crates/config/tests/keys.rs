@@ -85,6 +85,11 @@ embeddings_base_url = "http://localhost:11434/v1"
 embeddings_model = "nomic-embed-text"
 [rag_servers.docs]
 path = "../docs"
+[lsp.python]
+command = ["basedpyright-langserver", "--stdio"]
+wait_ms = 800
+[lsp.rust]
+enabled = false
 "#,
     )
     .unwrap();
@@ -183,7 +188,37 @@ path = "../docs"
                 }
             )]
             .into(),
+            lsp: Some(keel_lsp::LspTables {
+                python: Some(keel_lsp::ServerConfig {
+                    command: Some(vec!["basedpyright-langserver".into(), "--stdio".into()]),
+                    wait_ms: Some(800),
+                    ..Default::default()
+                }),
+                rust: Some(keel_lsp::ServerConfig {
+                    enabled: Some(false),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
         }
+    );
+}
+
+#[test]
+fn lsp_tables_name_unknown_languages_and_keys_with_their_line() {
+    let err = parse("[lsp.cobol]\ncommand = ['x']\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("unknown key `lsp.cobol` in /p/keel.toml line 1"),
+        "{err}"
+    );
+    let err = parse("[lsp.python]\ncomand = ['x']\n")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "unknown key `lsp.python.comand` in /p/keel.toml line 2: did you mean `lsp.python.command`?"
     );
 }
 

@@ -10,6 +10,7 @@ mod agent_common;
 use keel_test_support::mock_openai as support;
 
 mod agent_compaction;
+mod agent_diagnostics;
 mod agent_http;
 mod agent_instructions;
 mod agent_memory;

@@ -93,6 +93,9 @@ pub struct AgentSettings {
     pub trust_project: bool,
     /// The `task` tool's children (`[subagents]`).
     pub subagents: keel_engine::SubagentSettings,
+    /// The language servers whose diagnostics follow each edit (`[lsp.LANGUAGE]`); `None`:
+    /// none started.
+    pub lsp: Option<keel_lsp::LspSettings>,
 }
 
 impl AgentSettings {
@@ -131,6 +134,7 @@ impl AgentSettings {
             hooks: Vec::new(),
             trust_project: false,
             subagents: keel_engine::SubagentSettings::default(),
+            lsp: None,
         }
     }
 
@@ -185,6 +189,7 @@ impl AgentSettings {
         config.hooks = self.hooks.clone();
         config.trust_project = self.trust_project;
         config.subagents = self.subagents;
+        config.lsp = self.lsp.clone();
         Ok(config)
     }
 

@@ -356,6 +356,7 @@ mod tests {
             from_path: None,
             to_path: None,
             mcp_server: None,
+            diagnostics: None,
         }
     }
 

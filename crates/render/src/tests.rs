@@ -190,6 +190,7 @@ fn one_of_each() -> Vec<EventKind> {
             from_path: None,
             to_path: None,
             mcp_server: None,
+            diagnostics: None,
         }
         .into(),
         RunApprovalRequest {
@@ -553,6 +554,7 @@ fn subagent_events_are_indented_under_their_task_call() {
             from_path: None,
             to_path: None,
             mcp_server: None,
+            diagnostics: None,
         }
         .into()
     };
@@ -893,6 +895,7 @@ fn tool_end(call_id: &str, name: &str, summary: &str) -> EventKind {
         from_path: None,
         to_path: None,
         mcp_server: None,
+        diagnostics: None,
     }
     .into()
 }
@@ -1342,4 +1345,66 @@ fn every_event_type_has_a_rendering_in_simplified_chinese() {
         ..PLAIN
     };
     insta::assert_snapshot!("each_type_zh_cn", render_each(zh));
+}
+
+#[test]
+fn an_edit_shows_its_diagnostics_under_its_line() {
+    use keel_events::{CountChange, Diagnostic, DiagnosticSeverity, EditDiagnostics};
+    let item = |line: u32, severity: DiagnosticSeverity, message: &str| Diagnostic {
+        path: "app.py".into(),
+        line,
+        column: 14,
+        severity,
+        message: message.into(),
+        code: Some("reportAssignmentType".into()),
+        source: Some("Pyright".into()),
+    };
+    let mut end = RunToolEnd {
+        call_id: "c1".into(),
+        tool_name: "replace_in_file".into(),
+        status: ToolStatus::Success,
+        result: String::new(),
+        duration_ms: 312,
+        args_summary: "app.py".into(),
+        result_summary: "1 block applied".into(),
+        step_id: None,
+        from_path: None,
+        to_path: None,
+        mcp_server: None,
+        diagnostics: Some(EditDiagnostics {
+            items: vec![
+                item(
+                    4,
+                    DiagnosticSeverity::Error,
+                    "Type \"int\" is not assignable to declared type \"str\"",
+                ),
+                item(
+                    9,
+                    DiagnosticSeverity::Warning,
+                    "Import \"os\" is not accessed",
+                ),
+            ],
+            omitted: 3,
+            elsewhere: Some(CountChange {
+                before: 0,
+                after: 2,
+            }),
+            servers: vec!["pyright-langserver".into()],
+            timed_out: false,
+        }),
+    };
+    let english = render_all(&[end.clone().into()], PLAIN);
+    end.diagnostics = Some(EditDiagnostics {
+        servers: vec!["pyright-langserver".into()],
+        timed_out: true,
+        ..EditDiagnostics::default()
+    });
+    let late = render_all(
+        &[end.into()],
+        RenderOptions {
+            lang: Lang::ZhCn,
+            ..PLAIN
+        },
+    );
+    insta::assert_snapshot!("edit_diagnostics", format!("{english}\n{late}"));
 }

@@ -14,7 +14,7 @@ use keel_events::{
 };
 
 use super::files::diff_tone;
-use super::format::{brief_arguments, duration, one_line};
+use super::format::{brief_arguments, count, duration, one_line};
 use super::renderer::{ConsoleRenderer, StreamKind};
 use super::style::Tone;
 use crate::i18n::Arg;
@@ -119,6 +119,43 @@ impl<W: Write> ConsoleRenderer<W> {
         ]);
         if self.verbose && p.status != ToolStatus::Success && p.result.trim().lines().count() > 1 {
             self.block("    ", tone, p.result.trim());
+        }
+        if let Some(diagnostics) = &p.diagnostics {
+            self.print_diagnostics(diagnostics);
+        }
+    }
+
+    /// The language servers' diagnostics of an edit, under its line: one line each, then
+    /// what was left out and the change elsewhere.
+    fn print_diagnostics(&mut self, d: &keel_events::EditDiagnostics) {
+        for item in &d.items {
+            let tone = match item.severity {
+                keel_events::DiagnosticSeverity::Error => Tone::Error,
+                keel_events::DiagnosticSeverity::Warning => Tone::Warning,
+                _ => Tone::Dim,
+            };
+            self.line(&[(Tone::Dim, "    "), (tone, &item.line())]);
+        }
+        if d.omitted > 0 {
+            let more = self.t(
+                "diagnostics-more",
+                &[("n", Arg::from(count(u64::from(d.omitted))))],
+            );
+            self.line(&[(Tone::Dim, "    "), (Tone::Dim, &more)]);
+        }
+        if let Some(change) = d.elsewhere {
+            let text = self.t(
+                "diagnostics-elsewhere",
+                &[
+                    ("after", Arg::from(count(u64::from(change.after)))),
+                    ("before", Arg::from(count(u64::from(change.before)))),
+                ],
+            );
+            self.line(&[(Tone::Dim, "    "), (Tone::Dim, &text)]);
+        }
+        if d.timed_out && d.items.is_empty() {
+            let late = self.t("diagnostics-late", &[]);
+            self.line(&[(Tone::Dim, "    "), (Tone::Dim, &late)]);
         }
     }
 

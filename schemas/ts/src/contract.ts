@@ -106,9 +106,87 @@ export type Complexity = "low" | "medium" | "high";
 export type ConversationAction = "new" | "resume";
 
 /**
+ * A count before and after an edit.
+ */
+export type CountChange = { 
+/**
+ * Before the edit.
+ */
+before: number, 
+/**
+ * After it.
+ */
+after: number, };
+
+/**
+ * One diagnostic of a language server.
+ */
+export type Diagnostic = { 
+/**
+ * The file, relative to the workspace root.
+ */
+path: string, 
+/**
+ * 1-based line.
+ */
+line: number, 
+/**
+ * 1-based column (in UTF-16 code units, as the server counts).
+ */
+column: number, 
+/**
+ * How bad it is.
+ */
+severity: DiagnosticSeverity, 
+/**
+ * What the server says.
+ */
+message: string, 
+/**
+ * The server's code for it (`reportAttributeAccessIssue`, `E0308`).
+ */
+code?: string, 
+/**
+ * Who said it (`Pyright`, `rustc`, `rust-analyzer`).
+ */
+source?: string, };
+
+/**
+ * A diagnostic's severity (LSP's four).
+ */
+export type DiagnosticSeverity = "error" | "warning" | "information" | "hint";
+
+/**
  * Style of a display line.
  */
 export type DisplayStyle = "info" | "warning" | "success" | "error";
+
+/**
+ * What the project's language servers said after a successful edit: the edited files' errors
+ * and warnings, and how the count in other files changed.
+ */
+export type EditDiagnostics = { 
+/**
+ * The edited files' errors and warnings, most severe first, at most a few.
+ */
+items: Array<Diagnostic>, 
+/**
+ * How many more of the edited files' errors and warnings were left out of `items`.
+ */
+omitted: number, 
+/**
+ * Errors and warnings in the other files the servers report on, when the edit changed
+ * how many there are.
+ */
+elsewhere?: CountChange, 
+/**
+ * The servers that answered (`pyright`, `rust-analyzer`, …).
+ */
+servers: Array<string>, 
+/**
+ * Whether a server did not answer within the wait: what it says later is missing here.
+ */
+timed_out: boolean, };
 
 /**
  * `error` payload (seed 003 names the text `message` here).
@@ -1408,7 +1486,12 @@ to_path?: string,
 /**
  * The MCP server the tool belongs to (absent for Keel's own tools).
  */
-mcp_server?: string, };
+mcp_server?: string, 
+/**
+ * What the project's language servers said about the files a successful edit changed
+ * (absent when no server covers them).
+ */
+diagnostics?: EditDiagnostics, };
 
 /**
  * `run.tool.output`: a piece of a running tool's output.

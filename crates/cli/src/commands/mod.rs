@@ -15,6 +15,7 @@ pub mod eval;
 pub mod exec_file;
 pub mod import_log;
 pub mod index;
+pub mod lsp;
 pub mod mcp;
 pub mod memory;
 pub mod replay;
@@ -104,6 +105,9 @@ pub enum Command {
     /// remove, test), and `keel mcp serve`, which offers Keel to MCP clients.
     #[command(subcommand)]
     Mcp(mcp::McpCommand),
+    /// The project's language servers: `keel lsp check [PATH…]` prints their diagnostics.
+    #[command(subcommand)]
+    Lsp(lsp::LspCommand),
     /// Run the HTTP server (sessions, live event streams, the Activity Timeline page).
     #[cfg(feature = "serve")]
     Serve(Box<serve::ServeArgs>),
@@ -169,6 +173,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Skills(command) => skills::run(command),
         Command::Trust(args) => trust::run(args),
         Command::Mcp(command) => mcp::run(command),
+        Command::Lsp(command) => lsp::run(command),
         Command::Acp(args) => acp::run(args),
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(*args),

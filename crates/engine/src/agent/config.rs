@@ -257,6 +257,10 @@ pub struct AgentConfig {
     pub trust_project: bool,
     /// `[subagents]`: how many `task` calls run at once and how deep subagents nest.
     pub subagents: super::subagent::SubagentSettings,
+    /// The project's language servers (`[lsp.LANGUAGE]`): diagnostics after each successful
+    /// edit and the `diagnostics` tool. `None` (the default for library users): none started;
+    /// front ends set the configured settings.
+    pub lsp: Option<keel_lsp::LspSettings>,
     /// The shadow copy the running session's tools use, once made.
     pub(crate) shadow_env: Option<ShadowEnv>,
 }
@@ -309,6 +313,7 @@ impl AgentConfig {
             hooks: Vec::new(),
             trust_project: false,
             subagents: super::subagent::SubagentSettings::default(),
+            lsp: None,
             shadow_env: None,
         }
     }

@@ -191,6 +191,7 @@ mod compaction;
 pub mod config;
 pub mod control_tools;
 mod definition_edit;
+mod diagnostics;
 mod distill;
 mod environment;
 mod history_limit;

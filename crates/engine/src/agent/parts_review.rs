@@ -186,6 +186,7 @@ impl TurnRun<'_> {
             started,
             step: None,
             mcp_server: None,
+            diagnostics: None,
         }
         .emit(self.emitter);
         result

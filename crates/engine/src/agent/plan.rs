@@ -231,6 +231,7 @@ impl TurnRun<'_> {
             started,
             step: None,
             mcp_server: None,
+            diagnostics: None,
         }
         .emit(self.emitter);
     }

@@ -171,6 +171,13 @@ impl AgentSession {
             config.instructions.user_dir.as_deref(),
             config.trust_project,
         );
+        // The language servers first: their `diagnostics` tool is one an agent file may name.
+        if let Some(settings) = &config.lsp {
+            let lsp =
+                keel_lsp::LspManager::new(&config.root, settings.clone(), config.sandbox.clone());
+            lsp.report_to(emitter.clone());
+            tools.set_lsp(lsp);
+        }
         if config.subagents.max_depth > 0 {
             let roster = super::subagent::Roster::new(&agents, config.subagents);
             agent_warnings.extend(roster.unknown_tools(tools.registry()));

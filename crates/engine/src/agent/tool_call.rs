@@ -101,6 +101,8 @@ pub(crate) struct Toolbox {
     pub(crate) roster: Option<super::subagent::SharedRoster>,
     /// How deep this agent runs: 0 for the top agent, 1 for its children, ….
     pub(crate) depth: u32,
+    /// The session's language servers: diagnostics after edits and the `diagnostics` tool.
+    lsp: Option<keel_lsp::LspManager>,
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -228,7 +230,7 @@ impl Toolbox {
     /// [`keel_protocol::CannotAnswer`]) and recording changes in `checkpoints`.
     pub(crate) fn new(tools: ToolRegistry, checkpoints: Option<Arc<CheckpointStore>>) -> Self {
         Self {
-            tools: with_control_tools(tools.clone(), None),
+            tools: with_control_tools(tools.clone(), None, None),
             base: tools,
             skill: None,
             allowed: None,
@@ -242,7 +244,14 @@ impl Toolbox {
             hooks: Arc::default(),
             roster: None,
             depth: 0,
+            lsp: None,
         }
+    }
+
+    /// Asks `lsp` about each successful edit and offers its `diagnostics` tool.
+    pub(crate) fn set_lsp(&mut self, lsp: keel_lsp::LspManager) {
+        self.lsp = Some(lsp);
+        self.rebuild();
     }
 
     /// Offers `task` over `roster`'s kinds (while this agent's depth is under the limit).
@@ -261,6 +270,7 @@ impl Toolbox {
         child.answerer = self.answerer.clone();
         child.hooks = self.hooks.clone();
         child.roster = self.roster.clone();
+        child.lsp = self.lsp.clone();
         child.depth = depth;
         child.set_allowed(allowed);
         child
@@ -373,7 +383,7 @@ impl Toolbox {
                 }
             }
         }
-        let mut tools = with_control_tools(tools, self.skill.as_ref());
+        let mut tools = with_control_tools(tools, self.skill.as_ref(), self.lsp.as_ref());
         if self.offers_task()
             && allowed(super::subagent::TASK)
             && let Some(roster) = &self.roster
@@ -597,6 +607,20 @@ impl Toolbox {
             self.post_tool_use(scope, call, &arguments, &mut result)
                 .await;
         }
+        let diagnostics = match &self.lsp {
+            // A shadowed turn edits a copy the servers do not see.
+            Some(lsp) if status == ToolStatus::Success && !scope.env.shadowed => {
+                super::diagnostics::after_edit(
+                    lsp,
+                    scope.env.root,
+                    &call.name,
+                    &arguments,
+                    &mut result,
+                )
+                .await
+            }
+            _ => None,
+        };
         let text = context.result_for_history(
             &call.name,
             &arguments,
@@ -619,6 +643,7 @@ impl Toolbox {
             started,
             step: scope.step,
             mcp_server,
+            diagnostics,
         }
         .emit(scope.env.emitter);
         Ran::Finished(FinishedCall {
@@ -949,6 +974,8 @@ pub(crate) struct ToolEnd<'a> {
     pub(crate) step: Option<u32>,
     /// The MCP server the tool belongs to.
     pub(crate) mcp_server: Option<String>,
+    /// What the language servers said about the files the call edited.
+    pub(crate) diagnostics: Option<keel_events::EditDiagnostics>,
 }
 
 impl ToolEnd<'_> {
@@ -977,6 +1004,7 @@ impl ToolEnd<'_> {
             from_path,
             to_path,
             mcp_server: self.mcp_server,
+            diagnostics: self.diagnostics,
         });
     }
 }
@@ -986,6 +1014,7 @@ impl ToolEnd<'_> {
 fn with_control_tools(
     mut tools: ToolRegistry,
     skill: Option<&keel_tools::builtin::Skill>,
+    lsp: Option<&keel_lsp::LspManager>,
 ) -> ToolRegistry {
     use super::control_tools::{
         AskFollowupQuestion, AttemptCompletion, CreatePlan, PlanModeRespond,
@@ -998,6 +1027,9 @@ fn with_control_tools(
         .register(super::remember::Remember);
     if let Some(skill) = skill {
         tools.register(skill.clone());
+    }
+    if let Some(lsp) = lsp {
+        tools.register(keel_lsp::DiagnosticsTool::new(lsp.clone()));
     }
     tools
 }

@@ -6,6 +6,7 @@
 mod agent;
 mod checkpoint;
 mod context;
+mod diagnostics;
 mod exec;
 mod file;
 mod hook;
@@ -22,6 +23,7 @@ mod tool;
 pub use agent::*;
 pub use checkpoint::*;
 pub use context::*;
+pub use diagnostics::*;
 pub use exec::*;
 pub use file::*;
 pub use hook::*;

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::Plan;
+use super::{EditDiagnostics, Plan};
 
 /// `run.tool.start`: a tool is about to run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
@@ -80,6 +80,11 @@ pub struct RunToolEnd {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub mcp_server: Option<String>,
+    /// What the project's language servers said about the files a successful edit changed
+    /// (absent when no server covers them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub diagnostics: Option<EditDiagnostics>,
 }
 
 /// Outcome of a tool call.

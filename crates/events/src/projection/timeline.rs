@@ -623,6 +623,7 @@ mod tests {
             from_path: Some("src/old.ts".into()),
             to_path: Some("src/new.ts".into()),
             mcp_server: None,
+            diagnostics: None,
         }))
         .unwrap();
         let expected = json!({

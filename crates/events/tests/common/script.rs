@@ -264,6 +264,7 @@ pub fn scripted_run() -> Vec<Event> {
         from_path: Some("src/old.ts".into()),
         to_path: Some("src/new.ts".into()),
         mcp_server: None,
+        diagnostics: None,
     })
     .push(RunStepOutput {
         step_id: 1,
@@ -305,6 +306,7 @@ pub fn scripted_run() -> Vec<Event> {
         from_path: None,
         to_path: None,
         mcp_server: None,
+        diagnostics: None,
     })
     .push(RunRepairAttempt {
         step_id: Some(2),
@@ -351,6 +353,7 @@ pub fn scripted_run() -> Vec<Event> {
         from_path: None,
         to_path: None,
         mcp_server: None,
+        diagnostics: None,
     })
     .push(RunRepairAttempt {
         step_id: Some(2),
@@ -498,6 +501,7 @@ pub fn scripted_run() -> Vec<Event> {
         from_path: Some("test/old.test.ts".into()),
         to_path: Some("test/new.test.ts".into()),
         mcp_server: None,
+        diagnostics: None,
     })
     .push(RunAnomalyDetect {
         step_id: None,
@@ -777,6 +781,7 @@ pub fn scripted_run() -> Vec<Event> {
             from_path: None,
             to_path: None,
             mcp_server: None,
+            diagnostics: None,
         })
         .push(RunUsageReport {
             prompt_tokens: 900,
@@ -811,6 +816,7 @@ pub fn scripted_run() -> Vec<Event> {
             from_path: None,
             to_path: None,
             mcp_server: None,
+            diagnostics: None,
         })
         .push(SystemError {
             error: "database is locked".into(),

@@ -458,6 +458,7 @@ pub fn kind_strategies() -> Vec<(&'static str, BoxedStrategy<EventKind>)> {
                             from_path,
                             to_path,
                             mcp_server: None,
+                            diagnostics: None,
                         },
                     ),
             ),
