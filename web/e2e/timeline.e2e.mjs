@@ -598,7 +598,8 @@ function writePng(path) {
 
 /** Issue 27 §3 and issue 26 §1 and §3 on the page: a task with an uploaded image on a vision
  * model, its tool call passing a PreToolUse and a PostToolUse hook (rows on the timeline), a
- * follow-up `/review FILE` picked from the custom command hints, a file that is not an image
+ * follow-up `/review FILE` picked from the custom command hints, an edit whose type error
+ * pyright (issue 27 §1) reports under its row, a file that is not an image
  * refused in the page, and the same upload on a model without vision refused by the model's
  * name. */
 async function imageHooksDemo(page) {
@@ -618,7 +619,8 @@ async function imageHooksDemo(page) {
   const config = join(workDir, "image-hooks-server.toml");
   writeFileSync(
     config,
-    `vision = true\n\n[[hooks.PreToolUse]]\nmatcher = "read_file"\n` +
+    // Generous waits for pyright: what it says is checked, not how fast (the bench does that).
+    `vision = true\n\n[lsp.python]\nwait_ms = 30000\nstart_wait_ms = 60000\n\n[[hooks.PreToolUse]]\nmatcher = "read_file"\n` +
       `command = ${JSON.stringify(`echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"reading is fine"}}'`)}\n\n` +
       `[[hooks.PostToolUse]]\nmatcher = "read_file"\ncommand = ${JSON.stringify(`cat > ${hookLog}`)}\n`,
   );
@@ -681,6 +683,20 @@ async function imageHooksDemo(page) {
     await page.locator('[data-testid="timeline-log"]', { hasText: "Task started: Review calc/stats.py for bugs and say what is wrong." }).waitFor();
     await page.locator('[data-testid="run-status"]', { hasText: "idle" }).waitFor();
     await page.locator('[data-testid="timeline-log"]', { hasText: "should divide by len(values)" }).first().waitFor();
+  });
+
+  await check("an edit with a type error shows pyright's diagnostic under its row", async () => {
+    await page.getByTestId("followup-input").fill("Add a label() helper in calc/labels.py");
+    await page.getByTestId("followup-submit").click();
+    const edit = page.locator('[data-testid="timeline-tool"][data-tool="write_file"]');
+    const diagnostic = edit.locator('[data-testid="diagnostic"][data-severity="error"]');
+    await diagnostic.waitFor({ timeout: 60_000 });
+    const text = (await diagnostic.textContent()) ?? "";
+    if (!text.startsWith("calc/labels.py:2:") || !text.includes("str")) throw new Error(`diagnostic: ${text}`);
+    await page.locator('[data-testid="run-status"]', { hasText: "idle" }).waitFor();
+    await edit.scrollIntoViewIfNeeded();
+    await checkAccessibility(page, "diagnostics");
+    await screenshot(page, "16-diagnostics");
   });
 
   writeFileSync(config, "vision = false\n");

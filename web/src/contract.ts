@@ -3,6 +3,8 @@
 export type {
   AgentPhase,
   ApprovalDecision,
+  Diagnostic,
+  EditDiagnostics,
   Event,
   EventType,
   FileOp,

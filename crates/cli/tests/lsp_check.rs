@@ -17,6 +17,12 @@ fn require_pyright() {
 fn lsp_check_prints_errors_and_fails_then_passes_when_fixed() {
     require_pyright();
     let config = tempfile::tempdir().unwrap();
+    // Generous waits: this checks what pyright says, not how fast, on a possibly busy machine.
+    std::fs::write(
+        config.path().join("keel.toml"),
+        "[lsp.python]\nwait_ms = 30000\nstart_wait_ms = 60000\n",
+    )
+    .unwrap();
     let project = tempfile::tempdir().unwrap();
     let root = project.path();
     std::fs::write(root.join("app.py"), "label: str = 1\n").unwrap();

@@ -35,7 +35,18 @@ async fn an_edit_that_breaks_the_types_gets_the_error_in_its_result() {
         {"text": "Done."}
     ]});
     let (mut session, events) = scripted(root.path(), script, |config| {
-        config.lsp = Some(keel_lsp::LspSettings::default());
+        // Generous waits: this checks what pyright says, not how fast (the bench does), and
+        // a busy test machine can be slow to start it.
+        let mut tables = std::collections::BTreeMap::new();
+        tables.insert(
+            "python".to_owned(),
+            keel_lsp::ServerConfig {
+                wait_ms: Some(30_000),
+                start_wait_ms: Some(60_000),
+                ..keel_lsp::ServerConfig::default()
+            },
+        );
+        config.lsp = Some(keel_lsp::LspSettings::new(&tables).unwrap());
     });
     session.run_turn("Add a label").await;
     let events = events.events();

@@ -1,3 +1,5 @@
+import { hasDiagnostics } from "../diagnostics";
+import { DiagnosticsList } from "./DiagnosticsList";
 import { useEffect, useRef } from "react";
 import type { AgentPhase, TimelineEvent } from "../contract";
 import { useI18n } from "../i18n";
@@ -115,6 +117,9 @@ function Row(props: { item: TimelineItem; depth: number }) {
               </div>
             )}
             {p.resultSummary && <div className="summary">{p.resultSummary}</div>}
+            {source.type === "run.tool.end" && hasDiagnostics(source.payload.diagnostics) && (
+              <DiagnosticsList diagnostics={source.payload.diagnostics} />
+            )}
           </div>
         </li>
       );

@@ -29,15 +29,30 @@ pub fn require_rust_analyzer() {
     require("rust-analyzer", "rustup component add rust-analyzer");
 }
 
-/// A manager over `root` with `tables` (`[lsp.NAME]`), its `system.log`s collected.
+/// A manager over `root` with `tables` (`[lsp.NAME]`), its `system.log`s collected. Without
+/// tables, Python's and Rust's servers get generous waits: the tests check what the servers
+/// say, not how fast (the `edit_latency` bench does), and a busy test machine is slow to start
+/// them.
 pub fn manager(
     root: &Path,
     tables: &[(&str, ServerConfig)],
 ) -> (LspManager, Arc<Mutex<Vec<String>>>) {
-    let tables: BTreeMap<String, ServerConfig> = tables
+    let mut tables: BTreeMap<String, ServerConfig> = tables
         .iter()
         .map(|(name, config)| ((*name).to_owned(), config.clone()))
         .collect();
+    if tables.is_empty() {
+        for language in ["python", "rust"] {
+            tables.insert(
+                language.to_owned(),
+                ServerConfig {
+                    wait_ms: Some(30_000),
+                    start_wait_ms: Some(60_000),
+                    ..ServerConfig::default()
+                },
+            );
+        }
+    }
     let settings = LspSettings::new(&tables).unwrap();
     let manager = LspManager::new(root, settings, CommandSandbox::Off);
     let logs = Arc::new(Mutex::new(Vec::new()));
