@@ -46,6 +46,13 @@ export function timelineText(m: Messages, source: Event, record: TimelineEvent):
     }
     case "agent.end":
       return t(`timeline-task-${source.payload.status}`, { result: source.payload.result });
+    case "run.subagent.start":
+      return t("timeline-subagent-started", { kind: source.payload.subagent_type, description: source.payload.description });
+    case "run.subagent.end":
+      return t(`timeline-subagent-${source.payload.status}`, {
+        kind: source.payload.subagent_type,
+        tokens: source.payload.usage.total_tokens,
+      });
     case "prepare.model.select": {
       const p = source.payload;
       const args = { model: p.final_model, requested: p.requested_model };
