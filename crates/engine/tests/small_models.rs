@@ -48,6 +48,16 @@ async fn turn(
     replies: Vec<Reply>,
     tune: impl FnOnce(&mut keel_engine::agent::AgentConfig),
 ) -> (Vec<Event>, Vec<Recorded>, TurnOutcome, SampleProject) {
+    turn_with(task, replies, tune, |_| {}).await
+}
+
+/// [`turn`], with `before` done to the session before its turn.
+async fn turn_with(
+    task: &str,
+    replies: Vec<Reply>,
+    tune: impl FnOnce(&mut keel_engine::agent::AgentConfig),
+    before: impl FnOnce(&mut keel_engine::agent::AgentSession),
+) -> (Vec<Event>, Vec<Recorded>, TurnOutcome, SampleProject) {
     let ws = sample_project();
     let server = MockServer::sequence(replies).await;
     let provider = Arc::new(
@@ -64,6 +74,7 @@ async fn turn(
             c.repo_map = keel_engine::RepoMapConfig::disabled();
             tune(c);
         });
+    before(&mut session);
     let outcome = session.run_turn(task).await;
     assert_conversation_consistent(session.conversation());
     (collector.events(), server.requests(), outcome, ws)
@@ -767,30 +778,20 @@ async fn a_question_about_shown_files_is_answered_without_tools() {
 #[tokio::test]
 async fn a_turn_that_may_not_write_gets_no_write_made_from_its_answer() {
     let fixed = "Here is the updated `calc/stats.py`:\n\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / len(values)\n```";
-    let ws = sample_project();
-    let before = std::fs::read_to_string(ws.path().join("calc/stats.py")).unwrap();
-    let server = MockServer::sequence(vec![text_answer(&[fixed]), text_answer(&[fixed])]).await;
-    let provider = Arc::new(
-        OpenAiProvider::new(OpenAiConfig::new(
-            &server.base_url,
-            "",
-            "qwen2.5-coder-1.5b",
-        ))
-        .unwrap(),
-    );
-    let (mut session, collector) =
-        session_with(ws.path(), provider, &["qwen2.5-coder-1.5b"], |c| {
-            c.mode = Mode::Direct;
-            c.repo_map = keel_engine::RepoMapConfig::disabled();
-            c.tool_profile = ToolProfile::Compact;
-        });
-    let problems = session.apply_overrides(&keel_engine::TurnOverrides {
-        model: None,
-        tools: Some(vec!["Read".to_owned()]),
-    });
-    assert!(problems.is_empty(), "{problems:?}");
-    let outcome = session.run_turn("Fix mean() in calc/stats.py").await;
-    let events = collector.events();
+    let before = std::fs::read_to_string(sample_project().path().join("calc/stats.py")).unwrap();
+    let (events, _, outcome, ws) = turn_with(
+        "Fix mean() in calc/stats.py",
+        vec![text_answer(&[fixed]), text_answer(&[fixed])],
+        |c| c.tool_profile = ToolProfile::Compact,
+        |session| {
+            let problems = session.apply_overrides(&keel_engine::TurnOverrides {
+                model: None,
+                tools: Some(vec!["Read".to_owned()]),
+            });
+            assert!(problems.is_empty(), "{problems:?}");
+        },
+    )
+    .await;
     let ends = tool_ends(&events);
     assert!(
         ends.iter()

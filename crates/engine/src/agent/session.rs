@@ -544,8 +544,8 @@ impl AgentSession {
                 input,
             )
             .await;
-        super::skills::report(std::mem::take(&mut self.skill_warnings), &self.emitter);
-        super::subagent::report(&std::mem::take(&mut self.agent_warnings), &self.emitter);
+        super::skills::report(&std::mem::take(&mut self.skill_warnings), &self.emitter);
+        super::skills::report(&std::mem::take(&mut self.agent_warnings), &self.emitter);
         super::hooks::report(std::mem::take(&mut self.hook_logs), &self.emitter);
         self.context.turn_prompt.start_turn(
             &self.config.root,

@@ -33,11 +33,12 @@ pub(crate) fn section(skills: &Skills) -> String {
     lines.join("\n")
 }
 
-/// Each warning as a `system.log` warning with its file in `metadata.path`.
-pub(crate) fn report(warnings: Vec<Warning>, emitter: &Emitter) {
+/// Each warning about an extension file (a skill, an agent) as a `system.log` warning with its
+/// file and line in `metadata`.
+pub(crate) fn report(warnings: &[Warning], emitter: &Emitter) {
     for warning in warnings {
         let message = warning.to_string();
-        tracing::warn!(%message, "skill skipped");
+        tracing::warn!(%message, "extension file skipped");
         let mut metadata = serde_json::Map::new();
         metadata.insert("path".to_owned(), warning.path.display().to_string().into());
         metadata.insert("line".to_owned(), warning.line.into());

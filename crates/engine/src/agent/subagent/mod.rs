@@ -20,7 +20,6 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use async_trait::async_trait;
-use keel_events::{Emitter, LogLevel, SystemLog};
 use keel_extensions::{Agents, Sources, Warning};
 use keel_protocol::ToolResult;
 use keel_tools::{Tool, ToolContext};
@@ -190,22 +189,6 @@ pub(crate) fn discover(
         &Sources::new(root, user_dir.map(Path::to_path_buf)),
         trusted,
     )
-}
-
-/// Each warning as a `system.log` warning with its file and line in `metadata`.
-pub(crate) fn report(warnings: &[Warning], emitter: &Emitter) {
-    for warning in warnings {
-        let message = warning.to_string();
-        tracing::warn!(%message, "agent file");
-        let mut metadata = serde_json::Map::new();
-        metadata.insert("path".to_owned(), warning.path.display().to_string().into());
-        metadata.insert("line".to_owned(), warning.line.into());
-        emitter.emit(SystemLog {
-            level: LogLevel::Warn,
-            message,
-            metadata: Some(metadata),
-        });
-    }
 }
 
 /// Arguments of `task`.
