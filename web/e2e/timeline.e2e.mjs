@@ -209,6 +209,29 @@ async function screenshot(page, name) {
   // Masked: times, the session's root, the session list, an MCP server's command line (it holds
   // this checkout's path).
   const mask = [page.locator("time"), page.locator(".session-header .muted"), page.getByTestId("session-item"), page.locator(".mcp-transport")];
+  // Scrolling done first (the timeline follows its newest row smoothly): masks are placed
+  // where their elements are, and the shot does not catch a list mid-scroll.
+  await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const positions = () =>
+          `${window.scrollY};` +
+          Array.from(document.querySelectorAll("*"))
+            .filter((e) => e.scrollHeight > e.clientHeight)
+            .map((e) => e.scrollTop)
+            .join(",");
+        let last = positions();
+        let still = 0;
+        const tick = () => {
+          const now = positions();
+          still = now === last ? still + 1 : 0;
+          last = now;
+          if (still >= 5) resolve(undefined);
+          else requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+      }),
+  );
   await page.screenshot({ path, mask, animations: "disabled", caret: "hide" });
   const baseline = join(SCREENSHOTS, `${name}.png`);
   if (!existsSync(baseline) || process.env.KEEL_E2E_UPDATE_SCREENSHOTS) {
