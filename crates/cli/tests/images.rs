@@ -50,6 +50,26 @@ fn image_urls(message: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// `keel run "What is in this picture?" --image shot.png --model MODEL` in `root`, against the
+/// mock server at `base_url`.
+async fn run_with_image(config: &Path, root: &Path, base_url: &str, model: &str) -> Output {
+    let image = root.join("shot.png");
+    keel_with_model(
+        config,
+        root,
+        base_url,
+        &[
+            "run",
+            "What is in this picture?",
+            "--image",
+            image.to_str().unwrap(),
+            "--model",
+            model,
+        ],
+    )
+    .await
+}
+
 fn data_url(png: &[u8]) -> String {
     format!(
         "data:image/png;base64,{}",
@@ -62,20 +82,7 @@ async fn run_with_an_image_sends_it_as_an_image_part_and_logs_only_its_metadata(
     let (root, config, png) = project();
     let model = MockServer::sequence(vec![text_answer(&["A red square."])]).await;
     let image = root.path().join("shot.png");
-    let output = keel_with_model(
-        config.path(),
-        root.path(),
-        &model.base_url,
-        &[
-            "run",
-            "What is in this picture?",
-            "--image",
-            image.to_str().unwrap(),
-            "--model",
-            "gpt-4o",
-        ],
-    )
-    .await;
+    let output = run_with_image(config.path(), root.path(), &model.base_url, "gpt-4o").await;
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
 
@@ -120,19 +127,11 @@ async fn run_with_an_image_sends_it_as_an_image_part_and_logs_only_its_metadata(
 async fn a_text_only_model_refuses_images_by_name_and_nothing_is_sent() {
     let (root, config, _) = project();
     let model = MockServer::sequence(vec![text_answer(&["never asked"])]).await;
-    let image = root.path().join("shot.png");
-    let output = keel_with_model(
+    let output = run_with_image(
         config.path(),
         root.path(),
         &model.base_url,
-        &[
-            "run",
-            "What is in this picture?",
-            "--image",
-            image.to_str().unwrap(),
-            "--model",
-            "qwen2.5-coder-1.5b-instruct",
-        ],
+        "qwen2.5-coder-1.5b-instruct",
     )
     .await;
     assert_eq!(output.status.code(), Some(1));
@@ -154,18 +153,11 @@ async fn a_text_only_model_refuses_images_by_name_and_nothing_is_sent() {
     // `vision = true` says otherwise: the same model is sent the image.
     std::fs::write(root.path().join("keel.toml"), "vision = true\n").unwrap();
     let model = MockServer::sequence(vec![text_answer(&["A red square."])]).await;
-    let output = keel_with_model(
+    let output = run_with_image(
         config.path(),
         root.path(),
         &model.base_url,
-        &[
-            "run",
-            "What is in this picture?",
-            "--image",
-            image.to_str().unwrap(),
-            "--model",
-            "qwen2.5-coder-1.5b-instruct",
-        ],
+        "qwen2.5-coder-1.5b-instruct",
     )
     .await;
     assert!(output.status.success());
