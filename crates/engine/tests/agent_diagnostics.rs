@@ -8,7 +8,8 @@ use agent_common::*;
 use keel_events::{DiagnosticSeverity, EventKind, LogLevel};
 use serde_json::json;
 
-fn require_pyright() {
+/// Fails the test, saying how to install it, when pyright is not on `PATH`.
+pub(crate) fn require_pyright() {
     let found = std::env::var_os("PATH").is_some_and(|path| {
         std::env::split_paths(&path).any(|dir| dir.join("pyright-langserver").is_file())
     });

@@ -15,8 +15,12 @@
 //! - a task asking for two things: each checked once the tests pass, and a check that breaks
 //!   the tests put back;
 //! - a rename that leaves the old name in use: the model is shown where, at most twice;
-//! - a test file given whole when the task says the tests are right: left alone, and the
-//!   model told to change the code;
+//! - a test file given whole when the task says the tests are right, or when they passed and
+//!   the task does not speak of them: left alone, and the model told to change the code;
+//! - a file given whole that leaves out definitions and exports the old one had: they are
+//!   kept;
+//! - an undefined name the language server (real pyright) reports once the tests pass: shown
+//!   to the model, which fixes it;
 //! - compact profile: a whole file after a line naming it is written, and the project's
 //!   tests run before and after the model's work.
 
@@ -58,7 +62,17 @@ async fn turn_with(
     tune: impl FnOnce(&mut keel_engine::agent::AgentConfig),
     before: impl FnOnce(&mut keel_engine::agent::AgentSession),
 ) -> (Vec<Event>, Vec<Recorded>, TurnOutcome, SampleProject) {
-    let ws = sample_project();
+    turn_on(sample_project(), task, replies, tune, before).await
+}
+
+/// [`turn_with`] on `ws`, a sample project the test changed first.
+async fn turn_on(
+    ws: SampleProject,
+    task: &str,
+    replies: Vec<Reply>,
+    tune: impl FnOnce(&mut keel_engine::agent::AgentConfig),
+    before: impl FnOnce(&mut keel_engine::agent::AgentSession),
+) -> (Vec<Event>, Vec<Recorded>, TurnOutcome, SampleProject) {
     let server = MockServer::sequence(replies).await;
     let provider = Arc::new(
         OpenAiProvider::new(OpenAiConfig::new(
@@ -101,6 +115,17 @@ fn user_messages(request: &Recorded) -> Vec<String> {
         .iter()
         .filter(|m| m["role"] == "user")
         .filter_map(|m| m["content"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The messages of the turn's `system.log` events.
+fn logs(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::SystemLog(l) => Some(l.message.clone()),
+            _ => None,
+        })
         .collect()
 }
 
@@ -447,14 +472,21 @@ async fn a_failed_attempt_starts_the_turn_over_with_a_fresh_conversation() {
             .get("tools")
             .is_none_or(|t| t.as_array().is_none_or(Vec::is_empty))
     );
-    // The second attempt's first request: the task told, the failed edit's history gone, the
-    // file as it was left, sampled more freely.
+    // The second attempt's first request: the task told, the failed edit's history gone and
+    // the edit itself undone (the file as the turn found it), sampled more freely.
     let again = &requests[2];
     assert_eq!(again.body["temperature"], serde_json::json!(0.7_f32));
     let users = user_messages(again);
     assert_eq!(users.len(), 1, "{users:?}");
     assert!(users[0].contains("An earlier attempt at this task failed: the tests still fail"));
-    assert!(users[0].contains("    return 0"), "{users:?}");
+    assert!(users[0].contains("Its changes were undone"), "{users:?}");
+    assert!(
+        users[0].contains("    return sum(values) / (len(values) - 1)"),
+        "{users:?}"
+    );
+    assert!(!users[0].contains("    return 0"), "{users:?}");
+    assert!(events.iter().any(|e| matches!(&e.kind,
+        EventKind::SystemLog(l) if l.message == "calc/stats.py put back as the turn found them")));
     assert!(
         !again.body["messages"]
             .as_array()
@@ -811,4 +843,139 @@ async fn a_turn_that_may_not_write_gets_no_write_made_from_its_answer() {
         })
         .collect();
     assert!(logs.is_empty(), "{logs:?}");
+}
+
+/// `calc/stats.py` with a helper and a `__main__` block besides the buggy `mean`: a block
+/// with only the fixed `mean` is still more than half of it, so it is read as the whole file.
+const STATS_WITH_HELPER: &str = "\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / (len(values) - 1)\n\ndef total(values):\n    return sum(values)\n\nif __name__ == \"__main__\":\n    print(total([1]))\n";
+
+#[tokio::test]
+async fn a_whole_file_keeps_the_definitions_and_the_end_it_left_out() {
+    let ws = sample_project();
+    std::fs::write(ws.path().join("calc/stats.py"), STATS_WITH_HELPER).unwrap();
+    let (events, _requests, outcome, ws) = turn_on(
+        ws,
+        "Fix the failing test",
+        vec![text_answer(&[FIXED_MEAN])],
+        |c| {
+            // The map finds the file, so the model edits by writing files whole.
+            c.repo_map = keel_engine::RepoMapConfig::default();
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+        },
+        |_| {},
+    )
+    .await;
+    let text = std::fs::read_to_string(ws.path().join("calc/stats.py")).unwrap();
+    assert_eq!(
+        text,
+        STATS_WITH_HELPER.replace("(len(values) - 1)", "len(values)")
+    );
+    let kept = events.iter().any(|e| {
+        matches!(&e.kind, EventKind::SystemLog(l) if l.message == "the answer's calc/stats.py leaves out total, the file's end of the file; kept as it was")
+    });
+    assert!(kept, "{:#?}", logs(&events));
+    assert_eq!(outcome.status, AgentStatus::Completed);
+}
+
+#[tokio::test]
+async fn passing_tests_the_task_does_not_speak_of_are_not_rewritten() {
+    let ws = sample_project();
+    let fixed_stats = FIXED_MEAN
+        .split_once("```python\n")
+        .and_then(|(_, rest)| rest.strip_suffix("```"))
+        .unwrap()
+        .to_owned();
+    std::fs::write(ws.path().join("calc/stats.py"), &fixed_stats).unwrap();
+    let tests_before = std::fs::read_to_string(ws.path().join("tests/test_stats.py")).unwrap();
+    // The model "adjusts" a passing test to what it believes.
+    let weaker_tests = format!(
+        "`tests/test_stats.py`\n```python\n{}```",
+        tests_before.replace("mean([5]), 5", "mean([5]), 6")
+    );
+    let with_total = format!(
+        "{}\n\n`calc/stats.py`\n```python\n{fixed_stats}\n\ndef total(values):\n    return sum(values)\n```",
+        weaker_tests
+    );
+    let (events, _requests, outcome, ws) = turn_on(
+        ws,
+        "Add a `total` function to calc/stats.py that returns the sum.",
+        vec![text_answer(&[&with_total]), text_answer(&["DONE"])],
+        |c| {
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+        },
+        |_| {},
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("tests/test_stats.py")).unwrap(),
+        tests_before
+    );
+    assert!(
+        std::fs::read_to_string(ws.path().join("calc/stats.py"))
+            .unwrap()
+            .contains("def total(values):")
+    );
+    let left = events.iter().any(|e| {
+        matches!(&e.kind, EventKind::SystemLog(l) if l.message.contains("left as it is, the tests passed and the task does not ask to change them"))
+    });
+    assert!(left);
+    assert_eq!(outcome.status, AgentStatus::Completed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_undefined_name_pyright_reports_goes_back_to_the_model_once_the_tests_pass() {
+    crate::agent_diagnostics::require_pyright();
+    let body = FIXED_MEAN
+        .split_once("```python\n")
+        .and_then(|(_, rest)| rest.strip_suffix("```"))
+        .unwrap();
+    // `spread` uses `math` without importing it; no test calls it, so the tests pass.
+    let helper = "\n\ndef spread(values):\n    return math.fsum(values) - min(values)\n";
+    let forgot = format!("`calc/stats.py`\n```python\n{body}{helper}```");
+    let fixed = format!("`calc/stats.py`\n```python\nimport math\n\n{body}{helper}```");
+    let (events, requests, outcome, ws) = turn(
+        "Fix the failing test",
+        vec![
+            text_answer(&[&forgot]),
+            text_answer(&[&fixed]),
+            text_answer(&["DONE"]),
+        ],
+        |c| {
+            c.repo_map = keel_engine::RepoMapConfig::default();
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+            let mut tables = std::collections::BTreeMap::new();
+            tables.insert(
+                "python".to_owned(),
+                keel_lsp::ServerConfig {
+                    wait_ms: Some(30_000),
+                    start_wait_ms: Some(60_000),
+                    ..keel_lsp::ServerConfig::default()
+                },
+            );
+            c.lsp = Some(keel_lsp::LspSettings::new(&tables).unwrap());
+        },
+    )
+    .await;
+    assert!(requests.len() >= 2, "{:#?}", logs(&events));
+    let note = user_messages(&requests[1]).join("\n");
+    assert!(
+        note.contains(
+            "the language server reports errors in the files you changed:\n\ncalc/stats.py:"
+        ),
+        "{note}"
+    );
+    assert!(note.contains("\"math\" is not defined"), "{note}");
+    let shown = events.iter().any(|e| {
+        matches!(&e.kind, EventKind::SystemLog(l) if l.message.contains("the language servers report 1 error(s) in the changed files"))
+    });
+    assert!(shown, "{:#?}", logs(&events));
+    assert!(
+        std::fs::read_to_string(ws.path().join("calc/stats.py"))
+            .unwrap()
+            .starts_with("import math\n")
+    );
+    assert_eq!(outcome.status, AgentStatus::Completed);
 }

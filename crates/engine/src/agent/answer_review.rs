@@ -18,9 +18,10 @@
 use keel_events::{Emitter, LogLevel, SystemLog};
 
 use super::definition_edit::definition_edits;
+use super::left_out::keep_left_out;
 use super::test_files::is_test_path;
 use super::tool_loop::TurnRun;
-use super::whole_file::whole_files;
+use super::whole_file::{WholeFile, whole_files};
 use crate::assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall};
 use crate::text_tool_calls::recover::{Recovered, recover};
 
@@ -50,10 +51,16 @@ const NOTHING_CHANGED_BLOCKS: &str = "No file has been changed yet, so the task 
 /// Told when the answer says the work is done but no file changed.
 const NOTHING_CHANGED: &str = "No file has been changed yet, so the task is not done. Make the change now with replace_in_file or write_file, then run the tests. If no change is needed, answer why.";
 
-/// Told when the answer only rewrote test files the task said are right.
-fn tests_are_right(paths: &[String]) -> String {
+/// Told when the answer only rewrote test files the turn keeps: the task said they are right,
+/// or they passed and the task does not speak of them (`passed_at_start`).
+fn tests_are_right(paths: &[String], passed_at_start: bool) -> String {
+    let why = if passed_at_start {
+        "The tests passed before your change and the task does not ask to change them"
+    } else {
+        "The task says the tests are right"
+    };
     format!(
-        "The task says the tests are right, so {} stays as it is: change the code the tests check, not the tests.",
+        "{why}, so {} stays as it is: change the code the tests check, not the tests.",
         paths.join(", ")
     )
 }
@@ -154,7 +161,11 @@ impl TurnRun<'_> {
             self.recover_definitions(response);
             return;
         };
-        let prose = response.text[..first.start].trim_end().to_owned();
+        let start = first.start;
+        for file in &mut files {
+            self.keep_left_out(file);
+        }
+        let prose = response.text[..start].trim_end().to_owned();
         let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
         response.tool_calls = files
             .into_iter()
@@ -179,6 +190,25 @@ impl TurnRun<'_> {
         );
     }
 
+    /// Puts back into `file` what its rewrite left out of the file on disk ([`super::left_out`]).
+    fn keep_left_out(&self, file: &mut WholeFile) {
+        let Ok(old) = std::fs::read_to_string(self.config.root.join(&file.path)) else {
+            return;
+        };
+        let Some(kept) = keep_left_out(&file.path, &old, &file.content, &self.state.task) else {
+            return;
+        };
+        file.content = kept.content;
+        log(
+            self.emitter,
+            format!(
+                "the answer's {} leaves out {} of the file; kept as it was",
+                file.path,
+                kept.parts.join(", ")
+            ),
+        );
+    }
+
     /// Notes the test files an answer gave and the turn does not write, the task having said
     /// its tests are right.
     fn leave_tests_alone(&mut self, paths: Vec<String>) {
@@ -188,8 +218,13 @@ impl TurnRun<'_> {
         log(
             self.emitter,
             format!(
-                "the answer rewrites {}; left as it is, the task says the tests are right",
-                paths.join(", ")
+                "the answer rewrites {}; left as it is, {}",
+                paths.join(", "),
+                if self.state.tests_passed_at_start {
+                    "the tests passed and the task does not ask to change them"
+                } else {
+                    "the task says the tests are right"
+                }
             ),
         );
         for path in paths {
@@ -295,7 +330,10 @@ impl TurnRun<'_> {
         if !self.state.tests_left_alone.is_empty() {
             return Review::Correct(format!(
                 "{} {}",
-                tests_are_right(&self.state.tests_left_alone),
+                tests_are_right(
+                    &self.state.tests_left_alone,
+                    self.state.tests_passed_at_start
+                ),
                 NOTHING_CHANGED_BLOCKS
             ));
         }

@@ -1,7 +1,9 @@
 //! Starting a turn over: when a turn's work failed — the project's tests still fail after the
 //! rounds given back, or nothing changed where changes were asked for — and attempts are left
 //! ([`AgentConfig::attempts`]), the turn begins again from its first message with a fresh
-//! conversation: the files as the failed attempt left them (focused again, read from disk),
+//! conversation: the files its edits touched put back as they were when the turn began (a
+//! small model's failed attempt often breaks what worked, and the next one then starts from
+//! the wreck), focused again,
 //! the tests run again, the task told that an earlier attempt did not succeed, and answers
 //! sampled at [`RETRY_TEMPERATURE`] so the model does not write the same answer again. Small
 //! models solve more tasks in several short attempts than in one long conversation about a
@@ -11,6 +13,7 @@
 
 use keel_events::{LogLevel, SystemLog};
 
+use super::answer_review::log;
 use super::auto_test::{TESTS_HEADING, TestState};
 use super::tool_loop::TurnRun;
 use super::turn_state::{Corrections, LoopEnd};
@@ -18,6 +21,9 @@ use crate::provider::Sampling;
 
 /// The temperature of every attempt after the first.
 pub(crate) const RETRY_TEMPERATURE: f32 = 0.7;
+
+/// The built-in tools that change files (by `path`, or `fromPath` and `toPath`).
+const EDIT_TOOLS: &[&str] = &["write_file", "replace_in_file", "move_file", "delete_file"];
 
 /// Attempts when the settings say nothing, with the compact profile and a test command.
 const COMPACT_ATTEMPTS: u32 = 3;
@@ -32,6 +38,11 @@ impl TurnRun<'_> {
                 1
             },
         )
+    }
+
+    /// Whether the turn may start over once more.
+    pub(crate) fn attempts_left(&self) -> bool {
+        self.state.attempt < self.attempts()
     }
 
     /// Whether the turn starts over after `end` (and has, when true).
@@ -72,9 +83,72 @@ impl TurnRun<'_> {
         true
     }
 
-    /// The turn's conversation back to its first message, told why, with the files and tests
-    /// as they are now.
+    /// Before an edit call runs: notes the files it may change as they are, unless the turn
+    /// noted them already.
+    pub(crate) fn remember_originals(&mut self, call: &crate::assemble::AssembledToolCall) {
+        if !EDIT_TOOLS.contains(&call.name.as_str()) {
+            return;
+        }
+        let Ok(arguments) = serde_json::from_str::<serde_json::Value>(&call.arguments) else {
+            return;
+        };
+        let Ok(ws) = keel_tools::Workspace::new(&self.config.root) else {
+            return;
+        };
+        for key in ["path", "fromPath", "toPath"] {
+            let Some(path) = arguments.get(key).and_then(serde_json::Value::as_str) else {
+                continue;
+            };
+            let Ok(full) = ws.resolve_for_write(path) else {
+                continue;
+            };
+            self.state
+                .originals
+                .entry(ws.relative(&full))
+                .or_insert_with(|| std::fs::read_to_string(&full).ok());
+        }
+    }
+
+    /// Puts `paths` back as `before` holds them, through the file tools (so checkpoints and
+    /// events record it); the paths `before` does not know, left as they are.
+    pub(crate) async fn put_back(
+        &mut self,
+        before: &std::collections::BTreeMap<String, Option<String>>,
+        paths: &[String],
+    ) -> Vec<String> {
+        let mut unknown = Vec::new();
+        for (n, path) in paths.iter().enumerate() {
+            let call_id = format!("keel_undo_{}_{n}", self.state.iterations);
+            let now = std::fs::read_to_string(self.config.root.join(path)).ok();
+            match before.get(path) {
+                Some(old) if *old == now => {}
+                Some(Some(content)) => {
+                    let arguments = serde_json::json!({"path": path, "content": content});
+                    self.run_own_tool(&call_id, "write_file", arguments).await;
+                }
+                Some(None) => {
+                    let arguments = serde_json::json!({"path": path});
+                    self.run_own_tool(&call_id, "delete_file", arguments).await;
+                }
+                None => unknown.push(path.clone()),
+            }
+        }
+        unknown
+    }
+
+    /// The turn's conversation back to its first message, told why, with the files its edits
+    /// touched as they were when it began, and the tests run again.
     async fn begin_again(&mut self, why: &str) {
+        let originals = self.state.originals.clone();
+        let touched: Vec<String> = originals.keys().cloned().collect();
+        self.put_back(&originals, &touched).await;
+        if !touched.is_empty() {
+            log(
+                self.emitter,
+                format!("{} put back as the turn found them", touched.join(", ")),
+            );
+        }
+        self.state.edit_errors.clear();
         let context = &mut *self.context;
         // The task's images go with it into the fresh start.
         let images = context
@@ -86,7 +160,7 @@ impl TurnRun<'_> {
         context.conversation.truncate(self.state.turn_start);
         context.conversation.push_user_with_images(
             format!(
-                "{}\n\n(An earlier attempt at this task failed: {why}. The files are as it left them: see above. Look again at what the task asks and fix it another way.)",
+                "{}\n\n(An earlier attempt at this task failed: {why}. Its changes were undone: the files are as they were before it, see above. Look again at what the task asks and do it another way.)",
                 self.state.task
             ),
             images,

@@ -120,9 +120,14 @@ fn only_definitions(lines: &[&str], top: &[&Symbol]) -> bool {
 }
 
 /// A line that is not code to place: blank, a comment, an import, a decorator, a package
-/// clause, a closing brace left over.
+/// clause, a closing brace left over, a module's one-line docstring or `"use strict"`.
 fn is_filler(line: &str) -> bool {
     line.is_empty()
+        || is_one_line_docstring(line)
+        || matches!(
+            line.trim_end_matches(';'),
+            "'use strict'" | "\"use strict\""
+        )
         || ["#", "//", "/*", "*", "@"]
             .iter()
             .any(|p| line.starts_with(p))
@@ -130,6 +135,13 @@ fn is_filler(line: &str) -> bool {
             .iter()
             .any(|p| line.starts_with(p))
         || line == "}"
+}
+
+/// A Python string literal alone on its line (`"""Descriptive statistics."""`).
+fn is_one_line_docstring(line: &str) -> bool {
+    ["\"\"\"", "'''"]
+        .iter()
+        .any(|q| line.len() >= 6 && line.starts_with(q) && line.ends_with(q))
 }
 
 /// The one definition named like `symbol` (and of its kind of thing: a function for a

@@ -48,13 +48,7 @@ pub(crate) async fn after_edit(
         return None;
     }
     let diagnostics = lsp.after_edit(&edits).await?;
-    let edited: Vec<String> = edits
-        .iter()
-        .filter_map(|e| match e {
-            Edit::Changed(rel) => Some(rel.clone()),
-            Edit::Removed(_) => None,
-        })
-        .collect();
+    let edited = changed_paths(root, tool, arguments);
     let text = keel_lsp::convert::result_text(&diagnostics, &edited);
     match &mut result.content {
         Some(content) if !content.is_empty() => {
@@ -67,4 +61,123 @@ pub(crate) async fn after_edit(
         }
     }
     Some(diagnostics)
+}
+
+/// Pyright's rule codes (`report…`) that are surely the code's mistake and not the checker's
+/// taste or the machine (an untyped library, a package installed elsewhere): a name used and
+/// never defined, as a forgotten `import re`. Its other rules' errors are not counted, since a
+/// project's existing code has many of them; syntax errors carry no code and are.
+const PYRIGHT_MISTAKES: &[&str] = &["reportUndefinedVariable"];
+
+/// Whether a diagnostic is an error the turn is to fix before it ends.
+fn is_mistake(d: &keel_events::Diagnostic) -> bool {
+    d.severity == keel_events::DiagnosticSeverity::Error
+        && d.code
+            .as_deref()
+            .is_none_or(|code| !code.starts_with("report") || PYRIGHT_MISTAKES.contains(&code))
+}
+
+/// The mistakes ([`is_mistake`]) `diagnostics` holds for each file an edit changed (`edited`), as lines the
+/// model reads (`path:line: message`); a file with none maps to an empty list.
+pub(crate) fn errors_by_file(
+    edited: &[String],
+    diagnostics: &EditDiagnostics,
+) -> Vec<(String, Vec<String>)> {
+    edited
+        .iter()
+        .map(|path| {
+            let errors = diagnostics
+                .items
+                .iter()
+                .filter(|d| &d.path == path && is_mistake(d))
+                .map(|d| format!("{}:{}: {}", d.path, d.line, d.message))
+                .collect();
+            (path.clone(), errors)
+        })
+        .collect()
+}
+
+/// The workspace-relative files `tool` changed, per [`edits_of`].
+pub(crate) fn changed_paths(
+    root: &std::path::Path,
+    tool: &str,
+    arguments: &serde_json::Value,
+) -> Vec<String> {
+    edits_of(root, tool, arguments)
+        .into_iter()
+        .filter_map(|e| match e {
+            Edit::Changed(rel) => Some(rel),
+            Edit::Removed(_) => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use keel_events::{Diagnostic, DiagnosticSeverity, EditDiagnostics};
+
+    use super::errors_by_file;
+
+    fn diagnostic(path: &str, severity: DiagnosticSeverity, code: Option<&str>) -> Diagnostic {
+        Diagnostic {
+            path: path.to_owned(),
+            line: 3,
+            column: 5,
+            severity,
+            message: format!("{code:?}"),
+            code: code.map(str::to_owned),
+            source: None,
+        }
+    }
+
+    #[test]
+    fn only_sure_mistakes_of_the_edited_files_count() {
+        let diagnostics = EditDiagnostics {
+            items: vec![
+                diagnostic(
+                    "a.py",
+                    DiagnosticSeverity::Error,
+                    Some("reportUndefinedVariable"),
+                ),
+                diagnostic(
+                    "a.py",
+                    DiagnosticSeverity::Error,
+                    Some("reportAttributeAccessIssue"),
+                ),
+                diagnostic("a.py", DiagnosticSeverity::Error, None),
+                diagnostic(
+                    "a.py",
+                    DiagnosticSeverity::Warning,
+                    Some("reportUndefinedVariable"),
+                ),
+                diagnostic("b.rs", DiagnosticSeverity::Error, Some("E0425")),
+                diagnostic("c.py", DiagnosticSeverity::Error, None),
+            ],
+            omitted: 0,
+            elsewhere: None,
+            servers: vec!["pyright".to_owned()],
+            timed_out: false,
+        };
+        let by_file = errors_by_file(
+            &["a.py".to_owned(), "b.rs".to_owned(), "d.py".to_owned()],
+            &diagnostics,
+        );
+        assert_eq!(
+            by_file,
+            vec![
+                (
+                    "a.py".to_owned(),
+                    vec![
+                        "a.py:3: Some(\"reportUndefinedVariable\")".to_owned(),
+                        "a.py:3: None".to_owned()
+                    ]
+                ),
+                (
+                    "b.rs".to_owned(),
+                    vec!["b.rs:3: Some(\"E0425\")".to_owned()]
+                ),
+                ("d.py".to_owned(), Vec::new()),
+            ]
+        );
+    }
 }

@@ -47,7 +47,8 @@ impl TurnRun<'_> {
         }
         self.state.parts_reviewed = true;
         let parts = super::task_parts::requests(&self.state.task);
-        if parts.is_empty() {
+        let errors: Vec<String> = self.state.edit_errors.values().flatten().cloned().collect();
+        if parts.is_empty() && errors.is_empty() {
             return false;
         }
         let mut paths: Vec<String> = self
@@ -70,14 +71,23 @@ impl TurnRun<'_> {
             answer: answer.to_owned(),
             undone: false,
         });
-        log(
-            self.emitter,
-            format!(
+        let mut why = Vec::new();
+        if !parts.is_empty() {
+            why.push(format!(
                 "the task asks for {} things; the model was asked to check each",
                 parts.len()
-            ),
-        );
-        self.context.conversation.push_note(checklist(&parts));
+            ));
+        }
+        if !errors.is_empty() {
+            why.push(format!(
+                "the language servers report {} error(s) in the changed files; the model was shown them",
+                errors.len()
+            ));
+        }
+        log(self.emitter, why.join("; "));
+        self.context
+            .conversation
+            .push_note(checklist(&parts, &errors));
         true
     }
 
@@ -96,21 +106,7 @@ impl TurnRun<'_> {
         if changed.is_empty() {
             return false;
         }
-        let mut unknown = Vec::new();
-        for (n, path) in changed.iter().enumerate() {
-            let call_id = format!("keel_undo_{n}");
-            match before.get(path) {
-                Some(Some(content)) => {
-                    let arguments = serde_json::json!({"path": path, "content": content});
-                    self.run_own_tool(&call_id, "write_file", arguments).await;
-                }
-                Some(None) => {
-                    let arguments = serde_json::json!({"path": path});
-                    self.run_own_tool(&call_id, "delete_file", arguments).await;
-                }
-                None => unknown.push(path.clone()),
-            }
-        }
+        let unknown = self.put_back(&before, &changed).await;
         let mut message = format!(
             "the tests failed after the check of the task's parts; {} put back as before it",
             changed
@@ -193,15 +189,49 @@ impl TurnRun<'_> {
     }
 }
 
-/// The note asking the model to check each of the task's `parts`.
-fn checklist(parts: &[String]) -> String {
-    let list: Vec<String> = parts
-        .iter()
-        .enumerate()
-        .map(|(n, part)| format!("{}. {part}", n + 1))
-        .collect();
-    format!(
-        "The tests pass. Before you finish, check the task part by part against the files as they are now:\n\n{}\n\nIf a part is not done yet, do it now: write each file to change, its path on a line by itself, then its complete new content in a code block. If every part is done, answer DONE.",
-        list.join("\n")
-    )
+/// The note asking the model to check each of the task's `parts` and to fix the `errors`
+/// the language servers report in the files it changed.
+fn checklist(parts: &[String], errors: &[String]) -> String {
+    const WRITE: &str = "write each file to change, its path on a line by itself, then its complete new content in a code block";
+    let mut note = String::from("The tests pass.");
+    if !errors.is_empty() {
+        note.push_str(&format!(
+            " But the language server reports errors in the files you changed:\n\n{}\n\nFix them now: {WRITE}.",
+            errors.join("\n")
+        ));
+    }
+    if !parts.is_empty() {
+        let list: Vec<String> = parts
+            .iter()
+            .enumerate()
+            .map(|(n, part)| format!("{}. {part}", n + 1))
+            .collect();
+        note.push_str(&format!(
+            " Before you finish, check the task part by part against the files as they are now:\n\n{}\n\nIf a part is not done yet, do it now: {WRITE}.",
+            list.join("\n")
+        ));
+    }
+    note.push_str(if parts.is_empty() {
+        " If they are not real errors, answer DONE."
+    } else {
+        " If every part is done, answer DONE."
+    });
+    note
+}
+
+#[cfg(test)]
+mod tests {
+    use super::checklist;
+
+    #[test]
+    fn the_note_lists_parts_and_errors() {
+        let parts = vec![
+            "Add a `decimal_sep` parameter to `format_amount`".to_owned(),
+            "make German invoices use a comma".to_owned(),
+        ];
+        let errors = vec!["textutils/slug.py:12: \"re\" is not defined".to_owned()];
+        insta::assert_snapshot!("parts_only", checklist(&parts, &[]));
+        insta::assert_snapshot!("errors_only", checklist(&[], &errors));
+        insta::assert_snapshot!("parts_and_errors", checklist(&parts, &errors));
+    }
 }

@@ -185,6 +185,12 @@ pub(crate) fn keeps_tests(task: &str) -> bool {
     TESTS_RIGHT.iter().any(|phrase| lower.contains(phrase))
 }
 
+/// Whether `task` speaks of tests at all ("test", "tests", "unit test", "spec", "测试").
+pub(crate) fn mentions_tests(task: &str) -> bool {
+    let lower = task.to_lowercase();
+    lower.contains("test") || lower.contains("spec") || task.contains("测试")
+}
+
 /// Whether `task` is plainly a question that asks for no change: it says not to change
 /// anything, or it asks something (a question mark, or opening with what, where, explain, …)
 /// and names no change. Stricter than `!asks_for_change`: a task that only describes a

@@ -178,7 +178,7 @@ pub(crate) struct CallScope<'a> {
 #[derive(Debug)]
 pub(crate) enum Ran {
     /// The call ran (or was refused); its result is recorded and `run.tool.end` emitted.
-    Finished(FinishedCall),
+    Finished(Box<FinishedCall>),
     /// `create_plan` made a plan; its result waits until the plan is approved or rejected.
     Plan(PendingPlan),
 }
@@ -192,6 +192,8 @@ pub(crate) struct FinishedCall {
     pub(crate) status: ToolStatus,
     /// Why the loop ends after this call, if it does.
     pub(crate) end: Option<LoopEnd>,
+    /// For an edit the language servers checked: the errors now in each file it changed.
+    pub(crate) edit_errors: Vec<(String, Vec<String>)>,
 }
 
 /// What handling a call gave, before its result is recorded.
@@ -621,6 +623,10 @@ impl Toolbox {
             }
             _ => None,
         };
+        let edit_errors = diagnostics.as_ref().map_or_else(Vec::new, |d| {
+            let edited = super::diagnostics::changed_paths(scope.env.root, &call.name, &arguments);
+            super::diagnostics::errors_by_file(&edited, d)
+        });
         let text = context.result_for_history(
             &call.name,
             &arguments,
@@ -646,12 +652,13 @@ impl Toolbox {
             diagnostics,
         }
         .emit(scope.env.emitter);
-        Ran::Finished(FinishedCall {
+        Ran::Finished(Box::new(FinishedCall {
             arguments,
             result,
             status,
             end,
-        })
+            edit_errors,
+        }))
     }
 
     /// Runs the call: a refusal when its arguments cannot be used, the session's handling of

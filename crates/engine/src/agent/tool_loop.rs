@@ -85,6 +85,17 @@ impl TurnRun<'_> {
             if step.is_none() && self.state.blocks && self.changes.count() > changes_before {
                 return LoopEnd::Answered(written_answer(&response));
             }
+            // Files given exactly as they are: asked again, a small model at a low temperature
+            // gives them again. A fresh attempt, sampled warmer, is worth more than the calls.
+            if step.is_none()
+                && self.state.blocks
+                && self.changes.count() == changes_before
+                && self.attempts_left()
+            {
+                return LoopEnd::Stopped(
+                    "the answer gave the files exactly as they are, so nothing changed".to_owned(),
+                );
+            }
         }
     }
 
@@ -305,6 +316,7 @@ impl TurnRun<'_> {
     /// Runs one call and records how it went; returns why the loop ends, if it does.
     async fn run_call(&mut self, call: &AssembledToolCall, step: Option<u32>) -> Option<LoopEnd> {
         super::shadow::before_call(self.config, self.emitter);
+        self.remember_originals(call);
         let scope = CallScope {
             env: ToolEnv::new(self.config, self.emitter, &self.state.cancel),
             mode: self.config.mode,
@@ -315,7 +327,7 @@ impl TurnRun<'_> {
         };
         match self.tools.run_call(scope, self.context, call).await {
             Ran::Plan(pending) => Some(LoopEnd::PlanRequested(pending)),
-            Ran::Finished(done) => self.record_call(call, done, step),
+            Ran::Finished(done) => self.record_call(call, *done, step),
         }
     }
 
@@ -328,6 +340,13 @@ impl TurnRun<'_> {
         step: Option<u32>,
     ) -> Option<LoopEnd> {
         let mut end = done.end;
+        for (path, errors) in done.edit_errors {
+            if errors.is_empty() {
+                self.state.edit_errors.remove(&path);
+            } else {
+                self.state.edit_errors.insert(path, errors);
+            }
+        }
         if matches!(call.name.as_str(), ATTEMPT_COMPLETION | CREATE_PLAN) {
             return end;
         }

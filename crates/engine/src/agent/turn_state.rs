@@ -43,6 +43,9 @@ pub(crate) struct TurnState {
     /// The task says its tests are right ([`super::task_intent::keeps_tests`]): code blocks
     /// for test files are not written.
     pub(crate) keeps_tests: bool,
+    /// `keeps_tests` because the tests passed when the turn began and the task does not
+    /// speak of them ([`super::task_intent::mentions_tests`]).
+    pub(crate) tests_passed_at_start: bool,
     /// Test files an answer gave whole and the turn left alone (see `keeps_tests`).
     pub(crate) tests_left_alone: Vec<String>,
     /// The workspace as the turn found it, when the task asks for changes: whether anything
@@ -74,6 +77,12 @@ pub(crate) struct TurnState {
     /// Times the model was told the old name of a rename is still used
     /// ([`super::rename_check`]).
     pub(crate) rename_rounds: u32,
+    /// The errors the language servers report in the files the turn's edits changed, by
+    /// file (as of each file's latest edit).
+    pub(crate) edit_errors: std::collections::BTreeMap<String, Vec<String>>,
+    /// The files the turn's edit calls touched, as they were before the first of them
+    /// (`None`: the file did not exist), for starting over ([`super::attempts`]).
+    pub(crate) originals: std::collections::BTreeMap<String, Option<String>>,
 }
 
 /// Which answers the turn has corrected already.
@@ -112,6 +121,7 @@ impl TurnState {
             asks_for_change: false,
             only_asks: false,
             keeps_tests: false,
+            tests_passed_at_start: false,
             tests_left_alone: Vec::new(),
             stamps: None,
             compact: false,
@@ -127,6 +137,8 @@ impl TurnState {
             parts_reviewed: false,
             parts_review: None,
             rename_rounds: 0,
+            edit_errors: std::collections::BTreeMap::new(),
+            originals: std::collections::BTreeMap::new(),
         }
     }
 

@@ -64,7 +64,7 @@ impl TurnRun<'_> {
                 .finish(scope, self.context, call, begun, handled)
                 .await
             {
-                finished.push((call, done));
+                finished.push((call, *done));
             }
         }
         let mut end = None;

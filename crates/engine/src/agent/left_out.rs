@@ -1,0 +1,510 @@
+//! What a file given whole leaves out. A small model that rewrites a file to change one
+//! function often drops others it did not mean to touch — the `New` a Go package's callers
+//! need, the `module.exports` line at a JavaScript file's end — and the project breaks in a
+//! way it then cannot see. When a whole file is read from an answer ([`super::whole_file`]),
+//! the old file's top-level definitions missing from it are put back where they stood (after
+//! the definition that preceded them), and so is the old file's tail after its last definition
+//! (exports, a `__main__` block) when nothing like it is left, and the one-line imports it
+//! dropped whose names the new version still uses. A definition the task names is left out as
+//! written: the task asked to rename, move or remove it.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use keel_repomap::{Language, Symbol, extract};
+
+/// What was put back into a rewrite.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct KeptBack {
+    /// The new content with the left-out parts in it.
+    pub(crate) content: String,
+    /// What was put back: definitions by name, and "the file's end" for its tail.
+    pub(crate) parts: Vec<String>,
+}
+
+/// `new`, the content an answer gives for `path` (whose content was `old`), with what it left
+/// out of `old` put back; `None` when it left nothing out (or the language is not known).
+/// Names `task` mentions are not put back.
+pub(crate) fn keep_left_out(path: &str, old: &str, new: &str, task: &str) -> Option<KeptBack> {
+    let language = Language::from_path(Path::new(path))?;
+    let old_top = top_level(language, old)?;
+    let new_top = top_level(language, new)?;
+    let old_lines: Vec<&str> = old.lines().collect();
+    let mut new_lines: Vec<String> = new.lines().map(str::to_owned).collect();
+    let mut parts = Vec::new();
+
+    // Names defined once in each version, so a definition is matched by its name alone.
+    let old_once = once(&old_top);
+    let new_names: HashMap<&str, usize> = count(&new_top);
+    // Where each of the new version's definitions ends (0-based, exclusive), by name; kept
+    // current as lines are inserted.
+    let mut new_ends: HashMap<String, usize> = new_top
+        .iter()
+        .filter(|s| new_names.get(s.name.as_str()) == Some(&1))
+        .map(|s| (s.name.clone(), s.end_line as usize))
+        .collect();
+    let mut inserted_any = false;
+    for (i, symbol) in old_top.iter().enumerate() {
+        if !old_once.contains(symbol.name.as_str())
+            || new_names.contains_key(symbol.name.as_str())
+            || mentions(task, &symbol.name)
+        {
+            continue;
+        }
+        let start = with_leading_comments(&old_lines, symbol.start_line as usize - 1);
+        let block: Vec<String> = old_lines[start..symbol.end_line as usize]
+            .iter()
+            .map(|l| (*l).to_owned())
+            .collect();
+        // After the nearest earlier definition the new version still has, else at the top of
+        // the definitions (before the first one it has), else at the end.
+        let after = old_top[..i]
+            .iter()
+            .rev()
+            .find_map(|s| new_ends.get(s.name.as_str()).copied());
+        let at = after.unwrap_or_else(|| {
+            new_top
+                .iter()
+                .filter_map(|s| {
+                    let now = new_ends.get(s.name.as_str())?;
+                    let len = (s.end_line - s.start_line) as usize + 1;
+                    Some(with_leading_comments(&new_lines, now - len))
+                })
+                .min()
+                .unwrap_or(new_lines.len())
+        });
+        let mut piece = Vec::with_capacity(block.len() + 2);
+        let before_is_blank = at == 0 || new_lines[at - 1].trim().is_empty();
+        if !before_is_blank {
+            piece.push(String::new());
+        }
+        piece.extend(block);
+        if at < new_lines.len() && !new_lines[at].trim().is_empty() {
+            piece.push(String::new());
+        }
+        let added = piece.len();
+        new_lines.splice(at..at, piece);
+        for end in new_ends.values_mut() {
+            if *end > at {
+                *end += added;
+            }
+        }
+        new_ends.insert(symbol.name.clone(), at + added);
+        parts.push(symbol.name.clone());
+        inserted_any = true;
+    }
+
+    let imports = lost_imports(language, &old_lines, &new_lines, task);
+    if !imports.is_empty() {
+        let at = new_lines
+            .iter()
+            .rposition(|l| !import_names(language, l).is_empty())
+            .map(|last| last + 1)
+            .or_else(|| {
+                let first = top_level(language, &new_lines.join("\n"))?
+                    .first()
+                    .map(|s| s.start_line as usize - 1)?;
+                Some(with_leading_comments(&new_lines, first))
+            })
+            .unwrap_or(0);
+        let mut piece: Vec<String> = imports.iter().map(|l| (*l).to_owned()).collect();
+        if at < new_lines.len()
+            && !new_lines[at].trim().is_empty()
+            && import_names(language, &new_lines[at]).is_empty()
+        {
+            piece.push(String::new());
+        }
+        new_lines.splice(at..at, piece);
+        parts.extend(imports.iter().map(|l| format!("`{}`", l.trim())));
+        inserted_any = true;
+    }
+
+    if let Some(tail) = lost_tail(&old_lines, &old_top, &new_lines) {
+        while new_lines.last().is_some_and(|l| l.trim().is_empty()) {
+            new_lines.pop();
+        }
+        new_lines.push(String::new());
+        new_lines.extend(tail);
+        parts.push("the file's end".to_owned());
+        inserted_any = true;
+    }
+    if !inserted_any {
+        return None;
+    }
+    let mut content = new_lines.join("\n");
+    content.push('\n');
+    Some(KeptBack { content, parts })
+}
+
+/// The top-level definitions of `source`, in order; `None` when it cannot be parsed.
+fn top_level(language: Language, source: &str) -> Option<Vec<Symbol>> {
+    let tags = extract(language, source.as_bytes()).ok()?;
+    let mut top: Vec<Symbol> = tags.symbols.into_iter().filter(|s| s.depth == 0).collect();
+    top.sort_by_key(|s| s.start_line);
+    // A definition inside another's lines (a Go method's receiver type, say) is not separate.
+    let mut kept: Vec<Symbol> = Vec::with_capacity(top.len());
+    for symbol in top {
+        if kept.last().is_some_and(|k| symbol.start_line <= k.end_line) {
+            continue;
+        }
+        kept.push(symbol);
+    }
+    Some(kept)
+}
+
+/// How many times each name is defined.
+fn count(symbols: &[Symbol]) -> HashMap<&str, usize> {
+    let mut counts = HashMap::new();
+    for s in symbols {
+        *counts.entry(s.name.as_str()).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// The names defined exactly once.
+fn once(symbols: &[Symbol]) -> std::collections::HashSet<&str> {
+    count(symbols)
+        .into_iter()
+        .filter(|(_, n)| *n == 1)
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// Whether `task` names `name` as a word.
+fn mentions(task: &str, name: &str) -> bool {
+    task.match_indices(name).any(|(at, _)| {
+        let before = task[..at].chars().next_back();
+        let after = task[at + name.len()..].chars().next();
+        !before.is_some_and(is_word) && !after.is_some_and(is_word)
+    })
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The first line of the definition starting at `start` (0-based), with the comments,
+/// attributes and decorators right above it.
+fn with_leading_comments<S: AsRef<str>>(lines: &[S], start: usize) -> usize {
+    let mut first = start;
+    while first > 0 && is_preamble(lines[first - 1].as_ref().trim()) {
+        first -= 1;
+    }
+    first
+}
+
+/// A line that belongs to the definition below it.
+fn is_preamble(line: &str) -> bool {
+    ["//", "#", "@", "/*", "*"]
+        .iter()
+        .any(|p| line.starts_with(p))
+}
+
+/// The old file's lines after its last definition when they hold code and the new version
+/// has nothing like any of them (each line compared by what it starts with: `module.exports`,
+/// `if __name__`, `export default`).
+fn lost_tail(old_lines: &[&str], old_top: &[Symbol], new_lines: &[String]) -> Option<Vec<String>> {
+    let last_end = old_top.iter().map(|s| s.end_line as usize).max()?;
+    let tail: Vec<&str> = old_lines.get(last_end..)?.to_vec();
+    let code: Vec<&str> = tail
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty() && !is_preamble(l) && !is_closing(l))
+        .collect();
+    if code.is_empty() {
+        return None;
+    }
+    let new_keys: std::collections::HashSet<&str> =
+        new_lines.iter().map(|l| line_key(l.trim())).collect();
+    if code.iter().any(|l| new_keys.contains(line_key(l))) {
+        return None;
+    }
+    let start = tail.iter().position(|l| !l.trim().is_empty())?;
+    let end = tail.iter().rposition(|l| !l.trim().is_empty())? + 1;
+    Some(tail[start..end].iter().map(|l| (*l).to_owned()).collect())
+}
+
+/// The old file's one-line imports the new version dropped while it still uses a name they
+/// bound (and binds it nowhere else), unless the task names that name.
+fn lost_imports<'a>(
+    language: Language,
+    old_lines: &[&'a str],
+    new_lines: &[String],
+    task: &str,
+) -> Vec<&'a str> {
+    let new_imports: std::collections::HashSet<&str> = new_lines
+        .iter()
+        .filter(|l| !import_names(language, l).is_empty())
+        .map(|l| l.trim())
+        .collect();
+    let bound: std::collections::HashSet<String> = new_lines
+        .iter()
+        .flat_map(|l| import_names(language, l))
+        .collect();
+    let code: Vec<&str> = new_lines
+        .iter()
+        .filter(|l| import_names(language, l).is_empty())
+        .map(String::as_str)
+        .collect();
+    old_lines
+        .iter()
+        .filter(|line| !new_imports.contains(line.trim()))
+        .filter(|line| {
+            let names = import_names(language, line);
+            !names.is_empty()
+                && names.iter().any(|name| {
+                    !bound.contains(name)
+                        && !mentions(task, name)
+                        && code.iter().any(|l| mentions(l, name))
+                })
+        })
+        .copied()
+        .collect()
+}
+
+/// The names a top-level, one-line import binds (`import os.path` binds `os`; `from m import a
+/// as b` binds `b`; `const { x } = require('m')` binds `x`; `use a::{b, c as d};` binds `b`
+/// and `d`); none for any other line.
+fn import_names(language: Language, line: &str) -> Vec<String> {
+    if line.starts_with([' ', '\t']) || line.trim_end().ends_with(['(', '{', ',']) {
+        return Vec::new();
+    }
+    let line = line.trim_end().trim_end_matches(';');
+    let names: Vec<&str> = match language {
+        Language::Python => {
+            if let Some(rest) = line.strip_prefix("import ") {
+                rest.split(',')
+                    .map(|item| match item.split_once(" as ") {
+                        Some((_, alias)) => alias,
+                        None => item.trim().split('.').next().unwrap_or(""),
+                    })
+                    .collect()
+            } else if let Some((_, items)) = line
+                .strip_prefix("from ")
+                .and_then(|rest| rest.split_once(" import "))
+            {
+                items.split(',').map(alias_or_name).collect()
+            } else {
+                Vec::new()
+            }
+        }
+        Language::JavaScript | Language::TypeScript => {
+            if let Some(rest) = line.strip_prefix("import ") {
+                match rest.rsplit_once(" from ") {
+                    Some((bindings, _)) => js_bindings(bindings),
+                    None => Vec::new(),
+                }
+            } else if let Some((lhs, rhs)) = ["const ", "let ", "var "]
+                .iter()
+                .find_map(|k| line.strip_prefix(k))
+                .and_then(|rest| rest.split_once('='))
+                && rhs.trim_start().starts_with("require(")
+            {
+                js_bindings(lhs)
+            } else {
+                Vec::new()
+            }
+        }
+        Language::Rust => match line.strip_prefix("use ") {
+            Some(path) => match path.split_once('{') {
+                Some((_, items)) => items
+                    .trim_end_matches('}')
+                    .split(',')
+                    .map(alias_or_name)
+                    .collect(),
+                None => vec![alias_or_name(path.rsplit("::").next().unwrap_or(""))],
+            },
+            None => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    names
+        .into_iter()
+        .map(str::trim)
+        .filter(|n| !n.is_empty() && n.chars().all(is_word))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `a as b` → `b`, `a` → `a` (Python and Rust).
+fn alias_or_name(item: &str) -> &str {
+    match item.split_once(" as ") {
+        Some((_, alias)) => alias.trim(),
+        None => item.trim(),
+    }
+}
+
+/// The names of JavaScript bindings: `x`, `{ a, b: c }`, `x, { a as b }`, `* as ns`.
+fn js_bindings(bindings: &str) -> Vec<&str> {
+    bindings
+        .split([',', '{', '}'])
+        .map(|item| {
+            let item = item.trim();
+            let item = item.rsplit_once(" as ").map_or(item, |(_, alias)| alias);
+            item.rsplit_once(':')
+                .map_or(item, |(_, local)| local)
+                .trim()
+        })
+        .collect()
+}
+
+/// A line of nothing but closing brackets.
+fn is_closing(line: &str) -> bool {
+    line.chars()
+        .all(|c| matches!(c, '}' | ')' | ']' | ';' | ','))
+}
+
+/// What a line starts with, up to its first `=`, `(`, `{` or `:`.
+fn line_key(line: &str) -> &str {
+    let end = line.find(['=', '(', '{', ':']).unwrap_or(line.len());
+    line[..end].trim()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dropped_constructor_is_put_back_after_its_neighbour() {
+        let old = "package store\n\ntype Store struct {\n\tnotes map[string]string\n}\n\n// New makes an empty store.\nfunc New() *Store {\n\treturn &Store{notes: map[string]string{}}\n}\n\n// Fetch returns a note.\nfunc (s *Store) Fetch(id string) string {\n\treturn s.notes[id]\n}\n";
+        let new = "package store\n\ntype Store struct {\n\tnotes map[string]string\n}\n\n// Get returns a note.\nfunc (s *Store) Get(id string) string {\n\treturn s.notes[id]\n}\n";
+        let kept = keep_left_out(
+            "store/store.go",
+            old,
+            new,
+            "Rename the method `Fetch` of `store.Store` to `Get`.",
+        )
+        .expect("New was left out");
+        assert_eq!(kept.parts, vec!["New".to_owned()]);
+        assert_eq!(
+            kept.content,
+            "package store\n\ntype Store struct {\n\tnotes map[string]string\n}\n\n// New makes an empty store.\nfunc New() *Store {\n\treturn &Store{notes: map[string]string{}}\n}\n\n// Get returns a note.\nfunc (s *Store) Get(id string) string {\n\treturn s.notes[id]\n}\n"
+        );
+    }
+
+    #[test]
+    fn lost_exports_come_back_at_the_end() {
+        let old = "function parsePort(v) {\n  return Number(v);\n}\n\nfunction loadConfig() {\n  return {};\n}\n\nmodule.exports = { parsePort, loadConfig };\n";
+        let new = "function parsePort(v) {\n  return parseInt(v, 10);\n}\n\nfunction loadConfig() {\n  return { port: 8080 };\n}\n";
+        let kept = keep_left_out("src/config.js", old, new, "Make the port default to 8080.")
+            .expect("the exports were left out");
+        assert_eq!(kept.parts, vec!["the file's end".to_owned()]);
+        assert!(
+            kept.content
+                .ends_with("}\n\nmodule.exports = { parsePort, loadConfig };\n"),
+            "{}",
+            kept.content
+        );
+    }
+
+    #[test]
+    fn changed_exports_are_left_as_written() {
+        let old = "function a() {}\n\nmodule.exports = { a };\n";
+        let new = "function a() {}\nfunction b() {}\n\nmodule.exports = { a, b };\n";
+        assert_eq!(keep_left_out("x.js", old, new, "add b"), None);
+    }
+
+    #[test]
+    fn what_the_task_names_stays_out() {
+        let old = "def keep():\n    return 1\n\n\ndef parse_cfg():\n    return 2\n";
+        let new = "def keep():\n    return 1\n\n\ndef parse_config():\n    return 2\n";
+        assert_eq!(
+            keep_left_out(
+                "cfg.py",
+                old,
+                new,
+                "Rename parse_cfg to parse_config everywhere."
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_python_helper_and_main_block_come_back() {
+        let old = "import sys\n\n\ndef helper(x):\n    return x * 2\n\n\ndef main():\n    print(helper(2))\n\n\nif __name__ == \"__main__\":\n    main()\n";
+        let new = "import sys\n\n\ndef main():\n    print(helper(3))\n";
+        let kept = keep_left_out("tool.py", old, new, "print for three").expect("left out");
+        assert_eq!(
+            kept.parts,
+            vec!["helper".to_owned(), "the file's end".to_owned()]
+        );
+        assert_eq!(
+            kept.content,
+            "import sys\n\n\ndef helper(x):\n    return x * 2\n\ndef main():\n    print(helper(3))\n\nif __name__ == \"__main__\":\n    main()\n"
+        );
+    }
+
+    #[test]
+    fn dropped_imports_still_used_come_back_after_the_others() {
+        let old = "\"\"\"The command line.\"\"\"\nimport os\nimport sys\n\nfrom tasklog import report\nfrom tasklog.utils import parse_duration, pluralize\n\n\ndef main(argv=None):\n    argv = sys.argv[1:] if argv is None else argv\n    return os.getcwd(), parse_duration(argv[0])\n";
+        let new = "\"\"\"The command line.\"\"\"\nfrom tasklog import report\nfrom tasklog.durations import parse_duration\n\n\ndef main(argv=None):\n    argv = sys.argv[1:] if argv is None else argv\n    return os.getcwd(), parse_duration(argv[0])\n";
+        let kept = keep_left_out(
+            "tasklog/cli.py",
+            old,
+            new,
+            "Move `parse_duration` into tasklog/durations.py",
+        )
+        .expect("imports were dropped");
+        assert_eq!(
+            kept.parts,
+            vec!["`import os`".to_owned(), "`import sys`".to_owned()]
+        );
+        assert_eq!(
+            kept.content,
+            "\"\"\"The command line.\"\"\"\nfrom tasklog import report\nfrom tasklog.durations import parse_duration\nimport os\nimport sys\n\n\ndef main(argv=None):\n    argv = sys.argv[1:] if argv is None else argv\n    return os.getcwd(), parse_duration(argv[0])\n"
+        );
+    }
+
+    #[test]
+    fn imports_bind_the_names_they_say() {
+        let names = |language, line| import_names(language, line);
+        assert_eq!(names(Language::Python, "import os.path"), ["os"]);
+        assert_eq!(names(Language::Python, "import numpy as np"), ["np"]);
+        assert_eq!(
+            names(Language::Python, "from a.b import c, d as e"),
+            ["c", "e"]
+        );
+        assert!(names(Language::Python, "from a import (").is_empty());
+        assert!(names(Language::Python, "    import os").is_empty());
+        assert_eq!(
+            names(Language::JavaScript, "const { a, b: c } = require('./m');"),
+            ["a", "c"]
+        );
+        assert_eq!(
+            names(Language::JavaScript, "const fs = require('fs')"),
+            ["fs"]
+        );
+        assert_eq!(
+            names(Language::TypeScript, "import x, { y as z } from \"./m\";"),
+            ["x", "z"]
+        );
+        assert_eq!(
+            names(Language::TypeScript, "import * as path from 'path';"),
+            ["path"]
+        );
+        assert_eq!(names(Language::Rust, "use std::fmt;"), ["fmt"]);
+        assert_eq!(
+            names(
+                Language::Rust,
+                "use crate::util::{read_u16_be, crc16 as crc};"
+            ),
+            ["read_u16_be", "crc"]
+        );
+        assert!(names(Language::Rust, "let x = 1;").is_empty());
+    }
+
+    #[test]
+    fn nothing_left_out_is_none() {
+        let old = "def a():\n    return 1\n";
+        let new = "def a():\n    return 2\n";
+        assert_eq!(keep_left_out("a.py", old, new, "fix a"), None);
+        assert_eq!(keep_left_out("notes.txt", "x", "y", ""), None);
+    }
+
+    #[test]
+    fn names_are_matched_as_words() {
+        assert!(mentions("rename `Fetch` to Get", "Fetch"));
+        assert!(!mentions("call FetchAll", "Fetch"));
+        assert!(!mentions("prefetch", "fetch"));
+    }
+}
