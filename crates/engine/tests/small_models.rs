@@ -20,7 +20,7 @@
 //! - a file given whole that leaves out definitions and exports the old one had: they are
 //!   kept;
 //! - an undefined name the language server (real pyright) reports once the tests pass: shown
-//!   to the model, which fixes it;
+//!   to the model, which fixes it; a standard module used without its import: imported;
 //! - compact profile: a whole file after a line naming it is written, and the project's
 //!   tests run before and after the model's work.
 
@@ -931,10 +931,12 @@ async fn an_undefined_name_pyright_reports_goes_back_to_the_model_once_the_tests
         .split_once("```python\n")
         .and_then(|(_, rest)| rest.strip_suffix("```"))
         .unwrap();
-    // `spread` uses `math` without importing it; no test calls it, so the tests pass.
-    let helper = "\n\ndef spread(values):\n    return math.fsum(values) - min(values)\n";
+    // `spread` calls a function defined nowhere; no test calls it, so the tests pass.
+    let helper = "\n\ndef spread(values):\n    return largest(values) - min(values)\n";
     let forgot = format!("`calc/stats.py`\n```python\n{body}{helper}```");
-    let fixed = format!("`calc/stats.py`\n```python\nimport math\n\n{body}{helper}```");
+    let fixed = format!(
+        "`calc/stats.py`\n```python\n{body}{helper}\n\ndef largest(values):\n    return max(values)\n```"
+    );
     let (events, requests, outcome, ws) = turn(
         "Fix the failing test",
         vec![
@@ -967,7 +969,7 @@ async fn an_undefined_name_pyright_reports_goes_back_to_the_model_once_the_tests
         ),
         "{note}"
     );
-    assert!(note.contains("\"math\" is not defined"), "{note}");
+    assert!(note.contains("\"largest\" is not defined"), "{note}");
     let shown = events.iter().any(|e| {
         matches!(&e.kind, EventKind::SystemLog(l) if l.message.contains("the language servers report 1 error(s) in the changed files"))
     });
@@ -975,7 +977,38 @@ async fn an_undefined_name_pyright_reports_goes_back_to_the_model_once_the_tests
     assert!(
         std::fs::read_to_string(ws.path().join("calc/stats.py"))
             .unwrap()
-            .starts_with("import math\n")
+            .contains("def largest(values):")
+    );
+    assert_eq!(outcome.status, AgentStatus::Completed);
+}
+
+#[tokio::test]
+async fn a_standard_module_used_without_its_import_is_imported() {
+    let body = FIXED_MEAN
+        .split_once("```python\n")
+        .and_then(|(_, rest)| rest.strip_suffix("```"))
+        .unwrap();
+    let forgot = format!(
+        "`calc/stats.py`\n```python\n{body}\n\ndef spread(values):\n    return math.fsum(values) - min(values)\n```"
+    );
+    let (events, _requests, outcome, ws) =
+        turn("Fix the failing test", vec![text_answer(&[&forgot])], |c| {
+            c.repo_map = keel_engine::RepoMapConfig::default();
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+        })
+        .await;
+    let text = std::fs::read_to_string(ws.path().join("calc/stats.py")).unwrap();
+    assert!(
+        text.starts_with("\"\"\"Descriptive statistics.\"\"\"\nimport math\n"),
+        "{text}"
+    );
+    assert!(
+        logs(&events).contains(
+            &"the answer's calc/stats.py uses math without importing it; imported".to_owned()
+        ),
+        "{:#?}",
+        logs(&events)
     );
     assert_eq!(outcome.status, AgentStatus::Completed);
 }

@@ -18,6 +18,7 @@
 use keel_events::{Emitter, LogLevel, SystemLog};
 
 use super::definition_edit::definition_edits;
+use super::forgotten_imports::add_forgotten_imports;
 use super::left_out::keep_left_out;
 use super::test_files::is_test_path;
 use super::tool_loop::TurnRun;
@@ -163,7 +164,7 @@ impl TurnRun<'_> {
         };
         let start = first.start;
         for file in &mut files {
-            self.keep_left_out(file);
+            self.complete_whole_file(file);
         }
         let prose = response.text[..start].trim_end().to_owned();
         let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
@@ -190,23 +191,37 @@ impl TurnRun<'_> {
         );
     }
 
-    /// Puts back into `file` what its rewrite left out of the file on disk ([`super::left_out`]).
-    fn keep_left_out(&self, file: &mut WholeFile) {
-        let Ok(old) = std::fs::read_to_string(self.config.root.join(&file.path)) else {
-            return;
-        };
-        let Some(kept) = keep_left_out(&file.path, &old, &file.content, &self.state.task) else {
-            return;
-        };
-        file.content = kept.content;
-        log(
-            self.emitter,
-            format!(
-                "the answer's {} leaves out {} of the file; kept as it was",
-                file.path,
-                kept.parts.join(", ")
-            ),
-        );
+    /// Completes a file given whole: what its rewrite left out of the file on disk put back
+    /// ([`super::left_out`]), and for Python the standard modules it uses without importing
+    /// them imported ([`super::forgotten_imports`]).
+    fn complete_whole_file(&self, file: &mut WholeFile) {
+        if let Ok(old) = std::fs::read_to_string(self.config.root.join(&file.path))
+            && let Some(kept) = keep_left_out(&file.path, &old, &file.content, &self.state.task)
+        {
+            file.content = kept.content;
+            log(
+                self.emitter,
+                format!(
+                    "the answer's {} leaves out {} of the file; kept as it was",
+                    file.path,
+                    kept.parts.join(", ")
+                ),
+            );
+        }
+        if file.path.ends_with(".py") {
+            let (fixed, added) = add_forgotten_imports(&file.content);
+            if !added.is_empty() {
+                file.content = fixed;
+                log(
+                    self.emitter,
+                    format!(
+                        "the answer's {} uses {} without importing it; imported",
+                        file.path,
+                        added.join(", ")
+                    ),
+                );
+            }
+        }
     }
 
     /// Notes the test files an answer gave and the turn does not write, the task having said

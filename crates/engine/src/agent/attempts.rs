@@ -110,12 +110,14 @@ impl TurnRun<'_> {
     }
 
     /// Puts `paths` back as `before` holds them, through the file tools (so checkpoints and
-    /// events record it); the paths `before` does not know, left as they are.
+    /// events record it); the paths it wrote or deleted, and those `before` does not know
+    /// (left as they are).
     pub(crate) async fn put_back(
         &mut self,
         before: &std::collections::BTreeMap<String, Option<String>>,
         paths: &[String],
-    ) -> Vec<String> {
+    ) -> (Vec<String>, Vec<String>) {
+        let mut restored = Vec::new();
         let mut unknown = Vec::new();
         for (n, path) in paths.iter().enumerate() {
             let call_id = format!("keel_undo_{}_{n}", self.state.iterations);
@@ -125,15 +127,17 @@ impl TurnRun<'_> {
                 Some(Some(content)) => {
                     let arguments = serde_json::json!({"path": path, "content": content});
                     self.run_own_tool(&call_id, "write_file", arguments).await;
+                    restored.push(path.clone());
                 }
                 Some(None) => {
                     let arguments = serde_json::json!({"path": path});
                     self.run_own_tool(&call_id, "delete_file", arguments).await;
+                    restored.push(path.clone());
                 }
                 None => unknown.push(path.clone()),
             }
         }
-        unknown
+        (restored, unknown)
     }
 
     /// The turn's conversation back to its first message, told why, with the files its edits
@@ -141,11 +145,11 @@ impl TurnRun<'_> {
     async fn begin_again(&mut self, why: &str) {
         let originals = self.state.originals.clone();
         let touched: Vec<String> = originals.keys().cloned().collect();
-        self.put_back(&originals, &touched).await;
-        if !touched.is_empty() {
+        let (restored, _) = self.put_back(&originals, &touched).await;
+        if !restored.is_empty() {
             log(
                 self.emitter,
-                format!("{} put back as the turn found them", touched.join(", ")),
+                format!("{} put back as the turn found them", restored.join(", ")),
             );
         }
         self.state.edit_errors.clear();

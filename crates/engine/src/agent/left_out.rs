@@ -4,14 +4,17 @@
 //! way it then cannot see. When a whole file is read from an answer ([`super::whole_file`]),
 //! the old file's top-level definitions missing from it are put back where they stood (after
 //! the definition that preceded them), and so is the old file's tail after its last definition
-//! (exports, a `__main__` block) when nothing like it is left, and the one-line imports it
-//! dropped whose names the new version still uses. A definition the task names is left out as
+//! (exports, a `__main__` block) when nothing like it is left, and the one-line imports and
+//! constants it dropped whose names the new version still uses. A definition the task names is left out as
 //! written: the task asked to rename, move or remove it.
 
 use std::collections::HashMap;
 use std::path::Path;
 
+use std::sync::LazyLock;
+
 use keel_repomap::{Language, Symbol, extract};
+use regex::Regex;
 
 /// What was put back into a rewrite.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +35,10 @@ pub(crate) fn keep_left_out(path: &str, old: &str, new: &str, task: &str) -> Opt
     let old_lines: Vec<&str> = old.lines().collect();
     let mut new_lines: Vec<String> = new.lines().map(str::to_owned).collect();
     let mut parts = Vec::new();
+    // What holds a name the task gives and the new version no longer has is the task's to
+    // change (`test_parse_cfg_…` when `parse_cfg` is renamed): never put back.
+    let mut task_names = code_names(task);
+    task_names.retain(|name| !new.contains(name.as_str()));
 
     // Names defined once in each version, so a definition is matched by its name alone.
     let old_once = once(&old_top);
@@ -56,6 +63,9 @@ pub(crate) fn keep_left_out(path: &str, old: &str, new: &str, task: &str) -> Opt
             .iter()
             .map(|l| (*l).to_owned())
             .collect();
+        if names_any(&block, &task_names) {
+            continue;
+        }
         // After the nearest earlier definition the new version still has, else at the top of
         // the definitions (before the first one it has), else at the end.
         let after = old_top[..i]
@@ -94,32 +104,20 @@ pub(crate) fn keep_left_out(path: &str, old: &str, new: &str, task: &str) -> Opt
         inserted_any = true;
     }
 
-    let imports = lost_imports(language, &old_lines, &new_lines, task);
-    if !imports.is_empty() {
-        let at = new_lines
-            .iter()
-            .rposition(|l| !import_names(language, l).is_empty())
-            .map(|last| last + 1)
-            .or_else(|| {
-                let first = top_level(language, &new_lines.join("\n"))?
-                    .first()
-                    .map(|s| s.start_line as usize - 1)?;
-                Some(with_leading_comments(&new_lines, first))
-            })
-            .unwrap_or(0);
-        let mut piece: Vec<String> = imports.iter().map(|l| (*l).to_owned()).collect();
-        if at < new_lines.len()
-            && !new_lines[at].trim().is_empty()
-            && import_names(language, &new_lines[at]).is_empty()
-        {
-            piece.push(String::new());
+    // Twice: a constant put back may use an import the new version dropped.
+    for names_of in [import_names, assigned_names, import_names] {
+        let mut lines = lost_lines(language, &old_lines, &new_lines, task, names_of);
+        lines.retain(|line| !names_any(&[line], &task_names));
+        if !lines.is_empty() {
+            insert_after_imports(language, &mut new_lines, &lines);
+            parts.extend(lines.iter().map(|l| format!("`{}`", l.trim())));
+            inserted_any = true;
         }
-        new_lines.splice(at..at, piece);
-        parts.extend(imports.iter().map(|l| format!("`{}`", l.trim())));
-        inserted_any = true;
     }
 
-    if let Some(tail) = lost_tail(&old_lines, &old_top, &new_lines) {
+    if let Some(tail) = lost_tail(&old_lines, &old_top, &new_lines)
+        && !names_any(&tail, &task_names)
+    {
         while new_lines.last().is_some_and(|l| l.trim().is_empty()) {
             new_lines.pop();
         }
@@ -168,6 +166,35 @@ fn once(symbols: &[Symbol]) -> std::collections::HashSet<&str> {
         .filter(|(_, n)| *n == 1)
         .map(|(name, _)| name)
         .collect()
+}
+
+/// The code names a task gives: what it puts in backticks (`store.Store` gives `store` and
+/// `Store`) and the words that can only be identifiers (`parse_cfg`, `getUserName`).
+fn code_names(task: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let quoted = task.split('`').skip(1).step_by(2);
+    let words = task.split(|c: char| !is_word(c)).filter(|w| {
+        w.contains('_')
+            || w.chars().skip(1).any(char::is_uppercase) && w.chars().any(char::is_lowercase)
+    });
+    for word in quoted
+        .flat_map(|q| q.split(|c: char| !is_word(c)))
+        .chain(words)
+    {
+        if word.len() >= 3 && !names.iter().any(|n| n == word) {
+            names.push(word.to_owned());
+        }
+    }
+    names
+}
+
+/// Whether any of `lines` holds one of `names` (anywhere, inside longer names too).
+fn names_any<S: AsRef<str>>(lines: &[S], names: &[String]) -> bool {
+    lines.iter().any(|line| {
+        names
+            .iter()
+            .any(|name| line.as_ref().contains(name.as_str()))
+    })
 }
 
 /// Whether `task` names `name` as a word.
@@ -224,42 +251,115 @@ fn lost_tail(old_lines: &[&str], old_top: &[Symbol], new_lines: &[String]) -> Op
     Some(tail[start..end].iter().map(|l| (*l).to_owned()).collect())
 }
 
-/// The old file's one-line imports the new version dropped while it still uses a name they
-/// bound (and binds it nowhere else), unless the task names that name.
-fn lost_imports<'a>(
+/// `lines` put into `new_lines` after its last top-level import, else before its first
+/// definition (and the comments above it), else at the top.
+fn insert_after_imports(language: Language, new_lines: &mut Vec<String>, lines: &[&str]) {
+    let at = new_lines
+        .iter()
+        .rposition(|l| !import_names(language, l).is_empty())
+        .map(|last| last + 1)
+        .or_else(|| {
+            let first = top_level(language, &new_lines.join("\n"))?
+                .first()
+                .map(|s| s.start_line as usize - 1)?;
+            Some(with_leading_comments(new_lines, first))
+        })
+        .unwrap_or(0);
+    let mut piece: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+    if at < new_lines.len()
+        && !new_lines[at].trim().is_empty()
+        && import_names(language, &new_lines[at]).is_empty()
+    {
+        piece.push(String::new());
+    }
+    new_lines.splice(at..at, piece);
+}
+
+/// The old file's one-line bindings (of the kind `names_of` reads: imports, constants) the new
+/// version dropped while it still uses a name they bound (and binds it nowhere else), unless
+/// the task names that name.
+fn lost_lines<'a>(
     language: Language,
     old_lines: &[&'a str],
     new_lines: &[String],
     task: &str,
+    names_of: fn(Language, &str) -> Vec<String>,
 ) -> Vec<&'a str> {
-    let new_imports: std::collections::HashSet<&str> = new_lines
+    let binders = |l: &str| {
+        let mut names = import_names(language, l);
+        names.extend(assigned_names(language, l));
+        names
+    };
+    let new_bindings: std::collections::HashSet<&str> = new_lines
         .iter()
-        .filter(|l| !import_names(language, l).is_empty())
+        .filter(|l| !names_of(language, l).is_empty())
         .map(|l| l.trim())
         .collect();
-    let bound: std::collections::HashSet<String> = new_lines
-        .iter()
-        .flat_map(|l| import_names(language, l))
+    let bound: std::collections::HashSet<String> =
+        new_lines.iter().flat_map(|l| binders(l)).collect();
+    let defined: std::collections::HashSet<String> = top_level(language, &new_lines.join("\n"))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|s| s.name)
         .collect();
     let code: Vec<&str> = new_lines
         .iter()
-        .filter(|l| import_names(language, l).is_empty())
+        .filter(|l| names_of(language, l).is_empty())
         .map(String::as_str)
         .collect();
     old_lines
         .iter()
-        .filter(|line| !new_imports.contains(line.trim()))
+        .filter(|line| !new_bindings.contains(line.trim()))
         .filter(|line| {
-            let names = import_names(language, line);
-            !names.is_empty()
-                && names.iter().any(|name| {
-                    !bound.contains(name)
-                        && !mentions(task, name)
-                        && code.iter().any(|l| mentions(l, name))
-                })
+            // A line binding a name the new version binds otherwise would clash with it.
+            let names = names_of(language, line);
+            names
+                .iter()
+                .all(|name| !bound.contains(name) && !defined.contains(name))
+                && names
+                    .iter()
+                    .any(|name| !mentions(task, name) && code.iter().any(|l| mentions(l, name)))
         })
         .copied()
         .collect()
+}
+
+/// The name a top-level, one-line constant or variable binds (`LIMIT = 10`,
+/// `const DEFAULT_FILE = path.join(…)`, `pub const MAX: usize = 8;`, `var ErrX = errors.New(…)`);
+/// none for any other line, imports included.
+fn assigned_names(language: Language, line: &str) -> Vec<String> {
+    static PATTERNS: LazyLock<Option<[Regex; 4]>> = LazyLock::new(|| {
+        Some([
+            Regex::new(r"^([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=]").ok()?,
+            Regex::new(
+                r"^(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=[^=>]",
+            )
+            .ok()?,
+            Regex::new(r"^(?:pub(?:\([^)]*\))?\s+)?(?:const|static)\s+([A-Za-z_]\w*)\s*:").ok()?,
+            Regex::new(r"^(?:var|const)\s+([A-Za-z_]\w*)\s").ok()?,
+        ])
+    });
+    let Some(patterns) = PATTERNS.as_ref() else {
+        return Vec::new();
+    };
+    if line.starts_with([' ', '\t'])
+        || line.trim_end().ends_with(['(', '{', '[', ',', '='])
+        || !import_names(language, line).is_empty()
+    {
+        return Vec::new();
+    }
+    let pattern = match language {
+        Language::Python => &patterns[0],
+        Language::JavaScript | Language::TypeScript => &patterns[1],
+        Language::Rust => &patterns[2],
+        Language::Go => &patterns[3],
+        _ => return Vec::new(),
+    };
+    pattern
+        .captures(line)
+        .and_then(|c| c.get(1))
+        .map(|m| vec![m.as_str().to_owned()])
+        .unwrap_or_default()
 }
 
 /// The names a top-level, one-line import binds (`import os.path` binds `os`; `from m import a
@@ -456,6 +556,67 @@ mod tests {
     }
 
     #[test]
+    fn dropped_requires_and_constants_still_used_come_back() {
+        let old = "'use strict'\nconst fs = require('node:fs')\nconst path = require('node:path')\n\nconst DEFAULT_FILE = path.join(__dirname, 'default.json')\nconst LEVELS = ['debug', 'info']\n\nfunction loadConfig (file = DEFAULT_FILE) {\n  return JSON.parse(fs.readFileSync(file, 'utf8'))\n}\n\nmodule.exports = { loadConfig, DEFAULT_FILE, LEVELS }\n";
+        let new = "function loadConfig (file = DEFAULT_FILE) {\n  const config = JSON.parse(fs.readFileSync(file, 'utf8'))\n  return { port: 8080, ...config }\n}\n\nmodule.exports = { loadConfig, DEFAULT_FILE }\n";
+        let kept = keep_left_out("src/config.js", old, new, "Make the default port 8080.")
+            .expect("left out");
+        assert_eq!(
+            kept.parts,
+            vec![
+                "`const fs = require('node:fs')`".to_owned(),
+                "`const DEFAULT_FILE = path.join(__dirname, 'default.json')`".to_owned(),
+                "`const path = require('node:path')`".to_owned(),
+            ]
+        );
+        // `path` is used only by the constant put back: it comes back on the second look.
+        assert_eq!(
+            kept.content,
+            "const fs = require('node:fs')\nconst path = require('node:path')\n\nconst DEFAULT_FILE = path.join(__dirname, 'default.json')\n\nfunction loadConfig (file = DEFAULT_FILE) {\n  const config = JSON.parse(fs.readFileSync(file, 'utf8'))\n  return { port: 8080, ...config }\n}\n\nmodule.exports = { loadConfig, DEFAULT_FILE }\n"
+        );
+    }
+
+    #[test]
+    fn an_import_that_would_clash_with_a_new_one_stays_out() {
+        let old = "use crate::util::{crc16, read_u16_be};\n\npub fn check(b: &[u8]) -> u16 {\n    crc16(b) ^ read_u16_be(b)\n}\n";
+        let new = "use crate::checksum::crc16;\n\npub fn check(b: &[u8]) -> u16 {\n    crc16(b) ^ read_u16_be(b)\n}\n";
+        assert_eq!(
+            keep_left_out("src/frame.rs", old, new, "Move `crc16` out of util"),
+            None
+        );
+    }
+
+    #[test]
+    fn constants_bind_the_names_they_say() {
+        let names = |language, line| assigned_names(language, line);
+        assert_eq!(names(Language::Python, "LIMIT = 10"), ["LIMIT"]);
+        assert_eq!(
+            names(Language::Python, "_UNITS: dict[str, int] = {\"B\": 1}"),
+            ["_UNITS"]
+        );
+        assert!(names(Language::Python, "x == 1").is_empty());
+        assert!(names(Language::Python, "UNITS = {").is_empty());
+        assert!(names(Language::Python, "import os").is_empty());
+        assert_eq!(
+            names(Language::JavaScript, "const DEFAULT_FILE = path.join(a, b)"),
+            ["DEFAULT_FILE"]
+        );
+        assert_eq!(
+            names(Language::TypeScript, "export const MAX: number = 3;"),
+            ["MAX"]
+        );
+        assert!(names(Language::JavaScript, "const fs = require('fs')").is_empty());
+        assert_eq!(
+            names(Language::Rust, "pub const MAGIC: u8 = 0x7E;"),
+            ["MAGIC"]
+        );
+        assert_eq!(
+            names(Language::Go, "var ErrNotFound = errors.New(\"x\")"),
+            ["ErrNotFound"]
+        );
+    }
+
+    #[test]
     fn imports_bind_the_names_they_say() {
         let names = |language, line| import_names(language, line);
         assert_eq!(names(Language::Python, "import os.path"), ["os"]);
@@ -499,6 +660,27 @@ mod tests {
         let new = "def a():\n    return 2\n";
         assert_eq!(keep_left_out("a.py", old, new, "fix a"), None);
         assert_eq!(keep_left_out("notes.txt", "x", "y", ""), None);
+    }
+
+    #[test]
+    fn what_holds_a_renamed_name_is_not_put_back() {
+        let old = "from .config import parse_cfg\n\n__all__ = [\"parse_cfg\", \"Plan\"]\n\n\ndef test_parse_cfg_sections():\n    assert parse_cfg(\"\")\n\n\ndef helper():\n    return 1\n";
+        let new = "from .config import parse_config\n\n\ndef test_parse_config_sections():\n    assert parse_config(\"\")\n";
+        let kept = keep_left_out(
+            "deployer/__init__.py",
+            old,
+            new,
+            "Rename `parse_cfg` to `parse_config` everywhere.",
+        )
+        .expect("helper was left out");
+        assert_eq!(kept.parts, vec!["helper".to_owned()]);
+        assert!(!kept.content.contains("parse_cfg"), "{}", kept.content);
+        assert_eq!(
+            code_names(
+                "Rename the method `Fetch` of `store.Store` to `Get`; getUserName and parse_cfg too."
+            ),
+            ["Fetch", "store", "Store", "Get", "getUserName", "parse_cfg"]
+        );
     }
 
     #[test]

@@ -194,6 +194,7 @@ mod definition_edit;
 mod diagnostics;
 mod distill;
 mod environment;
+mod forgotten_imports;
 mod history_limit;
 mod hooks;
 mod instructions;

@@ -106,7 +106,7 @@ impl TurnRun<'_> {
         if changed.is_empty() {
             return false;
         }
-        let unknown = self.put_back(&before, &changed).await;
+        let (_, unknown) = self.put_back(&before, &changed).await;
         let mut message = format!(
             "the tests failed after the check of the task's parts; {} put back as before it",
             changed
@@ -211,11 +211,9 @@ fn checklist(parts: &[String], errors: &[String]) -> String {
             list.join("\n")
         ));
     }
-    note.push_str(if parts.is_empty() {
-        " If they are not real errors, answer DONE."
-    } else {
-        " If every part is done, answer DONE."
-    });
+    if !parts.is_empty() {
+        note.push_str(" If every part is done, answer DONE.");
+    }
     note
 }
 
