@@ -19,6 +19,21 @@ pub(crate) fn require_pyright() {
     );
 }
 
+/// Pyright with generous waits: the tests check what it says, not how fast (the bench does),
+/// and a busy test machine can be slow to start it.
+pub(crate) fn patient_pyright() -> keel_lsp::LspSettings {
+    let mut tables = std::collections::BTreeMap::new();
+    tables.insert(
+        "python".to_owned(),
+        keel_lsp::ServerConfig {
+            wait_ms: Some(30_000),
+            start_wait_ms: Some(60_000),
+            ..keel_lsp::ServerConfig::default()
+        },
+    );
+    keel_lsp::LspSettings::new(&tables).unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_edit_that_breaks_the_types_gets_the_error_in_its_result() {
     require_pyright();
@@ -36,18 +51,7 @@ async fn an_edit_that_breaks_the_types_gets_the_error_in_its_result() {
         {"text": "Done."}
     ]});
     let (mut session, events) = scripted(root.path(), script, |config| {
-        // Generous waits: this checks what pyright says, not how fast (the bench does), and
-        // a busy test machine can be slow to start it.
-        let mut tables = std::collections::BTreeMap::new();
-        tables.insert(
-            "python".to_owned(),
-            keel_lsp::ServerConfig {
-                wait_ms: Some(30_000),
-                start_wait_ms: Some(60_000),
-                ..keel_lsp::ServerConfig::default()
-            },
-        );
-        config.lsp = Some(keel_lsp::LspSettings::new(&tables).unwrap());
+        config.lsp = Some(patient_pyright());
     });
     session.run_turn("Add a label").await;
     let events = events.events();

@@ -948,16 +948,7 @@ async fn an_undefined_name_pyright_reports_goes_back_to_the_model_once_the_tests
             c.repo_map = keel_engine::RepoMapConfig::default();
             c.tool_profile = ToolProfile::Compact;
             c.test_command = Some("python3 -m unittest -q".to_owned());
-            let mut tables = std::collections::BTreeMap::new();
-            tables.insert(
-                "python".to_owned(),
-                keel_lsp::ServerConfig {
-                    wait_ms: Some(30_000),
-                    start_wait_ms: Some(60_000),
-                    ..keel_lsp::ServerConfig::default()
-                },
-            );
-            c.lsp = Some(keel_lsp::LspSettings::new(&tables).unwrap());
+            c.lsp = Some(crate::agent_diagnostics::patient_pyright());
         },
     )
     .await;
