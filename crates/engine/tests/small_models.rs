@@ -14,7 +14,8 @@
 //!   blocks closed before the loop are the answer when the turn edits from code blocks;
 //! - a task asking for two things: each checked once the tests pass, and a check that breaks
 //!   the tests put back;
-//! - a rename that leaves the old name in use: the model is shown where, at most twice;
+//! - a rename the task asks for: carried out by Keel before the first call, and an old name
+//!   the model brings back shown to it, at most twice;
 //! - a test file given whole when the task says the tests are right, or when they passed and
 //!   the task does not speak of them: left alone, and the model told to change the code;
 //! - a file given whole that leaves out definitions and exports the old one had: they are
@@ -719,46 +720,100 @@ async fn a_check_that_breaks_the_tests_is_put_back() {
 }
 
 #[tokio::test]
-async fn the_old_name_left_after_a_rename_is_shown_to_the_model() {
-    let renamed = "`calc/stats.py`\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef average(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"average() of an empty sequence\")\n    return sum(values) / (len(values) - 1)\n```";
-    let tests_renamed = "`tests/test_stats.py`\n```python\nimport unittest\n\nfrom calc.stats import average\n\n\nclass MeanTest(unittest.TestCase):\n    def test_mean_of_three(self):\n        self.assertEqual(average([1, 2, 3]), 2)\n\n    def test_mean_of_one(self):\n        self.assertEqual(average([5]), 5)\n\n    def test_empty_is_an_error(self):\n        with self.assertRaises(ValueError):\n            average([])\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n```";
+async fn a_rename_the_task_asks_for_is_carried_out_before_the_first_call() {
+    let (events, requests, outcome, ws) = turn(
+        "Rename the function `mean` to `average` everywhere.",
+        vec![text_answer(&["DONE"])],
+        |c| c.tool_profile = ToolProfile::Compact,
+    )
+    .await;
+    let stats = std::fs::read_to_string(ws.path().join("calc/stats.py")).unwrap();
+    assert!(stats.contains("def average(values):"), "{stats}");
+    assert!(
+        stats.contains("The arithmetic mean of"),
+        "the word in prose is left alone: {stats}"
+    );
+    let package = std::fs::read_to_string(ws.path().join("calc/__init__.py")).unwrap();
+    assert!(
+        package.contains("from calc.stats import average"),
+        "{package}"
+    );
+    let tests = std::fs::read_to_string(ws.path().join("tests/test_stats.py")).unwrap();
+    assert!(
+        tests.contains("def test_average_of_three"),
+        "a name built from it: {tests}"
+    );
+    assert!(!tests.contains("mean"), "{tests}");
+    // Each file is Keel's own `write_file` call, reported like the model's.
+    let written = tool_ends(&events)
+        .into_iter()
+        .filter(|(tool, status, _)| tool == "write_file" && *status == ToolStatus::Success)
+        .count();
+    assert_eq!(
+        written, 4,
+        "README.md, calc/__init__.py, calc/stats.py, tests/test_stats.py"
+    );
+    assert!(
+        logs(&events)
+            .iter()
+            .any(|l| l.starts_with("renamed `mean` to `average` in README.md, calc/__init__.py")),
+        "{:?}",
+        logs(&events)
+    );
+    // The model's first request already says what was done.
+    let first = requests[0].body["messages"].to_string();
+    assert!(first.contains("## Renamed by Keel"), "{first}");
+    assert!(
+        first.contains("`test_mean_of_three` → `test_average_of_three`"),
+        "{first}"
+    );
+    assert!(
+        first.contains("def average(values)"),
+        "the renamed files are shown"
+    );
+    assert_eq!(requests.len(), 1);
+    assert_eq!(outcome.status, AgentStatus::Completed);
+    assert_eq!(agent_end(&events).warning, None, "files were changed");
+    // A bare "DONE" is not the answer a person reads.
+    assert_eq!(
+        agent_end(&events).result,
+        "Renamed `mean` to `average` (11 places in 4 files). Changed `README.md`, `calc/__init__.py`, `calc/stats.py`, `tests/test_stats.py`."
+    );
+}
+
+#[tokio::test]
+async fn the_old_name_a_model_brings_back_after_a_rename_is_shown_to_it() {
+    let report = "calc/report.py\n```python\nfrom calc.stats import mean\n\n\ndef summary(values):\n    return f\"avg {mean(values)}\"\n```";
+    let fixed = "calc/report.py\n```python\nfrom calc.stats import average\n\n\ndef summary(values):\n    return f\"avg {average(values)}\"\n```";
     let (events, requests, outcome, ws) = turn(
         "Rename the function `mean` to `average` everywhere.",
         vec![
-            text_answer(&[renamed]),
-            text_answer(&["Renamed."]),
-            text_answer(&[tests_renamed]),
-            // The README's prose still says `calc.stats.mean`: told once more.
-            text_answer(&["The README's `calc.stats.mean` is prose; done."]),
+            text_answer(&[report]),
+            text_answer(&[fixed]),
+            text_answer(&["Done."]),
         ],
         |c| c.tool_profile = ToolProfile::Compact,
     )
     .await;
-    let told = user_messages(&requests[2]).join("\n");
+    let told = user_messages(&requests[1]).join("\n");
     assert!(
         told.contains("The task renames `mean` to `average`, but `mean` is still used"),
         "{told}"
     );
     assert!(
-        told.contains("tests/test_stats.py:3:from calc.stats import mean"),
+        told.contains("calc/report.py:1:from calc.stats import mean"),
         "{told}"
     );
-    let system = requests[2].body["messages"][0]["content"].to_string();
-    let shown = requests[2].body["messages"].to_string();
-    assert!(
-        shown.contains("def test_mean_of_three") || system.contains("def test_mean_of_three"),
-        "the file using the old name is shown"
-    );
-    let tests = std::fs::read_to_string(ws.path().join("tests/test_stats.py")).unwrap();
-    assert!(tests.contains("from calc.stats import average"), "{tests}");
-    // The search is Keel's own call, reported like the model's.
+    let written = std::fs::read_to_string(ws.path().join("calc/report.py")).unwrap();
+    assert!(written.contains("import average"), "{written}");
+    // The search is Keel's own call, reported like the model's: after each answer that
+    // changed files, at most twice.
     let searched = tool_ends(&events)
         .iter()
         .filter(|(tool, _, _)| tool == "search_files")
         .count();
-    assert_eq!(searched, 2, "after each round of renames (at most two)");
-    // With the files shown, the second round is written whole and ends the loop at once.
-    assert_eq!(requests.len(), 4);
+    assert_eq!(searched, 2);
+    assert!(requests.len() <= 3, "{}", requests.len());
     assert_eq!(outcome.status, AgentStatus::Completed);
 }
 

@@ -197,6 +197,7 @@ mod environment;
 mod forgotten_imports;
 mod history_limit;
 mod hooks;
+mod identifier_rename;
 mod instructions;
 mod left_out;
 mod model_call;

@@ -1,15 +1,37 @@
 //! A rename the task asks for ("Rename `getUserName` to `getDisplayName` across the whole
-//! project") is checked once the turn has changed files: small models rename the definition
-//! and the callers they were shown, and miss the rest. Under the compact profile Keel searches
-//! the project for the old name (`search_files`, reported as Keel's own call), shows the files
-//! still using it, and tells the model where — at most [`MAX_ROUNDS`] times a turn.
+//! project"), under the compact profile (small models rename the definition and the callers
+//! they were shown, and miss the rest; a whole-file rewrite of six files takes a small local
+//! model longer than the task's time):
+//!
+//! - is carried out first, before the model's first call, when both names are identifiers
+//!   and the old one is used in the project: every text file the workspace walk sees is
+//!   renamed ([`identifier_rename`]: whole words and the names built from it), each file
+//!   written with `write_file` as Keel's own call, and the model is told what was done and
+//!   asked to finish what a text rename cannot know about;
+//! - is checked once the turn has changed files: Keel searches the project for the old name
+//!   (`search_files`, reported as Keel's own call), shows the files still using it, and tells
+//!   the model where — at most [`MAX_ROUNDS`] times a turn.
+//!
+//! [`identifier_rename`]: super::identifier_rename
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::answer_review::log;
+use super::identifier_rename::{Renamed, identifiers, is_identifier, rename_in};
 use super::tool_loop::TurnRun;
+
+/// Most files a rename carried out first may change; a wider one is left to the model.
+const MAX_RENAMED_FILES: usize = 100;
+
+/// Largest file (bytes) the rename reads.
+const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Heading of the note saying what the rename carried out first did.
+pub(crate) const RENAMED_HEADING: &str = "## Renamed by Keel";
 
 /// Times a turn is told about old names left.
 const MAX_ROUNDS: u32 = 2;
@@ -58,10 +80,100 @@ pub(crate) fn asked_rename(task: &str) -> Option<Rename> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Use {
     path: String,
+    /// The listing's line: `path:n:text`.
     line: String,
+    /// The line's text.
+    text: String,
 }
 
 impl TurnRun<'_> {
+    /// Before the model's first call: carries out the rename the task asks for (see the
+    /// module's docs) and tells the model in the turn's notes.
+    pub(crate) async fn rename_first(&mut self) {
+        if !self.state.asks_for_change || self.state.cancel.is_cancelled() {
+            return;
+        }
+        let Some(rename) = asked_rename(&self.state.task) else {
+            return;
+        };
+        if !self.settle_profile().await {
+            return;
+        }
+        if !is_identifier(&rename.from) || !is_identifier(&rename.to) {
+            return;
+        }
+        let files = text_files(&self.config.root);
+        let taken: BTreeSet<&str> = files.values().flat_map(|text| identifiers(text)).collect();
+        if !taken.contains(rename.from.as_str()) {
+            return;
+        }
+        let renamed: Vec<(&String, Renamed)> = files
+            .iter()
+            .filter_map(|(path, text)| {
+                Some((path, rename_in(text, &rename.from, &rename.to, &taken)?))
+            })
+            .collect();
+        if renamed.len() > MAX_RENAMED_FILES {
+            log(
+                self.emitter,
+                format!(
+                    "`{}` is used in {} files, more than the {MAX_RENAMED_FILES} a rename by Keel changes; left to the model",
+                    rename.from,
+                    renamed.len()
+                ),
+            );
+            return;
+        }
+        let mut written = Vec::new();
+        let mut places = 0;
+        let mut derived = BTreeMap::new();
+        for (n, (path, change)) in renamed.into_iter().enumerate() {
+            let call_id = format!("keel_rename_{n}");
+            let arguments = serde_json::json!({"path": path, "content": change.text});
+            if !self
+                .run_own_tool(&call_id, "write_file", arguments)
+                .await
+                .success
+            {
+                continue;
+            }
+            // A failed attempt starts over from the renamed files, not from before the rename.
+            self.state
+                .originals
+                .insert(path.clone(), Some(change.text.clone()));
+            self.context
+                .turn_focus
+                .upsert(path.as_str(), change.text.clone(), true);
+            self.context
+                .focused
+                .upsert(path.as_str(), change.text, true);
+            written.push(path.clone());
+            places += change.places;
+            derived.extend(change.derived);
+        }
+        if written.is_empty() {
+            return;
+        }
+        log(
+            self.emitter,
+            format!(
+                "renamed `{}` to `{}` in {} ({places} places) before the model's first call",
+                rename.from,
+                rename.to,
+                written.join(", ")
+            ),
+        );
+        self.state.done_by_keel.push(format!(
+            "Renamed `{}` to `{}` ({places} places in {} files).",
+            rename.from,
+            rename.to,
+            written.len()
+        ));
+        self.context
+            .turn_notes
+            .push(renamed_note(&rename, &written, places, &derived));
+    }
+
     /// After an answer that ends the loop: when the task renames something and the old name
     /// is still used, focuses the files using it and tells the model; true when it did (the
     /// loop goes on).
@@ -85,7 +197,11 @@ impl TurnRun<'_> {
             "regex": format!(r"\b{}\b", regex::escape(&rename.from)),
         });
         let result = self.run_own_tool(&call_id, "search_files", arguments).await;
-        let uses = uses_in(result.content.as_deref().unwrap_or_default());
+        // A use the rename itself leaves alone (the word in prose) is not one left over.
+        let uses: Vec<Use> = uses_in(result.content.as_deref().unwrap_or_default())
+            .into_iter()
+            .filter(|u| rename_in(&u.text, &rename.from, &rename.to, &BTreeSet::new()).is_some())
+            .collect();
         if uses.is_empty() {
             return false;
         }
@@ -113,6 +229,62 @@ impl TurnRun<'_> {
     }
 }
 
+/// The workspace's text files (as the walk sees them, at most [`MAX_FILE_BYTES`] each) by
+/// path relative to `root`.
+fn text_files(root: &Path) -> BTreeMap<String, String> {
+    let mut files = BTreeMap::new();
+    for entry in keel_tools::walk::walker(root).build().flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file())
+            || entry.metadata().map_or(true, |m| m.len() > MAX_FILE_BYTES)
+        {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(root) else {
+            continue;
+        };
+        let Some(rel) = rel.to_str() else {
+            continue;
+        };
+        let Ok(bytes) = std::fs::read(entry.path()) else {
+            continue;
+        };
+        if keel_tools::file_text::looks_binary(&bytes) {
+            continue;
+        }
+        if let Ok(text) = String::from_utf8(bytes) {
+            files.insert(rel.replace('\\', "/"), text);
+        }
+    }
+    files
+}
+
+/// The note telling the model what the rename carried out first changed.
+fn renamed_note(
+    rename: &Rename,
+    written: &[String],
+    places: usize,
+    derived: &BTreeMap<String, String>,
+) -> String {
+    let mut note = format!(
+        "{RENAMED_HEADING}\n\nKeel has already renamed `{from}` to `{to}` in these files ({places} places): {}.",
+        written.join(", "),
+        from = rename.from,
+        to = rename.to,
+    );
+    if !derived.is_empty() {
+        let names: Vec<String> = derived
+            .iter()
+            .map(|(old, new)| format!("`{old}` → `{new}`"))
+            .collect();
+        note.push_str(&format!(
+            " Names built from it were renamed too: {}.",
+            names.join(", ")
+        ));
+    }
+    note.push_str(" The files shown above are the result. Check that the task is done: if something it asks for is still missing, change it; otherwise answer DONE.");
+    note
+}
+
 /// The uses `search_files` listed (its `path:line:text` lines).
 fn uses_in(listing: &str) -> Vec<Use> {
     static MATCH: LazyLock<Option<Regex>> =
@@ -127,6 +299,7 @@ fn uses_in(listing: &str) -> Vec<Use> {
             Some(Use {
                 path: found.name("path")?.as_str().to_owned(),
                 line: line.to_owned(),
+                text: found.name("text")?.as_str().to_owned(),
             })
         })
         .collect()

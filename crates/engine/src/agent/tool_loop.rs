@@ -35,6 +35,23 @@ pub(crate) struct TurnRun<'s> {
 }
 
 impl TurnRun<'_> {
+    /// Whether the turn uses the compact tool profile, from the current model's context
+    /// window (asked of the server once, then known); kept in the turn's state.
+    pub(crate) async fn settle_profile(&mut self) -> bool {
+        let model = self.config.models.current().to_owned();
+        let window = self
+            .model
+            .window(
+                &model,
+                self.config.context_window,
+                &self.state.cancel,
+                self.emitter,
+            )
+            .await;
+        self.state.compact = self.config.tool_profile.compact_for(window);
+        self.state.compact
+    }
+
     /// One bounded tool loop: the main loop (`step` = `None`) or a plan step's.
     pub(crate) async fn tool_loop(&mut self, step: Option<u32>) -> LoopEnd {
         let mut local = 0u32;
@@ -151,18 +168,7 @@ impl TurnRun<'_> {
         continuation: Option<&str>,
     ) -> Result<AssembledResponse, LoopEnd> {
         let no_plan = self.state.plan.is_none();
-        let model = self.config.models.current().to_owned();
-        let window = self
-            .model
-            .window(
-                &model,
-                self.config.context_window,
-                &self.state.cancel,
-                self.emitter,
-            )
-            .await;
-        let compact = self.config.tool_profile.compact_for(window);
-        self.state.compact = compact;
+        let compact = self.settle_profile().await;
         // With the task's files shown, a small model works without tools: it writes the files
         // to change whole, or answers the question from what it sees.
         let shown =

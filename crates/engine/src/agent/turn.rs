@@ -20,6 +20,7 @@ const PLAN_NUDGE: &str =
 impl TurnRun<'_> {
     /// The turn after `run.response.start`: the main tool loop, and a plan if one is made.
     pub(crate) async fn drive(&mut self) -> Ending {
+        self.rename_first().await;
         self.test_before_start().await;
         loop {
             let end = self.tool_loop(None).await;
@@ -100,7 +101,7 @@ impl TurnRun<'_> {
     pub(crate) fn direct_ending(&self, end: LoopEnd) -> Ending {
         match end {
             LoopEnd::Answered(text) | LoopEnd::Completed(text) => {
-                let ending = Ending::new(AgentStatus::Completed, text);
+                let ending = Ending::new(AgentStatus::Completed, self.said_of_done(text));
                 match self.unfinished_warning() {
                     Some(warning) => ending.warned(warning),
                     None => ending,
@@ -123,5 +124,24 @@ impl TurnRun<'_> {
                 "a plan was requested where none can run",
             ),
         }
+    }
+
+    /// The turn's answer, where the model's is a bare "DONE" (its reply to a check): what
+    /// Keel did for it and the files the turn changed.
+    fn said_of_done(&self, answer: String) -> String {
+        let bare = answer.trim().trim_end_matches('.');
+        if !bare.eq_ignore_ascii_case("done") {
+            return answer;
+        }
+        let changed = self.changes.since(0);
+        if self.state.done_by_keel.is_empty() && changed.is_empty() {
+            return answer;
+        }
+        let mut said = self.state.done_by_keel.clone();
+        if !changed.is_empty() {
+            let files: Vec<String> = changed.iter().map(|p| format!("`{p}`")).collect();
+            said.push(format!("Changed {}.", files.join(", ")));
+        }
+        said.join(" ")
     }
 }

@@ -83,6 +83,9 @@ pub(crate) struct TurnState {
     /// The files the turn's edit calls touched, as they were before the first of them
     /// (`None`: the file did not exist), for starting over ([`super::attempts`]).
     pub(crate) originals: std::collections::BTreeMap<String, Option<String>>,
+    /// What Keel did itself for the task (a rename carried out first), in sentences for the
+    /// turn's answer.
+    pub(crate) done_by_keel: Vec<String>,
 }
 
 /// Which answers the turn has corrected already.
@@ -139,6 +142,7 @@ impl TurnState {
             rename_rounds: 0,
             edit_errors: std::collections::BTreeMap::new(),
             originals: std::collections::BTreeMap::new(),
+            done_by_keel: Vec::new(),
         }
     }
 

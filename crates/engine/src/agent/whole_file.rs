@@ -132,7 +132,7 @@ pub(crate) fn fenced_blocks(answer: &str) -> Vec<Block<'_>> {
                 if trimmed.starts_with("```") {
                     // A path alone on the block's first line names the block.
                     let (named, body) = match lines.split_first() {
-                        Some((first, rest)) if looks_like_path(first) => (*first, rest),
+                        Some((first, rest)) if looks_like_path(first) => (bare_path(first), rest),
                         _ => (*block_label, &lines[..]),
                     };
                     // A block holding only a path names the next one.
@@ -171,14 +171,18 @@ fn without_fence_indent(line: &str, indent: usize) -> &str {
     &line[spaces.min(indent)..]
 }
 
+/// The path a line of [`looks_like_path`] holds, without its comment marker and quotes.
+fn bare_path(line: &str) -> &str {
+    line.trim()
+        .trim_start_matches("# ")
+        .trim_start_matches("// ")
+        .trim_matches('`')
+}
+
 /// Whether `line` is nothing but a relative file path (`src/app.py`, `# src/app.py`,
 /// `// src/app.js`).
 fn looks_like_path(line: &str) -> bool {
-    let line = line
-        .trim()
-        .trim_start_matches("# ")
-        .trim_start_matches("// ")
-        .trim_matches('`');
+    let line = bare_path(line);
     !line.is_empty()
         && !line.contains(char::is_whitespace)
         && !line.starts_with('/')
@@ -375,6 +379,11 @@ mod tests {
         let files = whole_files(inside, dir.path(), &[]);
         assert_eq!(files[0].path, "calc/stats.py");
         assert_eq!(files[0].content, "def mean(v):\n    return 1\n");
+        // So does a comment holding only a path, for a new file too.
+        let comment = "1. **Create the module `calc/median.py`**:\n   ```python\n   # calc/median.py\n   def median(v):\n       return 0\n   ```";
+        let files = whole_files(comment, dir.path(), &[]);
+        assert_eq!(files[0].path, "calc/median.py");
+        assert_eq!(files[0].content, "def median(v):\n    return 0\n");
         // A block holding only the path names the next block.
         let apart = "```\ncalc/stats.py\n```\n```python\ndef mean(v):\n    return 2\n```";
         let files = whole_files(apart, dir.path(), &[]);
