@@ -14,6 +14,9 @@
 //!   blocks closed before the loop are the answer when the turn edits from code blocks;
 //! - a task asking for two things: each checked once the tests pass, and a check that breaks
 //!   the tests put back;
+//! - a move of Python definitions the task asks for: carried out by Keel before the first
+//!   call (helpers only they use go with them, imports pointed at the new module), and one
+//!   Keel cannot make left to the model, saying why;
 //! - a rename the task asks for: carried out by Keel before the first call, and an old name
 //!   the model brings back shown to it, at most twice;
 //! - a test file given whole when the task says the tests are right, or when they passed and
@@ -128,6 +131,10 @@ fn logs(events: &[Event]) -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+fn read_sample(ws: &SampleProject, path: &str) -> String {
+    std::fs::read_to_string(ws.path().join(path)).unwrap()
 }
 
 fn agent_end(events: &[Event]) -> keel_events::AgentEnd {
@@ -779,6 +786,82 @@ async fn a_rename_the_task_asks_for_is_carried_out_before_the_first_call() {
         agent_end(&events).result,
         "Renamed `mean` to `average` (11 places in 4 files). Changed `README.md`, `calc/__init__.py`, `calc/stats.py`, `tests/test_stats.py`."
     );
+}
+
+#[tokio::test]
+async fn a_move_of_python_definitions_the_task_asks_for_is_carried_out_first() {
+    let ws = sample_project();
+    std::fs::write(
+        ws.path().join("calc/utils.py"),
+        "\"\"\"Helpers.\"\"\"\nimport re\n\n_PATTERN = re.compile(r\"^(\\d+)h$\")\n\n\ndef parse_duration(text):\n    return int(_PATTERN.match(text).group(1)) * 3600\n\n\ndef shout(text):\n    return text.upper()\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.path().join("calc/report.py"),
+        "from .utils import parse_duration, shout\n\n\ndef line(text):\n    return shout(str(parse_duration(text)))\n",
+    )
+    .unwrap();
+    let (events, requests, outcome, ws) = turn_on(
+        ws,
+        "Move `parse_duration` (and whatever it needs) into a new module calc/durations.py and update every import.",
+        // The answer, then the reply to the check of the task's two parts.
+        vec![text_answer(&["DONE"]), text_answer(&["DONE"])],
+        |c| c.tool_profile = ToolProfile::Compact,
+        |_| {},
+    )
+    .await;
+    let read = |path: &str| std::fs::read_to_string(ws.path().join(path)).unwrap();
+    let durations = read("calc/durations.py");
+    assert!(durations.starts_with("import re\n"), "{durations}");
+    assert!(durations.contains("_PATTERN = re.compile"), "{durations}");
+    assert!(
+        durations.contains("def parse_duration(text):"),
+        "{durations}"
+    );
+    assert_eq!(
+        read("calc/utils.py"),
+        "\"\"\"Helpers.\"\"\"\n\n\ndef shout(text):\n    return text.upper()\n"
+    );
+    assert!(
+        read("calc/report.py")
+            .starts_with("from .utils import shout\nfrom .durations import parse_duration\n"),
+        "{}",
+        read("calc/report.py")
+    );
+    assert!(
+        logs(&events).iter().any(|l| l.starts_with(
+            "moved `parse_duration` (with `_PATTERN`, which only they use) into calc/durations.py"
+        )),
+        "{:?}",
+        logs(&events)
+    );
+    let first = requests[0].body["messages"].to_string();
+    assert!(first.contains("## Moved by Keel"), "{first}");
+    assert_eq!(outcome.status, AgentStatus::Completed);
+    assert!(
+        agent_end(&events)
+            .result
+            .starts_with("Moved `parse_duration` (with `_PATTERN`, which only they use) into `calc/durations.py`."),
+        "{}",
+        agent_end(&events).result
+    );
+}
+
+#[tokio::test]
+async fn a_move_keel_cannot_make_is_left_to_the_model() {
+    let (events, _requests, _outcome, ws) = turn(
+        "Move `mean` into calc/stats.py.",
+        vec![text_answer(&["It is already there."])],
+        |c| c.tool_profile = ToolProfile::Compact,
+    )
+    .await;
+    assert!(
+        logs(&events).iter().any(|l| l
+            == "the move the task asks for is left to the model: calc/stats.py already exists"),
+        "{:?}",
+        logs(&events)
+    );
+    assert!(read_sample(&ws, "calc/stats.py").contains("def mean"));
 }
 
 #[tokio::test]

@@ -22,7 +22,7 @@ use super::forgotten_imports::add_forgotten_imports;
 use super::left_out::keep_left_out;
 use super::test_files::is_test_path;
 use super::tool_loop::TurnRun;
-use super::whole_file::{WholeFile, whole_files};
+use super::whole_file::{WholeFile, json_written_files, whole_files};
 use crate::assemble::{ArgumentsStatus, AssembledResponse, AssembledToolCall};
 use crate::text_tool_calls::recover::{Recovered, recover};
 
@@ -148,7 +148,12 @@ impl TurnRun<'_> {
         // A turn whose tools leave out `write_file` (a custom command's `allowed-tools`) gets
         // no call the model could not make itself: the definitions, if it may edit.
         let mut files = if self.tools.registry().get("write_file").is_some() {
-            whole_files(&response.text, &self.config.root, &self.focused_paths())
+            let blocks = whole_files(&response.text, &self.config.root, &self.focused_paths());
+            if blocks.is_empty() {
+                json_written_files(&response.text)
+            } else {
+                blocks
+            }
         } else {
             Vec::new()
         };

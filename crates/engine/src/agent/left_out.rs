@@ -170,7 +170,7 @@ fn once(symbols: &[Symbol]) -> std::collections::HashSet<&str> {
 
 /// The code names a task gives: what it puts in backticks (`store.Store` gives `store` and
 /// `Store`) and the words that can only be identifiers (`parse_cfg`, `getUserName`).
-fn code_names(task: &str) -> Vec<String> {
+pub(crate) fn code_names(task: &str) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     let quoted = task.split('`').skip(1).step_by(2);
     let words = task.split(|c: char| !is_word(c)).filter(|w| {

@@ -14,9 +14,11 @@ use keel_protocol::ToolResult;
 
 use super::answer_review::log;
 use super::auto_test::TestState;
+use super::rename_check::text_files;
 use super::tool_call::ToolEnd;
 use super::tool_loop::TurnRun;
 use super::turn_state::LoopEnd;
+use super::undone_parts::{FileThen, is_checked_code, undone_parts};
 
 /// The check under way: what to put back if it breaks the tests.
 #[derive(Debug, Clone, Default)]
@@ -84,10 +86,15 @@ impl TurnRun<'_> {
                 errors.len()
             ));
         }
+        let undone = undone_parts(&parts, &self.code_then());
+        let open = undone.iter().filter(|u| u.is_some()).count();
+        if open > 0 {
+            why.push(format!("{open} of them plainly not done yet"));
+        }
         log(self.emitter, why.join("; "));
         self.context
             .conversation
-            .push_note(checklist(&parts, &errors));
+            .push_note(checklist(&parts, &undone, &errors));
         true
     }
 
@@ -146,6 +153,34 @@ impl TurnRun<'_> {
         }
     }
 
+    /// The project's code (see [`super::undone_parts`]) as the turn found it and as it is.
+    fn code_then(&self) -> BTreeMap<String, FileThen> {
+        let mut files: BTreeMap<String, FileThen> = text_files(&self.config.root)
+            .into_iter()
+            .filter(|(path, _)| is_checked_code(path))
+            .map(|(path, now)| {
+                let before = match self.state.originals.get(&path) {
+                    Some(before) => before.clone(),
+                    None => Some(now.clone()),
+                };
+                let now = Some(now);
+                (path, FileThen { before, now })
+            })
+            .collect();
+        for (path, before) in &self.state.originals {
+            if is_checked_code(path) && !files.contains_key(path) {
+                files.insert(
+                    path.clone(),
+                    FileThen {
+                        before: before.clone(),
+                        now: None,
+                    },
+                );
+            }
+        }
+        files
+    }
+
     /// Runs one of Keel's own calls of a built-in tool (`call_id`), reported as the model's
     /// calls are; its result.
     pub(crate) async fn run_own_tool(
@@ -191,7 +226,8 @@ impl TurnRun<'_> {
 
 /// The note asking the model to check each of the task's `parts` and to fix the `errors`
 /// the language servers report in the files it changed.
-fn checklist(parts: &[String], errors: &[String]) -> String {
+/// A part marked with why it is plainly not done yet ([`super::undone_parts`]) is told so.
+fn checklist(parts: &[String], undone: &[Option<String>], errors: &[String]) -> String {
     const WRITE: &str = "write each file to change, its path on a line by itself, then its complete new content in a code block";
     let mut note = String::from("The tests pass.");
     if !errors.is_empty() {
@@ -204,14 +240,19 @@ fn checklist(parts: &[String], errors: &[String]) -> String {
         let list: Vec<String> = parts
             .iter()
             .enumerate()
-            .map(|(n, part)| format!("{}. {part}", n + 1))
+            .map(|(n, part)| match undone.get(n) {
+                Some(Some(why)) => format!("{}. {part} — NOT DONE YET: {why}", n + 1),
+                _ => format!("{}. {part}", n + 1),
+            })
             .collect();
         note.push_str(&format!(
             " Before you finish, check the task part by part against the files as they are now:\n\n{}\n\nIf a part is not done yet, do it now: {WRITE}.",
             list.join("\n")
         ));
     }
-    if !parts.is_empty() {
+    if undone.iter().any(Option::is_some) {
+        note.push_str(" A part marked NOT DONE YET needs a change.");
+    } else if !parts.is_empty() {
         note.push_str(" If every part is done, answer DONE.");
     }
     note
@@ -228,8 +269,13 @@ mod tests {
             "make German invoices use a comma".to_owned(),
         ];
         let errors = vec!["textutils/slug.py:12: \"re\" is not defined".to_owned()];
-        insta::assert_snapshot!("parts_only", checklist(&parts, &[]));
-        insta::assert_snapshot!("errors_only", checklist(&[], &errors));
-        insta::assert_snapshot!("parts_and_errors", checklist(&parts, &errors));
+        insta::assert_snapshot!("parts_only", checklist(&parts, &[], &[]));
+        insta::assert_snapshot!("errors_only", checklist(&[], &[], &errors));
+        insta::assert_snapshot!("parts_and_errors", checklist(&parts, &[], &errors));
+        let undone = vec![
+            None,
+            Some("invoicer/render.py using `lang` is not changed".to_owned()),
+        ];
+        insta::assert_snapshot!("a_part_not_done", checklist(&parts, &undone, &[]));
     }
 }

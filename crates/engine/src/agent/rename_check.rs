@@ -231,7 +231,7 @@ impl TurnRun<'_> {
 
 /// The workspace's text files (as the walk sees them, at most [`MAX_FILE_BYTES`] each) by
 /// path relative to `root`.
-fn text_files(root: &Path) -> BTreeMap<String, String> {
+pub(crate) fn text_files(root: &Path) -> BTreeMap<String, String> {
     let mut files = BTreeMap::new();
     for entry in keel_tools::walk::walker(root).build().flatten() {
         if !entry.file_type().is_some_and(|t| t.is_file())

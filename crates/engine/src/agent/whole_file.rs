@@ -14,6 +14,9 @@
 //! fewer of a file over ten lines).
 
 use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use keel_context::prompt::language_of;
 
@@ -65,6 +68,102 @@ pub(crate) fn whole_files(answer: &str, root: &Path, focused: &[String]) -> Vec<
     }
     found.sort_by_key(|f| f.start);
     found
+}
+
+/// The files an answer writes as `write_file` calls in almost-JSON its text call reader could
+/// not read — a small model's `{"name": "write_file", "arguments": {"path": …, "content": "…"}}`
+/// with the quotes inside the content left unescaped. The intent is plain: the content runs
+/// from its opening quote to the quote that closes the call's two objects, and is read with
+/// JSON's escapes (`\n`, `\"`, …) and its bare quotes as they are.
+pub(crate) fn json_written_files(answer: &str) -> Vec<WholeFile> {
+    static NAME: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r#""name"\s*:\s*"(?:write_file|write_to_file)""#).ok());
+    static PATH: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r#""path"\s*:\s*"(?P<path>[^"\n]+)""#).ok());
+    static CONTENT: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r#""content"\s*:\s*""#).ok());
+    static CLOSE: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r#""\s*\}\s*\}"#).ok());
+    let (Some(name), Some(path_re), Some(content_re), Some(close)) = (
+        NAME.as_ref(),
+        PATH.as_ref(),
+        CONTENT.as_ref(),
+        CLOSE.as_ref(),
+    ) else {
+        return Vec::new();
+    };
+    let starts: Vec<usize> = name.find_iter(answer).map(|m| m.start()).collect();
+    let mut found: Vec<WholeFile> = Vec::new();
+    for (n, &start) in starts.iter().enumerate() {
+        let call = &answer[start..starts.get(n + 1).copied().unwrap_or(answer.len())];
+        let Some(path) = path_re.captures(call).and_then(|c| c.name("path")) else {
+            continue;
+        };
+        let path = path.as_str().trim_start_matches("./");
+        if path.starts_with('/') || path.split('/').any(|p| p == "..") {
+            continue;
+        }
+        let Some(open) = content_re.find(call) else {
+            continue;
+        };
+        let Some(end) = close.find_iter(&call[open.end()..]).last() else {
+            continue;
+        };
+        let mut content = json_unescaped(&call[open.end()..open.end() + end.start()]);
+        if content.trim().is_empty() {
+            continue;
+        }
+        if !content.ends_with('\n') {
+            content.push('\n');
+        }
+        found.retain(|f| f.path != path);
+        found.push(WholeFile {
+            path: path.to_owned(),
+            content,
+            start,
+        });
+    }
+    found
+}
+
+/// `text` with JSON's string escapes read; a backslash before anything else is kept.
+fn json_unescaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek().copied() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('"') => out.push('"'),
+            Some('\\') => out.push('\\'),
+            Some('/') => out.push('/'),
+            Some('u') => {
+                let hex: String = chars.clone().skip(1).take(4).collect();
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    Some(decoded) if hex.len() == 4 => {
+                        out.push(decoded);
+                        for _ in 0..4 {
+                            chars.next();
+                        }
+                    }
+                    _ => {
+                        out.push('\\');
+                        continue;
+                    }
+                }
+            }
+            _ => {
+                out.push('\\');
+                continue;
+            }
+        }
+        chars.next();
+    }
+    out
 }
 
 /// Share of a file's lines a block must keep to be taken, unnamed, for its new version.
@@ -393,6 +492,28 @@ mod tests {
         let short =
             "Here's the updated `stats.py` file:\n```python\ndef mean(v):\n    return 0\n```";
         assert_eq!(whole_files(short, dir.path(), &[])[0].path, "calc/stats.py");
+    }
+
+    #[test]
+    fn a_write_file_call_in_almost_json_is_read() {
+        let answer = r#"{"name": "write_file", "arguments": {"path": "invoicer/render.py", "content": "LABELS = {\n    \"en\": {"invoice": \"Invoice\"},\n}\n\ndef f(x):\n    return \"a\\nb\" + 'é'\n"}}"#;
+        let files = json_written_files(answer);
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].path, "invoicer/render.py");
+        assert_eq!(
+            files[0].content,
+            "LABELS = {\n    \"en\": {\"invoice\": \"Invoice\"},\n}\n\ndef f(x):\n    return \"a\\nb\" + 'é'\n"
+        );
+        assert!(
+            json_written_files("{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.py\"}}")
+                .is_empty()
+        );
+        assert!(
+            json_written_files(
+                r#"{"name": "write_file", "arguments": {"path": "../x.py", "content": "x"}}"#
+            )
+            .is_empty()
+        );
     }
 
     #[test]
