@@ -1,7 +1,7 @@
 //! The files a task is about, put in front of the model before it asks: with the compact tool
 //! profile (small models, which explore badly and pay for every call), the turn's focused files
-//! start with the files the task names, the files defining the identifiers it names, the files
-//! using them, then the files those depend on (the code a named test exercises), and — for a
+//! start with the files the task names (and the code naming a config file it names), the files
+//! defining the identifiers it names, the files using them, then the files those depend on (the code a named test exercises), and — for a
 //! project small enough — every source file, within a token budget. A named definition in a
 //! file too large to show whole is shown as an excerpt (its own lines) instead.
 //! The model then starts from the code instead of from a search.
@@ -113,6 +113,24 @@ pub(crate) fn task_files(
         })
     };
     let mut candidates: Vec<String> = mentioned.files.clone();
+    // A named file that is not code (a config file, say) is read by the code that names it.
+    for named in &mentioned.files {
+        if keel_repomap::Language::from_path(Path::new(named)).is_some() {
+            continue;
+        }
+        let Some(name) = Path::new(named).file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        candidates.extend(
+            ranked
+                .iter()
+                .filter(|p| {
+                    std::fs::read_to_string(root.join(p.as_str()))
+                        .is_ok_and(|text| text.contains(name))
+                })
+                .cloned(),
+        );
+    }
     for name in &mentioned.identifiers {
         candidates.extend(ranked.iter().filter(|p| defines(p, name)).cloned());
     }
@@ -225,6 +243,27 @@ mod tests {
         assert_eq!(paths[0], "tests/test_cart.py");
         assert!(paths.contains(&"shop/cart.py"), "{paths:?}");
         assert!(!paths.contains(&"shop/big.py"), "{paths:?}");
+    }
+
+    #[test]
+    fn a_named_config_file_brings_the_code_reading_it() {
+        let (dir, _) = project();
+        std::fs::write(dir.path().join("shop.toml"), "[money]\nsymbol = \"€\"\n").unwrap();
+        std::fs::write(
+            dir.path().join("shop/settings.py"),
+            "PATH = \"shop.toml\"\n\n\ndef load():\n    return open(PATH).read()\n",
+        )
+        .unwrap();
+        let mut map = RepoMap::open(dir.path(), keel_repomap::MapOptions::default()).unwrap();
+        map.refresh().unwrap();
+        let files = task_files(
+            &map,
+            dir.path(),
+            "I set `symbol = \"$\"` in shop.toml but prices still show €",
+            TokenCounter::default(),
+        );
+        let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths[..2], ["shop.toml", "shop/settings.py"], "{paths:?}");
     }
 
     #[test]

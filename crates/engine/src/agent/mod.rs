@@ -211,6 +211,7 @@ mod python_move;
 pub mod remember;
 mod rename_check;
 mod repo_map;
+mod rust_move;
 mod session;
 mod shadow;
 mod skills;

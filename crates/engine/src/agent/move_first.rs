@@ -1,7 +1,7 @@
 //! A move the task asks for ("Move `parse_duration` and `format_duration` … into a new module
 //! tasklog/durations.py and update every import"), under the compact profile, is carried out
 //! by Keel before the model's first call when it is a move of Python definitions
-//! ([`python_move`]): a small local model never finished one within a task's time — it
+//! ([`python_move`]) or of Rust items into a new module file ([`rust_move`]): a small local model never finished one within a task's time — it
 //! explained the steps, or rewrote the old module with the moved code still in it. Each file
 //! is written with `write_file` as Keel's own call, and the model is told what was done and
 //! asked to finish what is left. A move Keel cannot make (another language, a target that
@@ -9,6 +9,7 @@
 //! says why.
 //!
 //! [`python_move`]: super::python_move
+//! [`rust_move`]: super::rust_move
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
@@ -19,7 +20,38 @@ use super::answer_review::log;
 use super::identifier_rename::is_identifier;
 use super::python_move::move_definitions;
 use super::rename_check::text_files;
+use super::rust_move::move_items;
 use super::tool_loop::TurnRun;
+
+/// What a move changed: new contents by path (the new module among them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Moved {
+    /// Every file to write, by workspace-relative path.
+    pub(crate) files: BTreeMap<String, String>,
+    /// What moved besides the names asked for (helpers only they used).
+    pub(crate) along: Vec<String>,
+}
+
+/// Why a move cannot be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum MoveError {
+    /// No module, or more than one, defines the names.
+    #[error("no single module defines {0}")]
+    NoSource(String),
+    /// The target exists with content.
+    #[error("{0} already exists")]
+    TargetExists(String),
+    /// The target is not a module file of the language moved.
+    #[error("{0} is not a module file Keel can move code into")]
+    BadTarget(String),
+}
+
+/// The languages Keel moves code in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Language {
+    Python,
+    Rust,
+}
 
 /// Heading of the note saying what the move did.
 pub(crate) const MOVED_HEADING: &str = "## Moved by Keel";
@@ -83,14 +115,28 @@ impl TurnRun<'_> {
         let Some(asked) = asked_move(&self.state.task) else {
             return;
         };
-        if !asked.target.ends_with(".py") || !self.settle_profile().await {
+        let language = if asked.target.ends_with(".py") {
+            Language::Python
+        } else if asked.target.ends_with(".rs") {
+            Language::Rust
+        } else {
+            return;
+        };
+        if !self.settle_profile().await {
             return;
         }
         let files: BTreeMap<String, String> = text_files(&self.config.root)
             .into_iter()
-            .filter(|(path, _)| path.ends_with(".py"))
+            .filter(|(path, _)| match language {
+                Language::Python => path.ends_with(".py"),
+                Language::Rust => path.ends_with(".rs") || path.ends_with(".md"),
+            })
             .collect();
-        let moved = match move_definitions(&files, &asked.names, &asked.target) {
+        let made = match language {
+            Language::Python => move_definitions(&files, &asked.names, &asked.target),
+            Language::Rust => move_items(&files, &asked.names, &asked.target),
+        };
+        let moved = match made {
             Ok(moved) => moved,
             Err(why) => {
                 log(

@@ -14,29 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::identifier_rename::identifiers;
-
-/// What a move changed: new contents by path (the new module among them).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Moved {
-    /// Every file to write, by workspace-relative path.
-    pub(crate) files: BTreeMap<String, String>,
-    /// What moved besides the names asked for (helpers only they used).
-    pub(crate) along: Vec<String>,
-}
-
-/// Why a move cannot be made.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum MoveError {
-    /// No module, or more than one, defines the names.
-    #[error("no single module defines {0}")]
-    NoSource(String),
-    /// The target exists with content.
-    #[error("{0} already exists")]
-    TargetExists(String),
-    /// The target is not a Python module path.
-    #[error("{0} is not a Python module path")]
-    BadTarget(String),
-}
+use super::move_first::{MoveError, Moved};
 
 /// A top-level statement of a module, with the comments and decorators above it.
 #[derive(Debug, Clone)]
