@@ -116,10 +116,17 @@ pub(crate) fn json_written_files(answer: &str) -> Vec<WholeFile> {
             content.push('\n');
         }
         found.retain(|f| f.path != path);
+        // The call starts at the brace (or fence) that opens it: the prose is what is before.
+        let opening = answer[..start].rfind('{').unwrap_or(start);
+        let opening = answer[..opening]
+            .trim_end()
+            .strip_suffix("```json")
+            .or_else(|| answer[..opening].trim_end().strip_suffix("```"))
+            .map_or(opening, str::len);
         found.push(WholeFile {
             path: path.to_owned(),
             content,
-            start,
+            start: opening,
         });
     }
     found
@@ -500,6 +507,9 @@ mod tests {
         let files = json_written_files(answer);
         assert_eq!(files.len(), 1);
         assert_eq!(files[0].path, "invoicer/render.py");
+        assert_eq!(files[0].start, 0, "the call starts at its brace");
+        let fenced = format!("Here:\n```json\n{answer}\n```");
+        assert_eq!(json_written_files(&fenced)[0].start, "Here:\n".len());
         assert_eq!(
             files[0].content,
             "LABELS = {\n    \"en\": {\"invoice\": \"Invoice\"},\n}\n\ndef f(x):\n    return \"a\\nb\" + 'é'\n"
