@@ -12,8 +12,8 @@
 //! - an answer caught in a loop (the same lines again and again, or one line counting up):
 //!   stopped, and the turn starts over, or fails saying why when no attempt is left; code
 //!   blocks closed before the loop are the answer when the turn edits from code blocks;
-//! - a task asking for two things: each checked once the tests pass, and a check that breaks
-//!   the tests put back;
+//! - a task asking for two things: each checked once the tests pass (a part nothing of which
+//!   changed marked not done), and a check that breaks the tests put back;
 //! - a move of Python definitions the task asks for: carried out by Keel before the first
 //!   call (helpers only they use go with them, imports pointed at the new module), and one
 //!   Keel cannot make left to the model, saying why;
@@ -686,6 +686,49 @@ async fn each_part_of_a_two_part_task_is_checked_once_the_tests_pass() {
     assert_eq!(outcome.status, AgentStatus::Completed);
     assert_eq!(agent_end(&events).result, "Added median.");
     assert_eq!(agent_end(&events).warning, None);
+}
+
+#[tokio::test]
+async fn a_part_nothing_of_which_changed_is_marked_not_done() {
+    let ws = sample_project();
+    std::fs::write(
+        ws.path().join("calc/report.py"),
+        "from calc.stats import mean\n\n\ndef describe(values, lang=\"en\"):\n    return f\"{mean(values)}\"\n",
+    )
+    .unwrap();
+    let (events, requests, _outcome, _ws) = turn_on(
+        ws,
+        "Fix the division in `mean` and make reports in German (lang=\"de\") say \"Mittelwert\".",
+        vec![
+            text_answer(&[FIXED_MEAN]),
+            text_answer(&["Fixed the mean."]),
+            text_answer(&["DONE"]),
+        ],
+        |c| {
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+        },
+        |_| {},
+    )
+    .await;
+    let checklist = user_messages(&requests[2]).join("\n");
+    assert!(
+        checklist.contains(
+            "2. make reports in German (lang=\"de\") say \"Mittelwert\". — NOT DONE YET: calc/report.py using `lang` is not changed"
+        ),
+        "{checklist}"
+    );
+    assert!(
+        !checklist.contains("1. Fix the division in `mean` —"),
+        "{checklist}"
+    );
+    assert!(
+        logs(&events)
+            .iter()
+            .any(|l| l.ends_with("1 of them plainly not done yet")),
+        "{:?}",
+        logs(&events)
+    );
 }
 
 #[tokio::test]
