@@ -2,7 +2,8 @@
 //! profile (small models, which explore badly and pay for every call), the turn's focused files
 //! start with the files the task names (and the code naming a config file it names), the files
 //! defining the identifiers it names, the files using them, then the files those depend on (the code a named test exercises), and — for a
-//! project small enough — every source file, within a token budget. A named definition in a
+//! project small enough — every source file (also when the task names only documents), within
+//! a token budget. A named definition in a
 //! file too large to show whole is shown as an excerpt (its own lines) instead.
 //! The model then starts from the code instead of from a search.
 
@@ -157,11 +158,15 @@ pub(crate) fn task_files(
     let mut seen = std::collections::HashSet::new();
     candidates.retain(|p| seen.insert(p.clone()));
     let mut files = within_budget(root, &candidates, counter, FOCUS_BUDGET_TOKENS);
-    if files.is_empty() {
+    // A task that names only documents (the README it says the code does not follow) is about
+    // the code: a small project's files join them.
+    let is_code = |path: &str| keel_repomap::Language::from_path(Path::new(path)).is_some();
+    if files.iter().all(|(path, _, _)| !is_code(path)) {
         let all = within_budget(root, &ranked, counter, usize::MAX);
         let total: usize = all.iter().map(|(_, _, tokens)| tokens).sum();
         if total <= SMALL_PROJECT_TOKENS {
-            files = all;
+            let named: Vec<String> = files.iter().map(|(p, _, _)| p.clone()).collect();
+            files.extend(all.into_iter().filter(|(p, _, _)| !named.contains(p)));
         }
     }
     files
@@ -264,6 +269,32 @@ mod tests {
         );
         let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(paths[..2], ["shop.toml", "shop/settings.py"], "{paths:?}");
+    }
+
+    #[test]
+    fn a_task_naming_only_a_document_brings_a_small_projects_code() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("README.md"),
+            "Set `APP_PORT`; the default is 8080.\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(
+            dir.path().join("src/config.js"),
+            "function port (env) {\n  return Number(env.PORT || 3000)\n}\nmodule.exports = { port }\n",
+        )
+        .unwrap();
+        let mut map = RepoMap::open(dir.path(), keel_repomap::MapOptions::default()).unwrap();
+        map.refresh().unwrap();
+        let files = task_files(
+            &map,
+            dir.path(),
+            "The server doesn't follow its README: make it behave as README.md documents.",
+            TokenCounter::default(),
+        );
+        let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["README.md", "src/config.js"]);
     }
 
     #[test]
