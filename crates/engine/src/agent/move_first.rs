@@ -109,7 +109,7 @@ impl TurnRun<'_> {
     /// Before the model's first call: carries out the move the task asks for (see the
     /// module's docs) and tells the model in the turn's notes.
     pub(crate) async fn move_first(&mut self) {
-        if !self.state.asks_for_change || self.state.cancel.is_cancelled() {
+        if !self.state.asks_for_change || self.state.only_asks || self.state.cancel.is_cancelled() {
             return;
         }
         let Some(asked) = asked_move(&self.state.task) else {

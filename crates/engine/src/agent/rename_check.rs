@@ -90,7 +90,7 @@ impl TurnRun<'_> {
     /// Before the model's first call: carries out the rename the task asks for (see the
     /// module's docs) and tells the model in the turn's notes.
     pub(crate) async fn rename_first(&mut self) {
-        if !self.state.asks_for_change || self.state.cancel.is_cancelled() {
+        if !self.state.asks_for_change || self.state.only_asks || self.state.cancel.is_cancelled() {
             return;
         }
         let Some(rename) = asked_rename(&self.state.task) else {
