@@ -6,10 +6,14 @@
 //! the new module, in the style it was written (`from .utils import` → `from .durations
 //! import`, `from pkg.utils import` → `from pkg.durations import`).
 //!
+//! What stays in the old module and uses a moved name imports it from the new one; a module
+//! imported whole from its package and used as `utils.parse_duration` is used as
+//! `durations.parse_duration`, the new module imported the same way.
+//!
 //! The reading is line-based (top-level statements start at column 0, outside brackets and
 //! triple-quoted strings), which is what Python's own layout rules guarantee. What it cannot
-//! rewrite — a module imported whole and used as `utils.parse_duration` — is left for the
-//! model, which is told the move was made.
+//! rewrite (`import pkg.utils` used by its dotted path) is left for the model, which is told
+//! the move was made.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -129,7 +133,7 @@ pub(crate) fn move_definitions(
         .filter(|(i, _)| moving.contains(i))
         .flat_map(|(_, s)| bound_names(&s.kind))
         .collect();
-    let old_module = trimmed_source(
+    let mut old_module = trimmed_source(
         &lines,
         &statements,
         &moving,
@@ -137,6 +141,20 @@ pub(crate) fn move_definitions(
         &moved_words,
         &moved_names,
     );
+    // What stays and uses a moved name imports it from the new module.
+    let still_used: Vec<&str> = moved_names
+        .iter()
+        .filter(|n| kept_words.contains(n.as_str()))
+        .map(String::as_str)
+        .collect();
+    if !still_used.is_empty() {
+        let import = format!(
+            "from {} import {}",
+            relative_module(target, &source),
+            still_used.join(", ")
+        );
+        old_module = with_import(&old_module, &import);
+    }
 
     let mut out = BTreeMap::new();
     out.insert(target.to_owned(), new_module);
@@ -145,7 +163,10 @@ pub(crate) fn move_definitions(
         if *path == source || path == target {
             continue;
         }
-        if let Some(new) = repointed(path, text, &source, target, &moved_names) {
+        let imported = repointed(path, text, &source, target, &moved_names);
+        let current = imported.as_deref().unwrap_or(text);
+        let attributes = reattributed(path, current, &source, target, &moved_names);
+        if let Some(new) = attributes.or(imported) {
             out.insert(path.clone(), new);
         }
     }
@@ -641,6 +662,129 @@ fn repointed(
     Some(new)
 }
 
+/// `text` with `import` after its last top-level import (or its docstring, or at the top).
+fn with_import(text: &str, import: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let statements = statements(&lines);
+    let at = statements
+        .iter()
+        .take_while(|s| matches!(s.kind, Kind::Import | Kind::Other))
+        .filter(|s| s.kind == Kind::Import)
+        .last()
+        .or_else(|| statements.first().filter(|s| s.kind == Kind::Other))
+        .map_or(0, |s| s.end);
+    let mut out: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+    out.insert(at, import.to_owned());
+    let mut joined = out.join("\n");
+    joined.push('\n');
+    joined
+}
+
+/// `text` (the file at `path`) with uses of moved names through the old module
+/// (`from . import models` … `models.is_valid_email(…)`) going through the new one, which it
+/// then imports the same way; `None` when it has none.
+fn reattributed(
+    path: &str,
+    text: &str,
+    source: &str,
+    target: &str,
+    moved: &BTreeSet<String>,
+) -> Option<String> {
+    let (old_stem, new_stem) = (stem(source), stem(target));
+    let folder = |p: &str| p.rsplit_once('/').map_or("", |(f, _)| f).to_owned();
+    if folder(source) != folder(target) {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut aliases: Vec<String> = Vec::new();
+    for line in &lines {
+        out.push((*line).to_owned());
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        let Some((module, items)) = trimmed
+            .strip_prefix("from ")
+            .and_then(|r| r.split_once(" import "))
+        else {
+            continue;
+        };
+        let module = module.trim();
+        let full = if module.ends_with('.') {
+            format!("{module}{old_stem}")
+        } else {
+            format!("{module}.{old_stem}")
+        };
+        if resolves_to(path, &full).as_deref() != Some(source) {
+            continue;
+        }
+        for item in items.split(',').map(str::trim) {
+            let (name, alias) = match item.split_once(" as ") {
+                Some((name, alias)) => (name.trim(), alias.trim()),
+                None => (item, item),
+            };
+            if name == old_stem {
+                aliases.push(alias.to_owned());
+                out.push(format!("{indent}from {module} import {new_stem}"));
+            }
+        }
+    }
+    if aliases.is_empty() {
+        return None;
+    }
+    let mut new = out.join("\n");
+    if text.ends_with('\n') {
+        new.push('\n');
+    }
+    let mut replaced = false;
+    for alias in &aliases {
+        for name in moved {
+            let Ok(use_re) = regex::Regex::new(&format!(
+                r"\b{}\.{}\b",
+                regex::escape(alias),
+                regex::escape(name)
+            )) else {
+                continue;
+            };
+            if use_re.is_match(&new) {
+                replaced = true;
+                new = use_re
+                    .replace_all(&new, format!("{new_stem}.{name}").as_str())
+                    .into_owned();
+            }
+        }
+    }
+    if !replaced {
+        return None;
+    }
+    // The old module's import stays only if something still goes through it.
+    let still = aliases.iter().any(|alias| {
+        new.match_indices(&format!("{alias}.")).any(|(i, _)| {
+            !new[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        })
+    });
+    if !still {
+        let kept: Vec<&str> = new
+            .lines()
+            .filter(|l| {
+                let t = l.trim_start();
+                !(t.starts_with("from ")
+                    && aliases
+                        .iter()
+                        .any(|a| t.ends_with(&format!(" import {a}")) && a == old_stem))
+            })
+            .collect();
+        let mut joined = kept.join("\n");
+        if new.ends_with('\n') {
+            joined.push('\n');
+        }
+        new = joined;
+    }
+    Some(new)
+}
+
 /// The file a `from module import` in the file at `path` names: `pkg.utils` →
 /// `pkg/utils.py`, `.utils` → beside `path`, `..x` → one folder up.
 fn resolves_to(path: &str, module: &str) -> Option<String> {
@@ -737,6 +881,40 @@ mod tests {
         let new = &moved.files["tasklog/durations.py"];
         assert!(new.starts_with("from .utils import _DURATION\n"), "{new}");
         assert!(moved.files["tasklog/utils.py"].contains("import re\n"));
+    }
+
+    #[test]
+    fn the_old_module_imports_what_it_still_uses_and_module_uses_follow() {
+        let mut files = project();
+        files.insert(
+            "tasklog/utils.py".to_owned(),
+            format!("{UTILS}\n\ndef describe(s):\n    return format_duration(s)\n"),
+        );
+        files.insert(
+            "tasklog/cli.py".to_owned(),
+            "from . import utils\n\n\ndef main(a):\n    return utils.parse_duration(a), utils.truncate(a, 3)\n".to_owned(),
+        );
+        let moved = move_definitions(&files, &names(), "tasklog/durations.py").unwrap();
+        let old = &moved.files["tasklog/utils.py"];
+        assert!(
+            old.starts_with(
+                "\"\"\"Assorted helpers.\"\"\"\nfrom .durations import format_duration\n"
+            ),
+            "{old}"
+        );
+        assert_eq!(
+            moved.files["tasklog/cli.py"],
+            "from . import utils\nfrom . import durations\n\n\ndef main(a):\n    return durations.parse_duration(a), utils.truncate(a, 3)\n"
+        );
+        files.insert(
+            "tasklog/cli.py".to_owned(),
+            "from tasklog import utils\n\nx = utils.parse_duration(\"1h\")\n".to_owned(),
+        );
+        let moved = move_definitions(&files, &names(), "tasklog/durations.py").unwrap();
+        assert_eq!(
+            moved.files["tasklog/cli.py"],
+            "from tasklog import durations\n\nx = durations.parse_duration(\"1h\")\n"
+        );
     }
 
     #[test]
