@@ -109,6 +109,33 @@ impl TurnRun<'_> {
         }
     }
 
+    /// Writes `content` to `path` as Keel's own `write_file` call (`call_id`) for work it does
+    /// for the task itself, and makes it the turn's baseline — a failed attempt starts over
+    /// from it, not from before — and focus; true when it was written.
+    pub(crate) async fn write_baseline(
+        &mut self,
+        call_id: &str,
+        path: &str,
+        content: &str,
+    ) -> bool {
+        let arguments = serde_json::json!({"path": path, "content": content});
+        if !self
+            .run_own_tool(call_id, "write_file", arguments)
+            .await
+            .success
+        {
+            return false;
+        }
+        self.state
+            .originals
+            .insert(path.to_owned(), Some(content.to_owned()));
+        self.context
+            .turn_focus
+            .upsert(path, content.to_owned(), true);
+        self.context.focused.upsert(path, content.to_owned(), true);
+        true
+    }
+
     /// Puts `paths` back as `before` holds them, through the file tools (so checkpoints and
     /// events record it); the paths it wrote or deleted, and those `before` does not know
     /// (left as they are).

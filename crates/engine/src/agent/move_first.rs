@@ -151,25 +151,12 @@ impl TurnRun<'_> {
             if files.get(path) == Some(content) {
                 continue;
             }
-            let call_id = format!("keel_move_{n}");
-            let arguments = serde_json::json!({"path": path, "content": content});
             if !self
-                .run_own_tool(&call_id, "write_file", arguments)
+                .write_baseline(&format!("keel_move_{n}"), path, content)
                 .await
-                .success
             {
                 continue;
             }
-            // A failed attempt starts over from the moved files, not from before the move.
-            self.state
-                .originals
-                .insert(path.clone(), Some(content.clone()));
-            self.context
-                .turn_focus
-                .upsert(path.as_str(), content.clone(), true);
-            self.context
-                .focused
-                .upsert(path.as_str(), content.clone(), true);
             written.push(path.clone());
         }
         if written.is_empty() {
@@ -182,34 +169,26 @@ impl TurnRun<'_> {
             let names: Vec<String> = moved.along.iter().map(|n| format!("`{n}`")).collect();
             format!(" (with {}, which only they use)", names.join(", "))
         };
-        let others: Vec<&String> = written.iter().filter(|p| **p != asked.target).collect();
+        let others = written
+            .iter()
+            .filter(|p| **p != asked.target)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let quoted = quoted.join(", ");
         log(
             self.emitter,
             format!(
-                "moved {}{along} into {} before the model's first call; changed {}",
-                quoted.join(", "),
+                "moved {quoted}{along} into {} before the model's first call; changed {others}",
                 asked.target,
-                others
-                    .iter()
-                    .map(|p| p.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
             ),
         );
-        self.state.done_by_keel.push(format!(
-            "Moved {}{along} into `{}`.",
-            quoted.join(", "),
-            asked.target
-        ));
+        self.state
+            .done_by_keel
+            .push(format!("Moved {quoted}{along} into `{}`.", asked.target));
         self.context.turn_notes.push(format!(
-            "{MOVED_HEADING}\n\nKeel has already moved {}{along} into the new module {} and changed {} to match (definitions removed, imports pointed at the new module). The files shown above are the result. Check that the task is done: if something it asks for is still missing, change it; otherwise answer DONE.",
-            quoted.join(", "),
+            "{MOVED_HEADING}\n\nKeel has already moved {quoted}{along} into the new module {} and changed {others} to match (definitions removed, imports pointed at the new module). The files shown above are the result. Check that the task is done: if something it asks for is still missing, change it; otherwise answer DONE.",
             asked.target,
-            others
-                .iter()
-                .map(|p| p.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
         ));
     }
 }

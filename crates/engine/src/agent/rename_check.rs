@@ -128,25 +128,12 @@ impl TurnRun<'_> {
         let mut places = 0;
         let mut derived = BTreeMap::new();
         for (n, (path, change)) in renamed.into_iter().enumerate() {
-            let call_id = format!("keel_rename_{n}");
-            let arguments = serde_json::json!({"path": path, "content": change.text});
             if !self
-                .run_own_tool(&call_id, "write_file", arguments)
+                .write_baseline(&format!("keel_rename_{n}"), path, &change.text)
                 .await
-                .success
             {
                 continue;
             }
-            // A failed attempt starts over from the renamed files, not from before the rename.
-            self.state
-                .originals
-                .insert(path.clone(), Some(change.text.clone()));
-            self.context
-                .turn_focus
-                .upsert(path.as_str(), change.text.clone(), true);
-            self.context
-                .focused
-                .upsert(path.as_str(), change.text, true);
             written.push(path.clone());
             places += change.places;
             derived.extend(change.derived);
