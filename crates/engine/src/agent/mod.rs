@@ -231,6 +231,7 @@ mod turn_mark;
 mod turn_overrides;
 mod turn_prompt;
 mod turn_state;
+mod undocumented_names;
 mod undone_parts;
 mod whole_file;
 mod xml_format;

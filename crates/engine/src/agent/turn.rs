@@ -37,6 +37,7 @@ impl TurnRun<'_> {
                 LoopEnd::PlanRequested(pending) => return self.execute_plan(pending).await,
                 LoopEnd::Answered(_) | LoopEnd::Completed(_) if self.tests_to_rerun().await => {}
                 LoopEnd::Answered(_) | LoopEnd::Completed(_) if self.rename_leftovers().await => {}
+                LoopEnd::Answered(_) | LoopEnd::Completed(_) if self.undocumented_leftovers() => {}
                 LoopEnd::Answered(text) | LoopEnd::Completed(text) if self.review_parts(&text) => {}
                 LoopEnd::Answered(ref text) | LoopEnd::Completed(ref text)
                     if self.stop_hooks_continue(text).await => {}

@@ -77,6 +77,9 @@ pub(crate) struct TurnState {
     /// Times the model was told the old name of a rename is still used
     /// ([`super::rename_check`]).
     pub(crate) rename_rounds: u32,
+    /// The code was checked again for names the documents never use
+    /// ([`super::undocumented_names`]).
+    pub(crate) undocumented_checked: bool,
     /// The errors the language servers report in the files the turn's edits changed, by
     /// file (as of each file's latest edit).
     pub(crate) edit_errors: std::collections::BTreeMap<String, Vec<String>>,
@@ -140,6 +143,7 @@ impl TurnState {
             parts_reviewed: false,
             parts_review: None,
             rename_rounds: 0,
+            undocumented_checked: false,
             edit_errors: std::collections::BTreeMap::new(),
             originals: std::collections::BTreeMap::new(),
             done_by_keel: Vec::new(),

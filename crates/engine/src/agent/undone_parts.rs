@@ -3,7 +3,8 @@
 //! with the second half of the task undone. A part names code — `plainTextSummary`, a
 //! `lang="de"` — and when nothing it names has changed since the turn began (a function it
 //! names is as it was; the files using a name it gives are all unchanged), the check says so
-//! instead of asking.
+//! instead of asking. A part that quotes a string the code must hold ("use \"...\" instead")
+//! is not done while no code file has that string as a literal.
 //!
 //! Only the project's code counts (test files aside): a name found nowhere in it says nothing.
 
@@ -40,14 +41,81 @@ pub(crate) fn undone_parts(
 /// changed.
 fn undone(part: &str, files: &BTreeMap<String, FileThen>) -> Option<String> {
     let names = part_names(part);
-    if names.is_empty() {
-        return None;
+    let untouched: Option<Vec<String>> = (!names.is_empty())
+        .then(|| names.iter().map(|name| untouched(name, files)).collect())
+        .flatten();
+    if let Some(reasons) = untouched {
+        return Some(reasons.join("; "));
     }
-    let mut reasons = Vec::new();
-    for name in &names {
-        reasons.push(untouched(name, files)?);
+    let mut strings = quoted(part);
+    strings.extend(named_marks(part));
+    let missing: Vec<String> = strings
+        .into_iter()
+        .filter(|text| {
+            !files
+                .values()
+                .any(|file| has_literal(file.now.as_deref(), text))
+        })
+        .map(|text| format!("no code file has the string \"{text}\""))
+        .collect();
+    (!missing.is_empty()).then(|| missing.join("; "))
+}
+
+/// Most characters of a quoted string the check looks for.
+const MAX_QUOTED: usize = 24;
+
+/// The short strings `part` quotes ("..." or “...”), outside backticks and outside a
+/// `name="value"` setting (a value the code compares with, not one it must hold).
+fn quoted(part: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = part;
+    let mut in_code = false;
+    while let Some(at) = rest.find(['"', '“', '`']) {
+        let c = rest[at..].chars().next().unwrap_or('"');
+        let before = rest[..at].chars().next_back();
+        rest = &rest[at + c.len_utf8()..];
+        if c == '`' {
+            in_code = !in_code;
+            continue;
+        }
+        let close = if c == '“' { '”' } else { '"' };
+        let Some(end) = rest.find(close) else {
+            break;
+        };
+        let text = &rest[..end];
+        rest = &rest[end + close.len_utf8()..];
+        if in_code || before == Some('=') || text.is_empty() || text.chars().count() > MAX_QUOTED {
+            continue;
+        }
+        if !out.iter().any(|t| t == text) {
+            out.push(text.to_owned());
+        }
     }
-    Some(reasons.join("; "))
+    out
+}
+
+/// Punctuation a part names in words ("use a comma"), as the string the code must hold.
+fn named_marks(part: &str) -> Vec<String> {
+    const MARKS: &[(&str, &str)] = &[("comma", ","), ("semicolon", ";")];
+    let lower = part.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    MARKS
+        .iter()
+        .filter(|(name, _)| words.contains(name))
+        .map(|(_, mark)| (*mark).to_owned())
+        .collect()
+}
+
+/// Whether `text` has `literal` as a string or character literal (in any quotes).
+fn has_literal(text: Option<&str>, literal: &str) -> bool {
+    text.is_some_and(|text| {
+        ['"', '\'', '`']
+            .iter()
+            .any(|q| text.contains(&format!("{q}{literal}{q}")))
+    })
 }
 
 /// The code names `part` gives: [`code_names`], and a word set to a value (`lang="de"`).
@@ -191,6 +259,54 @@ mod tests {
         let done = feed.replace("truncate(x, 40)", "truncate(x, 40, \"...\")");
         let files = BTreeMap::from([("src/feed.ts".to_owned(), changed(feed, &done))]);
         assert_eq!(undone_parts(&parts, &files), vec![None]);
+    }
+
+    #[test]
+    fn a_quoted_string_no_code_has_is_undone() {
+        let feed =
+            "export function plainTextSummary(x: string): string {\n  return truncate(x, 40);\n}\n";
+        let wrong = feed.replace("truncate(x, 40)", "truncate(x, 40, \"…\")");
+        let files = BTreeMap::from([("src/feed.ts".to_owned(), changed(feed, &wrong))]);
+        let parts = vec!["make `plainTextSummary` use \"...\" instead.".to_owned()];
+        assert_eq!(
+            undone_parts(&parts, &files),
+            vec![Some("no code file has the string \"...\"".to_owned())]
+        );
+        let right = feed.replace("truncate(x, 40)", "truncate(x, 40, '...')");
+        let files = BTreeMap::from([("src/feed.ts".to_owned(), changed(feed, &right))]);
+        assert_eq!(undone_parts(&parts, &files), vec![None]);
+    }
+
+    #[test]
+    fn a_mark_named_in_words_must_be_in_the_code() {
+        let render_new = RENDER.replace("format_amount(c)", "format_amount(c, decimal_sep=sep)");
+        let files = BTreeMap::from([
+            ("invoicer/money.py".to_owned(), changed(MONEY, MONEY_NEW)),
+            (
+                "invoicer/render.py".to_owned(),
+                changed(RENDER, &render_new),
+            ),
+        ]);
+        let parts = vec!["make German invoices (lang=\"de\") use a comma.".to_owned()];
+        assert_eq!(
+            undone_parts(&parts, &files),
+            vec![Some("no code file has the string \",\"".to_owned())]
+        );
+        let done = render_new.replace(
+            "lang=\"en\"):",
+            "lang=\"en\"):\n    sep = \",\" if lang == \"de\" else \".\"",
+        );
+        let files = BTreeMap::from([("invoicer/render.py".to_owned(), changed(RENDER, &done))]);
+        assert_eq!(undone_parts(&parts, &files), vec![None]);
+    }
+
+    #[test]
+    fn quoted_strings_skip_code_and_settings() {
+        assert_eq!(
+            quoted("make German invoices (lang=\"de\") use \",\" and `x = \"y\"`, “…”"),
+            vec![",".to_owned(), "…".to_owned()]
+        );
+        assert!(quoted("say \"a very long sentence that nobody writes as a literal\"").is_empty());
     }
 
     #[test]

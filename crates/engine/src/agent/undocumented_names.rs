@@ -1,0 +1,392 @@
+//! Names the code reads that the project's documents do not use: "I set `timeout = 5` and it
+//! is ignored" is a config file or README saying `timeout` where the code reads
+//! `"timeout_secs"`. A small model shown both files still edits the wrong line; under the
+//! compact profile, a task whose focus holds documents (the config file or README it names)
+//! gets a note listing each such name beside the documented names it resembles.
+//!
+//! What the code reads: the words of short string literals (`"timeout_secs"`, a Go tag's
+//! `json:"workers"`) and the fields it takes from an object (`json.listenPort`, `env.PORT`;
+//! method calls aside). A name is reported when the documents never use it and one of its
+//! parts (`listen` + `port`) is a part of a key the documents give: a config file's words,
+//! a README's backticked names and code blocks.
+//!
+//! Once the model has changed files and the tests pass, the same comparison runs again: names
+//! still read are shown to the model once more (`NOT DONE YET`), as a rename's leftovers are.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use keel_index::split_identifier;
+
+use super::answer_review::log;
+use super::test_files::is_test_path;
+use super::tool_loop::TurnRun;
+
+/// Most names one note lists.
+const MAX_NAMES: usize = 6;
+
+/// Longest string literal whose words count as names the code reads.
+const MAX_LITERAL: usize = 40;
+
+/// Name parts too common to make two names alike.
+const COMMON_PARTS: &[&str] = &[
+    "and", "config", "data", "default", "file", "for", "get", "json", "name", "path", "set", "the",
+    "toml", "type", "value", "yaml",
+];
+
+/// One name the code reads that the documents do not use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Undocumented {
+    /// The name as the code has it.
+    pub(crate) name: String,
+    /// The file reading it.
+    pub(crate) path: String,
+    /// Its 1-based line.
+    pub(crate) line: usize,
+    /// The line, trimmed.
+    pub(crate) text: String,
+    /// The documented keys it resembles.
+    pub(crate) like: Vec<String>,
+    /// The documents' first line using each of them, as `path: line` (duplicates once).
+    pub(crate) documented: Vec<String>,
+}
+
+/// The names `code` (path, text) reads that `documents` (path, text) do not use, where a
+/// documented key resembles them.
+pub(crate) fn undocumented(
+    documents: &[(String, String)],
+    code: &[(String, String)],
+) -> Vec<Undocumented> {
+    let used: BTreeSet<&str> = documents.iter().flat_map(|(_, text)| words(text)).collect();
+    let keys: BTreeSet<String> = documents
+        .iter()
+        .flat_map(|(path, text)| document_keys(path, text))
+        .collect();
+    let mut out: Vec<Undocumented> = Vec::new();
+    for (path, text) in code {
+        for (index, line) in text.lines().enumerate() {
+            for name in read_names(line) {
+                if used.contains(name) || out.iter().any(|u| u.name == name) {
+                    continue;
+                }
+                let like: Vec<String> = keys
+                    .iter()
+                    .filter(|key| key.as_str() != name && alike(key, name))
+                    .cloned()
+                    .collect();
+                if !like.is_empty() {
+                    let mut documented: Vec<String> = Vec::new();
+                    for key in &like {
+                        if let Some(at) = first_use(documents, key)
+                            && !documented.contains(&at)
+                        {
+                            documented.push(at);
+                        }
+                    }
+                    out.push(Undocumented {
+                        name: name.to_owned(),
+                        path: path.clone(),
+                        line: index + 1,
+                        text: line.trim().to_owned(),
+                        like,
+                        documented,
+                    });
+                }
+            }
+        }
+    }
+    out.truncate(MAX_NAMES);
+    out
+}
+
+impl TurnRun<'_> {
+    /// After an answer that ends the loop with files changed: when the code still reads
+    /// names the focused documents never use, shows them to the model once; true when it did
+    /// (the loop goes on).
+    pub(crate) fn undocumented_leftovers(&mut self) -> bool {
+        if self.state.undocumented_checked
+            || !self.state.compact
+            || !self.state.asks_for_change
+            || self.state.cancel.is_cancelled()
+            || self.state.iterations >= self.config.max_iterations
+            || !self.changed_files()
+        {
+            return false;
+        }
+        self.state.undocumented_checked = true;
+        let paths: Vec<String> = self
+            .context
+            .turn_focus
+            .iter()
+            .map(|f| f.path().to_owned())
+            .collect();
+        let (documents, code) = focus_texts(&self.config.root, &paths);
+        let found = undocumented(&documents, &code);
+        if found.is_empty() {
+            return false;
+        }
+        for (path, content) in code
+            .into_iter()
+            .filter(|(path, _)| found.iter().any(|u| &u.path == path))
+        {
+            self.context
+                .turn_focus
+                .upsert(path.clone(), content.clone(), false);
+            self.context.focused.upsert(path, content, false);
+        }
+        let names: Vec<&str> = found.iter().map(|u| u.name.as_str()).collect();
+        log(
+            self.emitter,
+            format!(
+                "the code still reads names the documents never use ({}); the model was told where",
+                names.join(", ")
+            ),
+        );
+        self.context.conversation.push_note(format!(
+            "NOT DONE YET: the code still reads names the documents never use.\n\n{}\n\nMake the code read the documented names, with the documented defaults. For each file to change, write its path on a line by itself, then its complete new content in a code block.",
+            listed(&found)
+        ));
+        true
+    }
+}
+
+/// The documents (not code) and the code (tests aside) among `paths`, with their text.
+pub(crate) fn focus_texts(
+    root: &Path,
+    paths: &[String],
+) -> (Vec<(String, String)>, Vec<(String, String)>) {
+    let mut documents = Vec::new();
+    let mut code = Vec::new();
+    for path in paths {
+        let Ok(text) = std::fs::read_to_string(root.join(path)) else {
+            continue;
+        };
+        if is_document(path) {
+            documents.push((path.clone(), text));
+        } else if !is_test_path(path) {
+            code.push((path.clone(), text));
+        }
+    }
+    (documents, code)
+}
+
+/// The note for the model (`None` when nothing was found).
+pub(crate) fn note(found: &[Undocumented], documents: &[String]) -> Option<String> {
+    if found.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "## Names the code reads that {} never use\n\n{}",
+        documents.join(" and "),
+        listed(found)
+    ))
+}
+
+/// One line per name found, with the documents' lines using the names it resembles.
+fn listed(found: &[Undocumented]) -> String {
+    let lines: Vec<String> = found
+        .iter()
+        .map(|u| {
+            let like: Vec<String> = u.like.iter().map(|k| format!("`{k}`")).collect();
+            let documented: Vec<String> =
+                u.documented.iter().map(|d| format!("\n  - {d}")).collect();
+            format!(
+                "- {} line {} reads `{}`: `{}`. The documents use {}:{}",
+                u.path,
+                u.line,
+                u.name,
+                u.text,
+                like.join(", "),
+                documented.concat()
+            )
+        })
+        .collect();
+    lines.join("\n")
+}
+
+/// The first line of `documents` using `key` as a word, as `path: line`.
+fn first_use(documents: &[(String, String)], key: &str) -> Option<String> {
+    documents.iter().find_map(|(path, text)| {
+        text.lines()
+            .find(|line| words(line).any(|w| w == key))
+            .map(|line| format!("{path}: `{}`", line.trim()))
+    })
+}
+
+/// Whether `path` is a document the note compares the code with: not code the repo map reads.
+pub(crate) fn is_document(path: &str) -> bool {
+    keel_repomap::Language::from_path(Path::new(path)).is_none()
+}
+
+/// The words (letters, digits, `_`) of `text`.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+}
+
+/// The keys a document gives: every word of a config file; a Markdown file's backticked
+/// names and the words of its code blocks.
+fn document_keys(path: &str, text: &str) -> Vec<String> {
+    let markdown = path.ends_with(".md") || path.ends_with(".markdown") || path.ends_with(".rst");
+    let mut keys: Vec<&str> = Vec::new();
+    if markdown {
+        let mut in_block = false;
+        for line in text.lines() {
+            if line.trim_start().starts_with("```") {
+                in_block = !in_block;
+                continue;
+            }
+            if in_block {
+                keys.extend(words(line));
+            } else {
+                for span in line.split('`').skip(1).step_by(2) {
+                    keys.extend(words(span));
+                }
+            }
+        }
+    } else {
+        keys.extend(words(text));
+    }
+    keys.into_iter()
+        .filter(|k| k.len() >= 3 && k.chars().next().is_some_and(char::is_alphabetic))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The names `line` of code reads: words of its short string literals, fields it takes from
+/// an object (not method calls).
+fn read_names(line: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    for literal in literals(line) {
+        if literal.len() <= MAX_LITERAL
+            && literal
+                .chars()
+                .all(|c| c.is_alphanumeric() || "_.:/-\"".contains(c))
+        {
+            names.extend(words(literal));
+        }
+    }
+    let bytes = line.as_bytes();
+    for (at, _) in line.match_indices('.') {
+        let object_before =
+            at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+        if !object_before {
+            continue;
+        }
+        let rest = &line[at + 1..];
+        let field: &str = rest
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or("");
+        let called = rest[field.len()..].trim_start().starts_with('(');
+        if !field.is_empty() && !called && field.chars().next().is_some_and(char::is_alphabetic) {
+            names.push(field);
+        }
+    }
+    names
+        .into_iter()
+        .filter(|n| n.len() >= 3 && n.chars().next().is_some_and(char::is_alphabetic))
+        .collect()
+}
+
+/// The contents of the quoted strings on `line` (`"…"`, `'…'`, `` `…` ``).
+fn literals(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find(['"', '\'', '`']) {
+        let quote = &rest[at..=at];
+        rest = &rest[at + 1..];
+        let Some(end) = rest.find(quote) else {
+            break;
+        };
+        out.push(&rest[..end]);
+        rest = &rest[end + 1..];
+    }
+    out
+}
+
+/// Whether two names share a part that is not [`COMMON_PARTS`] (case aside).
+fn alike(a: &str, b: &str) -> bool {
+    let parts = |name: &str| -> BTreeSet<String> {
+        split_identifier(name)
+            .into_iter()
+            .map(str::to_lowercase)
+            .filter(|p| p.len() >= 3 && !COMMON_PARTS.contains(&p.as_str()))
+            .collect()
+    };
+    !parts(a).is_disjoint(&parts(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(path: &str, text: &str) -> (String, String) {
+        (path.to_owned(), text.to_owned())
+    }
+
+    const README: &str = "# fetchbot\n\nfetchbot reads `fetchbot.toml` (or the file named by `FETCHBOT_CONFIG`):\n\n```toml\n[http]\ntimeout = 5          # seconds (default 30)\nretries = 2\n```\n";
+    const TOML: &str = "[http]\ntimeout = 5\nretries = 2\nuser_agent = \"fetchbot/0.5\"\n";
+    const SETTINGS: &str = "def from_dict(data):\n    http = data.get(\"http\", {})\n    return Settings(\n        timeout=float(http.get(\"timeout_secs\", Settings.timeout)),\n        retries=int(http.get(\"retries\", Settings.retries)),\n    )\n\n\ndef load(path=None):\n    path = path or os.environ.get(\"FETCHBOT_CONFIG\", DEFAULT_PATH)\n    with open(path, \"rb\") as fh:\n        return from_dict(tomllib.load(fh))\n";
+
+    #[test]
+    fn a_literal_key_the_config_does_not_have_is_found() {
+        let found = undocumented(
+            &[doc("README.md", README), doc("fetchbot.toml", TOML)],
+            &[doc("fetchbot/settings.py", SETTINGS)],
+        );
+        assert_eq!(
+            found,
+            vec![Undocumented {
+                name: "timeout_secs".to_owned(),
+                path: "fetchbot/settings.py".to_owned(),
+                line: 4,
+                text: "timeout=float(http.get(\"timeout_secs\", Settings.timeout)),".to_owned(),
+                like: vec!["timeout".to_owned()],
+                documented: vec![
+                    "README.md: `timeout = 5          # seconds (default 30)`".to_owned()
+                ],
+            }]
+        );
+        insta::assert_snapshot!(
+            note(
+                &found,
+                &["fetchbot.toml".to_owned(), "README.md".to_owned()]
+            )
+            .unwrap_or_default()
+        );
+    }
+
+    #[test]
+    fn fields_read_from_objects_are_names_too() {
+        let readme = "| setting | file key | environment variable |\n|---|---|---|\n| port | `port` | `APP_PORT` |\n| log level | `logLevel` | `LOG_LEVEL` |\n";
+        let config = "const config = {\n  port: json.listenPort ?? 3000,\n  logLevel: json.logLevel ?? 'info',\n}\nif (env.PORT !== undefined) config.port = env.PORT\nconst text = fs.readFileSync(file, 'utf8')\n";
+        let found = undocumented(&[doc("README.md", readme)], &[doc("src/config.js", config)]);
+        let names: Vec<(&str, usize)> = found.iter().map(|u| (u.name.as_str(), u.line)).collect();
+        assert_eq!(names, vec![("listenPort", 2), ("PORT", 5)]);
+        assert_eq!(
+            found[1].like,
+            vec!["APP_PORT".to_owned(), "port".to_owned()]
+        );
+    }
+
+    #[test]
+    fn documented_and_unrelated_names_say_nothing() {
+        let found = undocumented(
+            &[doc("fetchbot.toml", TOML)],
+            &[doc(
+                "app.py",
+                "x = cfg.get(\"retries\")\nmode = \"rb\"\nlog.info(\"started\")\n",
+            )],
+        );
+        assert!(found.is_empty(), "{found:?}");
+        assert_eq!(note(&[], &["a.toml".to_owned()]), None);
+    }
+
+    #[test]
+    fn documents_are_what_the_map_does_not_read() {
+        assert!(is_document("README.md"));
+        assert!(is_document("config/default.json"));
+        assert!(!is_document("src/config.js"));
+    }
+}
