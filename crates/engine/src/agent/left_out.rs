@@ -5,8 +5,9 @@
 //! the old file's top-level definitions missing from it are put back where they stood (after
 //! the definition that preceded them), and so is the old file's tail after its last definition
 //! (exports, a `__main__` block) when nothing like it is left, and the one-line imports and
-//! constants it dropped whose names the new version still uses. A definition the task names is left out as
-//! written: the task asked to rename, move or remove it.
+//! constants it dropped whose names the new version still uses. A definition named by a task
+//! that asks to rename, move or remove something is left out as written; a task that only
+//! asks to change a definition (`make plainTextSummary use "..."`) gets it back.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -27,8 +28,9 @@ pub(crate) struct KeptBack {
 
 /// `new`, the content an answer gives for `path` (whose content was `old`), with what it left
 /// out of `old` put back; `None` when it left nothing out (or the language is not known).
-/// Names `task` mentions are not put back.
+/// Names `task` mentions are not put back when it asks to rename, move or remove something.
 pub(crate) fn keep_left_out(path: &str, old: &str, new: &str, task: &str) -> Option<KeptBack> {
+    let task = if may_drop_names(task) { task } else { "" };
     let language = Language::from_path(Path::new(path))?;
     let old_top = top_level(language, old)?;
     let new_top = top_level(language, new)?;
@@ -166,6 +168,30 @@ fn once(symbols: &[Symbol]) -> std::collections::HashSet<&str> {
         .filter(|(_, n)| *n == 1)
         .map(|(name, _)| name)
         .collect()
+}
+
+/// Whether `task` asks for something that takes a definition out of its file: a rename, a
+/// move, a removal.
+fn may_drop_names(task: &str) -> bool {
+    const DROPPING: &[&str] = &[
+        "rename",
+        "move",
+        "remove",
+        "delete",
+        "drop",
+        "merge",
+        "inline",
+        "split",
+        "extract",
+        "replace",
+        "deprecate",
+    ];
+    task.split(|c: char| !c.is_alphabetic()).any(|word| {
+        let word = word.to_lowercase();
+        DROPPING
+            .iter()
+            .any(|d| word.starts_with(d) && word.len() <= d.len() + 3)
+    })
 }
 
 /// The code names a task gives: what it puts in backticks (`store.Store` gives `store` and
@@ -517,6 +543,20 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn a_definition_the_task_only_changes_comes_back() {
+        let old = "export function card(x: string): string {\n  return x;\n}\n\nexport function summary(x: string): string {\n  return x;\n}\n";
+        let new = "export function card(x: string): string {\n  return x;\n}\n";
+        let kept = keep_left_out("feed.ts", old, new, "make `summary` use \"...\" instead.")
+            .unwrap_or_else(|| panic!("summary left out"));
+        assert_eq!(kept.parts, vec!["summary".to_owned()]);
+        assert!(may_drop_names("Please remove `summary`"));
+        assert!(may_drop_names("Moved the helper"));
+        assert!(!may_drop_names(
+            "make `summary` use \"...\" instead, and improve it"
+        ));
     }
 
     #[test]

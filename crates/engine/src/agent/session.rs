@@ -710,35 +710,6 @@ impl AgentSession {
         {
             self.context.turn_notes.push(excerpts);
         }
-        if let Some(note) = self.undocumented_note(&shown) {
-            self.context.turn_notes.push(note);
-        }
-    }
-
-    /// When the turn's focus holds documents (the config file or README the task names) and
-    /// code, the names the code reads that those documents never use
-    /// ([`super::undocumented_names`]).
-    fn undocumented_note(&self, shown: &[String]) -> Option<String> {
-        let (documents, code) = super::undocumented_names::focus_texts(&self.config.root, shown);
-        if documents.is_empty() || code.is_empty() {
-            return None;
-        }
-        let found = super::undocumented_names::undocumented(&documents, &code);
-        let names: Vec<String> = documents.into_iter().map(|(path, _)| path).collect();
-        let note = super::undocumented_names::note(&found, &names)?;
-        self.emitter.emit(SystemLog {
-            level: LogLevel::Info,
-            message: format!(
-                "the code reads names the documents never use: {}",
-                found
-                    .iter()
-                    .map(|u| u.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            metadata: None,
-        });
-        Some(note)
     }
 
     fn close_turn(&mut self, ending: Ending, state: &TurnState, task: String) -> TurnOutcome {

@@ -22,6 +22,7 @@ impl TurnRun<'_> {
     pub(crate) async fn drive(&mut self) -> Ending {
         self.rename_first().await;
         self.move_first().await;
+        self.documented_first().await;
         self.test_before_start().await;
         loop {
             let end = self.tool_loop(None).await;

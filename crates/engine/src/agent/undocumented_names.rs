@@ -1,8 +1,12 @@
 //! Names the code reads that the project's documents do not use: "I set `timeout = 5` and it
 //! is ignored" is a config file or README saying `timeout` where the code reads
 //! `"timeout_secs"`. A small model shown both files still edits the wrong line; under the
-//! compact profile, a task whose focus holds documents (the config file or README it names)
-//! gets a note listing each such name beside the documented names it resembles.
+//! compact profile, when the turn's focus holds documents (the config file or README the task
+//! names), a task asking for a change has each such name replaced, before the model's first
+//! call, by the one documented key it resembles in the same case (`timeout_secs` → `timeout`,
+//! `PORT` → `APP_PORT`, not `port`), as Keel's own `write_file`; the model is told what was
+//! changed, and gets the names it could not pair listed beside the documented names they
+//! resemble.
 //!
 //! What the code reads: the words of short string literals (`"timeout_secs"`, a Go tag's
 //! `json:"workers"`) and the fields it takes from an object (`json.listenPort`, `env.PORT`;
@@ -100,6 +104,83 @@ pub(crate) fn undocumented(
 }
 
 impl TurnRun<'_> {
+    /// Before the model's first call, with documents in the turn's focus: replaces the names
+    /// the code reads that the documents never use by the documented key each stands for
+    /// (a change task only) and notes what was done and what is left.
+    pub(crate) async fn documented_first(&mut self) {
+        if self.state.cancel.is_cancelled() || !self.settle_profile().await {
+            return;
+        }
+        let paths: Vec<String> = self
+            .context
+            .turn_focus
+            .iter()
+            .map(|f| f.path().to_owned())
+            .collect();
+        let (documents, code) = focus_texts(&self.config.root, &paths);
+        let found = undocumented(&documents, &code);
+        if found.is_empty() {
+            return;
+        }
+        let names: Vec<&str> = found.iter().map(|u| u.name.as_str()).collect();
+        log(
+            self.emitter,
+            format!(
+                "the code reads names the documents never use: {}",
+                names.join(", ")
+            ),
+        );
+        let mut changed: Vec<(&Undocumented, String)> = Vec::new();
+        if self.state.asks_for_change && !self.state.only_asks {
+            for (n, (path, text)) in code.iter().enumerate() {
+                let pairs: Vec<(&Undocumented, String)> = found
+                    .iter()
+                    .filter(|u| &u.path == path)
+                    .filter_map(|u| Some((u, replacement(u)?)))
+                    .collect();
+                let Some(new) = replaced(text, &pairs) else {
+                    continue;
+                };
+                if self
+                    .write_baseline(&format!("keel_documented_{n}"), path, &new)
+                    .await
+                {
+                    changed.extend(pairs);
+                }
+            }
+        }
+        let left: Vec<Undocumented> = found
+            .iter()
+            .filter(|u| !changed.iter().any(|(c, _)| c.name == u.name))
+            .cloned()
+            .collect();
+        if !changed.is_empty() {
+            let done: Vec<String> = changed
+                .iter()
+                .map(|(u, to)| format!("`{}` → `{to}` ({} line {})", u.name, u.path, u.line))
+                .collect();
+            log(
+                self.emitter,
+                format!(
+                    "read the documented names before the model's first call: {}",
+                    done.join(", ")
+                ),
+            );
+            self.state.done_by_keel.push(format!(
+                "Made the code read the documented names: {}.",
+                done.join(", ")
+            ));
+            self.context.turn_notes.push(format!(
+                "## Changed by Keel\n\nKeel has already made the code read the names the documents use: {}. The files shown are up to date. Check the rest of the task (defaults, other settings) against the documents.",
+                done.join(", ")
+            ));
+        }
+        let documents: Vec<String> = documents.into_iter().map(|(path, _)| path).collect();
+        if let Some(note) = note(&left, &documents) {
+            self.context.turn_notes.push(note);
+        }
+    }
+
     /// After an answer that ends the loop with files changed: when the code still reads
     /// names the focused documents never use, shows them to the model once; true when it did
     /// (the loop goes on).
@@ -148,6 +229,60 @@ impl TurnRun<'_> {
         ));
         true
     }
+}
+
+/// The documented key `found` stands for: the only one it resembles written in the same case
+/// (all capitals, or not).
+fn replacement(found: &Undocumented) -> Option<String> {
+    let capitals = |name: &str| !name.chars().any(char::is_lowercase);
+    let same: Vec<&String> = found
+        .like
+        .iter()
+        .filter(|key| capitals(key) == capitals(&found.name))
+        .collect();
+    match same.as_slice() {
+        [only] => Some((*only).clone()),
+        _ => None,
+    }
+}
+
+/// `text` with each name of `pairs` replaced by its key, as a word, on the lines that read it
+/// (`None` when nothing changed).
+fn replaced(text: &str, pairs: &[(&Undocumented, String)]) -> Option<String> {
+    let mut changed = false;
+    let lines: Vec<String> = text
+        .split_inclusive('\n')
+        .map(|line| {
+            let mut line = line.to_owned();
+            for (found, key) in pairs {
+                if read_names(&line).contains(&found.name.as_str()) {
+                    line = replace_word(&line, &found.name, key);
+                    changed = true;
+                }
+            }
+            line
+        })
+        .collect();
+    changed.then(|| lines.concat())
+}
+
+/// `line` with every whole-word `name` replaced by `with`.
+fn replace_word(line: &str, name: &str, with: &str) -> String {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(line.len());
+    let mut last = 0;
+    for (at, _) in line.match_indices(name) {
+        let before = line[..at].chars().next_back();
+        let after = line[at + name.len()..].chars().next();
+        if before.is_some_and(is_word) || after.is_some_and(is_word) {
+            continue;
+        }
+        out.push_str(&line[last..at]);
+        out.push_str(with);
+        last = at + name.len();
+    }
+    out.push_str(&line[last..]);
+    out
 }
 
 /// The documents (not code) and the code (tests aside) among `paths`, with their text.
@@ -368,6 +503,33 @@ mod tests {
             found[1].like,
             vec!["APP_PORT".to_owned(), "port".to_owned()]
         );
+    }
+
+    #[test]
+    fn each_name_is_replaced_by_the_key_written_in_its_case() {
+        let readme = "| port | `port` | `APP_PORT` |\n";
+        let config = "const config = {\n  port: json.listenPort ?? 3000,\n}\nif (env.PORT !== undefined) config.port = env.PORT\nconst REPORT = 1\n";
+        let found = undocumented(&[doc("README.md", readme)], &[doc("src/config.js", config)]);
+        let pairs: Vec<(&Undocumented, String)> = found
+            .iter()
+            .filter_map(|u| Some((u, replacement(u)?)))
+            .collect();
+        assert_eq!(
+            replaced(config, &pairs).as_deref(),
+            Some(
+                "const config = {\n  port: json.port ?? 3000,\n}\nif (env.APP_PORT !== undefined) config.port = env.APP_PORT\nconst REPORT = 1\n"
+            )
+        );
+        let settings = undocumented(
+            &[doc("README.md", README), doc("fetchbot.toml", TOML)],
+            &[doc("fetchbot/settings.py", SETTINGS)],
+        );
+        assert_eq!(replacement(&settings[0]).as_deref(), Some("timeout"));
+        let two = Undocumented {
+            like: vec!["port".to_owned(), "listen".to_owned()],
+            ..settings[0].clone()
+        };
+        assert_eq!(replacement(&two), None);
     }
 
     #[test]
