@@ -1,8 +1,8 @@
 //! A task that asks for more than one thing ([`super::task_parts`]) is checked part by part:
 //! small models often do the first request and stop ("add the parameter" done, "make German
 //! invoices use it" forgotten). Under the compact profile, once the turn has changed files and
-//! the tests pass (or there are none), the model is shown the task's parts once and asked to
-//! finish any that is not done. What it then writes is kept only while the tests still pass;
+//! the tests pass (or there are none), the model is shown the task's parts and asked to
+//! finish any that is not done; a second time only when a part is still plainly not done. What it then writes is kept only while the tests still pass;
 //! when they fail, the files are put back as they were before the check (through the file
 //! tools, so checkpoints and events record it) and the turn ends with its earlier answer.
 
@@ -20,6 +20,9 @@ use super::tool_loop::TurnRun;
 use super::turn_state::LoopEnd;
 use super::undone_parts::{FileThen, is_checked_code, undone_parts};
 
+/// Most times one turn checks the task's parts.
+const MAX_PARTS_ROUNDS: u32 = 2;
+
 /// The check under way: what to put back if it breaks the tests.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PartsReview {
@@ -35,9 +38,12 @@ pub(crate) struct PartsReview {
 
 impl TurnRun<'_> {
     /// After an answer that ends the loop with the tests passing: asks the model to check the
-    /// task's parts, once per turn; true when it was asked (the loop goes on).
+    /// task's parts (again, at most [`MAX_PARTS_ROUNDS`] times a turn, while a part is plainly
+    /// not done); true when it was asked (the loop goes on).
     pub(crate) fn review_parts(&mut self, answer: &str) -> bool {
-        if self.state.parts_reviewed
+        let again = self.state.parts_rounds > 0;
+        if self.state.parts_rounds >= MAX_PARTS_ROUNDS
+            || self.state.parts_review.as_ref().is_some_and(|r| r.undone)
             || !self.state.compact
             || !self.state.asks_for_change
             || self.state.tests == TestState::Failed
@@ -47,12 +53,22 @@ impl TurnRun<'_> {
         {
             return false;
         }
-        self.state.parts_reviewed = true;
         let parts = super::task_parts::requests(&self.state.task);
         let errors: Vec<String> = self.state.edit_errors.values().flatten().cloned().collect();
         if parts.is_empty() && errors.is_empty() {
             return false;
         }
+        let undone = undone_parts(&parts, &self.code_then());
+        let open = undone.iter().filter(|u| u.is_some()).count();
+        if again && open == 0 {
+            return false;
+        }
+        self.state.parts_rounds += 1;
+        // The turn's answer stays the one before the first check.
+        let answer = match &self.state.parts_review {
+            Some(review) => review.answer.clone(),
+            None => answer.to_owned(),
+        };
         let mut paths: Vec<String> = self
             .context
             .focused
@@ -70,7 +86,7 @@ impl TurnRun<'_> {
         self.state.parts_review = Some(PartsReview {
             before,
             from: self.changes.count(),
-            answer: answer.to_owned(),
+            answer,
             undone: false,
         });
         let mut why = Vec::new();
@@ -86,8 +102,6 @@ impl TurnRun<'_> {
                 errors.len()
             ));
         }
-        let undone = undone_parts(&parts, &self.code_then());
-        let open = undone.iter().filter(|u| u.is_some()).count();
         if open > 0 {
             why.push(format!("{open} of them plainly not done yet"));
         }

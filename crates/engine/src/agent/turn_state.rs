@@ -71,8 +71,8 @@ pub(crate) struct TurnState {
     pub(crate) attempt: u32,
     /// How answers are sampled in this attempt, when not as configured.
     pub(crate) sampling: Option<crate::provider::Sampling>,
-    /// The task's parts were checked ([`super::parts_review`]), and the check under way.
-    pub(crate) parts_reviewed: bool,
+    /// Times the task's parts were checked ([`super::parts_review`]), and the check under way.
+    pub(crate) parts_rounds: u32,
     pub(crate) parts_review: Option<super::parts_review::PartsReview>,
     /// Times the model was told the old name of a rename is still used
     /// ([`super::rename_check`]).
@@ -140,7 +140,7 @@ impl TurnState {
             turn_start: 0,
             attempt: 1,
             sampling: None,
-            parts_reviewed: false,
+            parts_rounds: 0,
             parts_review: None,
             rename_rounds: 0,
             undocumented_checked: false,

@@ -171,7 +171,7 @@ impl TurnRun<'_> {
                 done.join(", ")
             ));
             self.context.turn_notes.push(format!(
-                "## Changed by Keel\n\nKeel has already made the code read the names the documents use: {}. The files shown are up to date. Check the rest of the task (defaults, other settings) against the documents.",
+                "## Changed by Keel\n\nKeel has already made the code read the names the documents use: {}. The files shown are up to date, and these names are right: keep them. If the documents ask for more than the code now does (a default value, another setting), change that; if nothing else differs, answer DONE.",
                 done.join(", ")
             ));
         }
