@@ -118,6 +118,7 @@ impl TurnRun<'_> {
         path: &str,
         content: &str,
     ) -> bool {
+        let before = std::fs::read_to_string(self.config.root.join(path)).ok();
         let arguments = serde_json::json!({"path": path, "content": content});
         if !self
             .run_own_tool(call_id, "write_file", arguments)
@@ -126,6 +127,10 @@ impl TurnRun<'_> {
         {
             return false;
         }
+        self.state
+            .before_keel
+            .entry(path.to_owned())
+            .or_insert(before);
         self.state
             .originals
             .insert(path.to_owned(), Some(content.to_owned()));

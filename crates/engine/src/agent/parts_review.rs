@@ -167,13 +167,20 @@ impl TurnRun<'_> {
         }
     }
 
-    /// The project's code (see [`super::undone_parts`]) as the turn found it and as it is.
+    /// The project's code (see [`super::undone_parts`]) as the turn found it (before Keel's
+    /// own work for the task too) and as it is.
     fn code_then(&self) -> BTreeMap<String, FileThen> {
+        let found = |path: &String| {
+            self.state
+                .before_keel
+                .get(path)
+                .or_else(|| self.state.originals.get(path))
+        };
         let mut files: BTreeMap<String, FileThen> = text_files(&self.config.root)
             .into_iter()
             .filter(|(path, _)| is_checked_code(path))
             .map(|(path, now)| {
-                let before = match self.state.originals.get(&path) {
+                let before = match found(&path) {
                     Some(before) => before.clone(),
                     None => Some(now.clone()),
                 };
@@ -181,7 +188,7 @@ impl TurnRun<'_> {
                 (path, FileThen { before, now })
             })
             .collect();
-        for (path, before) in &self.state.originals {
+        for (path, before) in self.state.before_keel.iter().chain(&self.state.originals) {
             if is_checked_code(path) && !files.contains_key(path) {
                 files.insert(
                     path.clone(),

@@ -86,6 +86,9 @@ pub(crate) struct TurnState {
     /// The files the turn's edit calls touched, as they were before the first of them
     /// (`None`: the file did not exist), for starting over ([`super::attempts`]).
     pub(crate) originals: std::collections::BTreeMap<String, Option<String>>,
+    /// The files Keel's own work for the task wrote (`TurnRun::write_baseline`) as they were
+    /// before it (`None`: the file did not exist): what the turn changed is measured from them.
+    pub(crate) before_keel: std::collections::BTreeMap<String, Option<String>>,
     /// What Keel did itself for the task (a rename carried out first), in sentences for the
     /// turn's answer.
     pub(crate) done_by_keel: Vec<String>,
@@ -146,6 +149,7 @@ impl TurnState {
             undocumented_checked: false,
             edit_errors: std::collections::BTreeMap::new(),
             originals: std::collections::BTreeMap::new(),
+            before_keel: std::collections::BTreeMap::new(),
             done_by_keel: Vec::new(),
         }
     }
