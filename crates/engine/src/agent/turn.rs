@@ -20,9 +20,9 @@ const PLAN_NUDGE: &str =
 impl TurnRun<'_> {
     /// The turn after `run.response.start`: the main tool loop, and a plan if one is made.
     pub(crate) async fn drive(&mut self) -> Ending {
+        self.documented_first().await;
         self.rename_first().await;
         self.move_first().await;
-        self.documented_first().await;
         self.test_before_start().await;
         loop {
             let end = self.tool_loop(None).await;

@@ -62,6 +62,15 @@ pub(crate) fn undocumented(
     code: &[(String, String)],
 ) -> Vec<Undocumented> {
     let used: BTreeSet<&str> = documents.iter().flat_map(|(_, text)| words(text)).collect();
+    // A name the code defines (a class, a function) is the code's own, not a setting.
+    let defined: BTreeSet<String> = code
+        .iter()
+        .filter_map(|(path, text)| {
+            let language = keel_repomap::Language::from_path(Path::new(path))?;
+            keel_repomap::extract(language, text.as_bytes()).ok()
+        })
+        .flat_map(|tags| tags.symbols.into_iter().map(|s| s.name))
+        .collect();
     let keys: BTreeSet<String> = documents
         .iter()
         .flat_map(|(path, text)| document_keys(path, text))
@@ -70,7 +79,10 @@ pub(crate) fn undocumented(
     for (path, text) in code {
         for (index, line) in text.lines().enumerate() {
             for name in read_names(line) {
-                if used.contains(name) || out.iter().any(|u| u.name == name) {
+                if used.contains(name)
+                    || defined.contains(name)
+                    || out.iter().any(|u| u.name == name)
+                {
                     continue;
                 }
                 let like: Vec<String> = keys
@@ -108,7 +120,12 @@ impl TurnRun<'_> {
     /// the code reads that the documents never use by the documented key each stands for
     /// (a change task only) and notes what was done and what is left.
     pub(crate) async fn documented_first(&mut self) {
-        if self.state.cancel.is_cancelled() || !self.settle_profile().await {
+        // A rename or a move changes names on purpose (and brings documents into the focus).
+        if self.state.cancel.is_cancelled()
+            || super::rename_check::asked_rename(&self.state.task).is_some()
+            || super::move_first::asked_move(&self.state.task).is_some()
+            || !self.settle_profile().await
+        {
             return;
         }
         let paths: Vec<String> = self
@@ -131,6 +148,7 @@ impl TurnRun<'_> {
             ),
         );
         let mut changed: Vec<(&Undocumented, String)> = Vec::new();
+        let mut defaults: Vec<String> = Vec::new();
         if self.state.asks_for_change && !self.state.only_asks {
             for (n, (path, text)) in code.iter().enumerate() {
                 let pairs: Vec<(&Undocumented, String)> = found
@@ -141,11 +159,13 @@ impl TurnRun<'_> {
                 let Some(new) = replaced(text, &pairs) else {
                     continue;
                 };
+                let (new, fixed) = with_documented_defaults(&new, &pairs, &documents);
                 if self
                     .write_baseline(&format!("keel_documented_{n}"), path, &new)
                     .await
                 {
                     changed.extend(pairs);
+                    defaults.extend(fixed);
                 }
             }
         }
@@ -155,10 +175,11 @@ impl TurnRun<'_> {
             .cloned()
             .collect();
         if !changed.is_empty() {
-            let done: Vec<String> = changed
+            let mut done: Vec<String> = changed
                 .iter()
                 .map(|(u, to)| format!("`{}` → `{to}` ({} line {})", u.name, u.path, u.line))
                 .collect();
+            done.extend(defaults);
             log(
                 self.emitter,
                 format!(
@@ -266,6 +287,91 @@ fn replaced(text: &str, pairs: &[(&Undocumented, String)]) -> Option<String> {
     changed.then(|| lines.concat())
 }
 
+/// `text` (names already replaced) with the number on each line that reads a documented key
+/// set to the default a document's table gives for that key (a column headed "default"),
+/// when the line holds exactly one number and it differs; what was changed, in words.
+fn with_documented_defaults(
+    text: &str,
+    pairs: &[(&Undocumented, String)],
+    documents: &[(String, String)],
+) -> (String, Vec<String>) {
+    let mut fixed = Vec::new();
+    let lines: Vec<String> = text
+        .split_inclusive('\n')
+        .enumerate()
+        .map(|(index, line)| {
+            let mut line = line.to_owned();
+            for (found, key) in pairs {
+                if found.line != index + 1 {
+                    continue;
+                }
+                let Some(default) = documented_default(documents, key) else {
+                    continue;
+                };
+                let only = match numbers(&line).as_slice() {
+                    [only] if *only != default => (*only).to_owned(),
+                    _ => continue,
+                };
+                fixed.push(format!(
+                    "`{only}` → `{default}`, the documented default of `{key}` ({} line {})",
+                    found.path, found.line
+                ));
+                line = replace_word(&line, &only, &default);
+            }
+            line
+        })
+        .collect();
+    (lines.concat(), fixed)
+}
+
+/// The default a Markdown table in `documents` gives for `key`: the cell under a header
+/// holding "default", in the row naming `key`, when it is a number.
+fn documented_default(documents: &[(String, String)], key: &str) -> Option<String> {
+    let cells = |line: &str| -> Vec<String> {
+        line.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().trim_matches('`').to_owned())
+            .collect()
+    };
+    for (_, text) in documents {
+        let mut column: Option<usize> = None;
+        for line in text.lines() {
+            if !line.trim_start().starts_with('|') {
+                column = None;
+                continue;
+            }
+            let row = cells(line);
+            if row.iter().all(|c| c.chars().all(|ch| "-: ".contains(ch))) {
+                continue;
+            }
+            let Some(at) = column else {
+                column = row
+                    .iter()
+                    .position(|c| c.to_lowercase().contains("default"));
+                continue;
+            };
+            let names_key = row.iter().any(|c| words(c).any(|w| w == key));
+            if let Some(value) = row.get(at).filter(|_| names_key)
+                && !value.is_empty()
+                && value.chars().all(|c| c.is_ascii_digit() || c == '.')
+                && value.matches('.').count() <= 1
+            {
+                return Some(value.clone());
+            }
+        }
+    }
+    None
+}
+
+/// The number tokens of a line of code (not inside a longer word).
+fn numbers(line: &str) -> Vec<&str> {
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .map(|w| w.trim_matches('.'))
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .collect()
+}
+
 /// `line` with every whole-word `name` replaced by `with`.
 fn replace_word(line: &str, name: &str, with: &str) -> String {
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
@@ -285,11 +391,11 @@ fn replace_word(line: &str, name: &str, with: &str) -> String {
     out
 }
 
+/// Files by path with their text.
+pub(crate) type Texts = Vec<(String, String)>;
+
 /// The documents (not code) and the code (tests aside) among `paths`, with their text.
-pub(crate) fn focus_texts(
-    root: &Path,
-    paths: &[String],
-) -> (Vec<(String, String)>, Vec<(String, String)>) {
+pub(crate) fn focus_texts(root: &Path, paths: &[String]) -> (Texts, Texts) {
     let mut documents = Vec::new();
     let mut code = Vec::new();
     for path in paths {
@@ -384,6 +490,7 @@ fn document_keys(path: &str, text: &str) -> Vec<String> {
     }
     keys.into_iter()
         .filter(|k| k.len() >= 3 && k.chars().next().is_some_and(char::is_alphabetic))
+        .filter(|k| !is_type_like(k))
         .map(str::to_owned)
         .collect()
 }
@@ -421,7 +528,14 @@ fn read_names(line: &str) -> Vec<&str> {
     names
         .into_iter()
         .filter(|n| n.len() >= 3 && n.chars().next().is_some_and(char::is_alphabetic))
+        .filter(|n| !is_type_like(n))
         .collect()
+}
+
+/// Whether `name` is written like a type or an exported API (`MethodDelete`, `Plan`): a
+/// capital followed by small letters. Settings are `listenPort`, `timeout_secs`, `APP_PORT`.
+fn is_type_like(name: &str) -> bool {
+    name.chars().next().is_some_and(char::is_uppercase) && name.chars().any(char::is_lowercase)
 }
 
 /// The contents of the quoted strings on `line` (`"…"`, `'…'`, `` `…` ``).
@@ -520,6 +634,26 @@ mod tests {
                 "const config = {\n  port: json.port ?? 3000,\n}\nif (env.APP_PORT !== undefined) config.port = env.APP_PORT\nconst REPORT = 1\n"
             )
         );
+        let table = "| setting | file key | environment variable | default |\n|---|---|---|---|\n| port | `port` | `APP_PORT` | 8080 |\n| host | `host` | `APP_HOST` | `127.0.0.1` |\n";
+        let documents = [doc("README.md", table)];
+        let (text, fixed) = with_documented_defaults(
+            &replaced(config, &pairs).unwrap_or_default(),
+            &pairs,
+            &documents,
+        );
+        assert!(text.contains("port: json.port ?? 8080,"), "{text}");
+        assert_eq!(
+            fixed,
+            vec![
+                "`3000` → `8080`, the documented default of `port` (src/config.js line 2)"
+                    .to_owned()
+            ]
+        );
+        assert_eq!(documented_default(&documents, "host"), None, "not a number");
+        assert_eq!(
+            documented_default(&documents, "APP_PORT").as_deref(),
+            Some("8080")
+        );
         let settings = undocumented(
             &[doc("README.md", README), doc("fetchbot.toml", TOML)],
             &[doc("fetchbot/settings.py", SETTINGS)],
@@ -530,6 +664,32 @@ mod tests {
             ..settings[0].clone()
         };
         assert_eq!(replacement(&two), None);
+    }
+
+    #[test]
+    fn library_api_names_are_not_settings() {
+        let readme = "Store API: `(*Store).Delete(id)`.\n";
+        let handlers = "case http.MethodDelete:\n\tnote := store.Note{}\n";
+        let found = undocumented(
+            &[doc("README.md", readme)],
+            &[doc("api/handlers.go", handlers)],
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn names_the_code_defines_are_not_settings() {
+        let readme = "`plan` makes the steps.\n";
+        let init = "from .plan import Plan, make_plan\n\n__all__ = [\"Plan\", \"make_plan\"]\n";
+        let plan = "class Plan:\n    pass\n\n\ndef make_plan():\n    return Plan()\n";
+        let found = undocumented(
+            &[doc("README.md", readme)],
+            &[
+                doc("deployer/__init__.py", init),
+                doc("deployer/plan.py", plan),
+            ],
+        );
+        assert!(found.is_empty(), "{found:?}");
     }
 
     #[test]
