@@ -6,11 +6,14 @@
 //! call, by the one documented key it resembles in the same case (`timeout_secs` → `timeout`,
 //! `PORT` → `APP_PORT`, not `port`), as Keel's own `write_file`; the model is told what was
 //! changed, and gets the names it could not pair listed beside the documented names they
-//! resemble.
+//! resemble. When a README table has a "default" column, the number on a changed line is set
+//! to the key's documented default too. A task that renames or moves something is left
+//! alone: it changes names on purpose.
 //!
 //! What the code reads: the words of short string literals (`"timeout_secs"`, a Go tag's
 //! `json:"workers"`) and the fields it takes from an object (`json.listenPort`, `env.PORT`;
-//! method calls aside). A name is reported when the documents never use it and one of its
+//! method calls aside) — not names the code defines, nor names written like types or
+//! exported APIs (`MethodDelete`, `LRUCache`). A name is reported when the documents never use it and one of its
 //! parts (`listen` + `port`) is a part of a key the documents give: a config file's words,
 //! a README's backticked names and code blocks.
 //!
@@ -675,6 +678,10 @@ mod tests {
             &[doc("api/handlers.go", handlers)],
         );
         assert!(found.is_empty(), "{found:?}");
+        let readme = "`LRUCache` keeps the newest entries.\n";
+        let memo = "const hit = this.cache.get(key)\n";
+        let found = undocumented(&[doc("README.md", readme)], &[doc("src/memo.ts", memo)]);
+        assert!(found.is_empty(), "a type is not a setting: {found:?}");
     }
 
     #[test]
