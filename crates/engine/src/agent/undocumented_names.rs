@@ -119,6 +119,20 @@ pub(crate) fn undocumented(
 }
 
 impl TurnRun<'_> {
+    /// The turn's focused documents and code, and the names that code reads the documents
+    /// never use.
+    fn focus_mismatches(&self) -> (Texts, Texts, Vec<Undocumented>) {
+        let paths: Vec<String> = self
+            .context
+            .turn_focus
+            .iter()
+            .map(|f| f.path().to_owned())
+            .collect();
+        let (documents, code) = focus_texts(&self.config.root, &paths);
+        let found = undocumented(&documents, &code);
+        (documents, code, found)
+    }
+
     /// Before the model's first call, with documents in the turn's focus: replaces the names
     /// the code reads that the documents never use by the documented key each stands for
     /// (a change task only) and notes what was done and what is left.
@@ -131,14 +145,7 @@ impl TurnRun<'_> {
         {
             return;
         }
-        let paths: Vec<String> = self
-            .context
-            .turn_focus
-            .iter()
-            .map(|f| f.path().to_owned())
-            .collect();
-        let (documents, code) = focus_texts(&self.config.root, &paths);
-        let found = undocumented(&documents, &code);
+        let (documents, code, found) = self.focus_mismatches();
         if found.is_empty() {
             return;
         }
@@ -219,14 +226,7 @@ impl TurnRun<'_> {
             return false;
         }
         self.state.undocumented_checked = true;
-        let paths: Vec<String> = self
-            .context
-            .turn_focus
-            .iter()
-            .map(|f| f.path().to_owned())
-            .collect();
-        let (documents, code) = focus_texts(&self.config.root, &paths);
-        let found = undocumented(&documents, &code);
+        let (_, code, found) = self.focus_mismatches();
         if found.is_empty() {
             return false;
         }
