@@ -29,7 +29,7 @@ fn without_token_counts(value: Value) -> Value {
         Value::Object(map) => Value::Object(
             map.into_iter()
                 .map(|(key, v)| match key.as_str() {
-                    "tokens_used" | "prompt_tokens" | "total_tokens" => {
+                    "tokens_used" | "prompt_tokens" | "total_tokens" | "input_tokens_count" => {
                         (key, Value::String("[tokens]".to_owned()))
                     }
                     _ => (key, without_token_counts(v)),
