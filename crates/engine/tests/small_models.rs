@@ -1184,3 +1184,122 @@ async fn a_standard_module_used_without_its_import_is_imported() {
     );
     assert_eq!(outcome.status, AgentStatus::Completed);
 }
+
+/// A module whose function is to be written from its docstring's example.
+const SLUG_STUB: &str = "\"\"\"URL slugs.\"\"\"\n\n\ndef slugify(text):\n    \"\"\"Lower case, words joined by dashes.\n\n    >>> slugify(\"Hello World\")\n    'hello-world'\n    \"\"\"\n    raise NotImplementedError\n";
+
+/// `SLUG_STUB` with `body` for `slugify`, as a whole file in the model's answer.
+fn slug_answer(body: &str) -> String {
+    format!(
+        "`calc/slug.py`\n```python\n{}```",
+        SLUG_STUB.replace("raise NotImplementedError", body)
+    )
+}
+
+#[tokio::test]
+async fn the_examples_in_a_changed_docstring_run_once_the_tests_pass() {
+    let ws = sample_project();
+    let fixed_stats = FIXED_MEAN
+        .split_once("```python\n")
+        .and_then(|(_, rest)| rest.strip_suffix("```"))
+        .unwrap()
+        .to_owned();
+    std::fs::write(ws.path().join("calc/stats.py"), &fixed_stats).unwrap();
+    std::fs::write(ws.path().join("calc/slug.py"), SLUG_STUB).unwrap();
+    let wrong = slug_answer("return text.replace(\" \", \"-\")");
+    let right = slug_answer("return text.lower().replace(\" \", \"-\")");
+    let (events, requests, outcome, ws) = turn_on(
+        ws,
+        "Implement `slugify` in calc/slug.py; its docstring says what it must do.",
+        vec![
+            text_answer(&[&wrong]),
+            text_answer(&["DONE"]),
+            text_answer(&[&right]),
+            text_answer(&["DONE"]),
+            text_answer(&["DONE"]),
+        ],
+        |c| {
+            // The map finds the file: the model works without tools, writing files whole.
+            c.repo_map = keel_engine::RepoMapConfig::default();
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+            c.attempts = Some(1);
+        },
+        |_| {},
+    )
+    .await;
+    // The tests pass with the wrong slug; its example does not, and the model is told so.
+    let note = user_messages(&requests[2]).last().cloned().unwrap();
+    assert!(
+        note.starts_with("The tests pass, but I ran the examples in the docstrings"),
+        "{note}"
+    );
+    assert!(
+        note.contains("Failed example:\n    slugify(\"Hello World\")"),
+        "{note}"
+    );
+    assert!(note.contains("Got:\n    'Hello-World'"), "{note}");
+    // Offered no tools, the model reads its edit as the code block it wrote, not as JSON.
+    let messages = requests[2].body["messages"].as_array().unwrap();
+    assert!(
+        messages
+            .iter()
+            .all(|m| m.get("tool_calls").is_none() && m["role"] != "tool"),
+        "{messages:#?}"
+    );
+    assert!(messages.iter().any(|m| {
+        m["role"] == "assistant"
+            && m["content"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("`calc/slug.py`\n```python\n"))
+    }));
+    // Each run is reported as Keel's own command, as the tests' runs are.
+    let examples_runs = events
+        .iter()
+        .filter(|e| {
+            matches!(&e.kind, EventKind::RunToolStart(start)
+                if start.call_id.starts_with("keel_examples_")
+                    && start.arguments["command"].as_str().is_some_and(|c| c.starts_with("python3 -B -c 'import doctest")))
+        })
+        .count();
+    // After the wrong slug, the answer that changed nothing, and the right slug.
+    assert_eq!(examples_runs, 3);
+    assert!(read_sample(&ws, "calc/slug.py").contains("text.lower()"));
+    assert_eq!(agent_end(&events).warning, None);
+    assert_eq!(outcome.status, AgentStatus::Completed);
+}
+
+#[tokio::test]
+async fn examples_that_still_fail_end_the_turn_with_a_warning() {
+    let ws = sample_project();
+    let fixed_stats = FIXED_MEAN
+        .split_once("```python\n")
+        .and_then(|(_, rest)| rest.strip_suffix("```"))
+        .unwrap()
+        .to_owned();
+    std::fs::write(ws.path().join("calc/stats.py"), &fixed_stats).unwrap();
+    std::fs::write(ws.path().join("calc/slug.py"), SLUG_STUB).unwrap();
+    let wrong = slug_answer("return text");
+    let (events, requests, _outcome, _ws) = turn_on(
+        ws,
+        "Implement `slugify` in calc/slug.py; its docstring says what it must do.",
+        vec![
+            text_answer(&[&wrong]),
+            text_answer(&["DONE"]),
+            text_answer(&["DONE"]),
+        ],
+        |c| {
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+            c.test_rounds = 1;
+            c.attempts = Some(1);
+        },
+        |_| {},
+    )
+    .await;
+    assert_eq!(requests.len(), 3);
+    assert_eq!(
+        agent_end(&events).warning.as_deref(),
+        Some("the examples in the docstrings of the changed code still fail after 2 run(s)")
+    );
+}

@@ -93,6 +93,15 @@ pub struct Symbol {
     pub depth: u8,
 }
 
+impl Symbol {
+    /// Its lines among `lines`, its file's lines (fewer when the file has changed since).
+    pub fn lines_in<'a, 'l>(&self, lines: &'l [&'a str]) -> &'l [&'a str] {
+        let end = (self.end_line as usize).min(lines.len());
+        let start = (self.start_line as usize).saturating_sub(1).min(end);
+        &lines[start..end]
+    }
+}
+
 /// Everything the map knows about one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileTags {
@@ -102,4 +111,29 @@ pub struct FileTags {
     pub symbols: Vec<Symbol>,
     /// Identifiers the file references, with how often, sorted by name.
     pub references: Vec<(String, u32)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn symbol(start_line: u32, end_line: u32) -> Symbol {
+        Symbol {
+            kind: SymbolKind::Function,
+            name: "f".into(),
+            signature: "fn f()".into(),
+            start_line,
+            end_line,
+            doc: None,
+            depth: 0,
+        }
+    }
+
+    #[test]
+    fn a_symbols_lines_are_cut_to_the_file() {
+        let lines = ["a", "b", "c"];
+        assert_eq!(symbol(2, 3).lines_in(&lines), ["b", "c"]);
+        assert_eq!(symbol(2, 9).lines_in(&lines), ["b", "c"]);
+        assert!(symbol(7, 9).lines_in(&lines).is_empty());
+    }
 }

@@ -63,7 +63,9 @@ impl TurnRun<'_> {
             return false;
         }
         self.state.attempt += 1;
-        let why = if self.state.tests == TestState::Failed {
+        let why = if self.state.examples_failed {
+            "the docstrings' examples still fail"
+        } else if self.state.tests == TestState::Failed {
             "the tests still fail"
         } else if matches!(end, LoopEnd::Stopped(_)) {
             "it was stuck"
@@ -223,6 +225,7 @@ impl TurnRun<'_> {
         self.state.corrected = Corrections::default();
         self.state.test_rounds = 0;
         self.state.tests = TestState::NotRun;
+        self.state.examples_failed = false;
         self.state.made_up_result = false;
         self.state.hints.clear();
         self.state.detector = super::anomaly::AnomalyDetector::new(self.config.anomalies);

@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use keel_context::TokenCounter;
-use keel_repomap::RepoMap;
+use keel_repomap::{FileTags, RepoMap, Symbol};
 
 use super::repo_map::mentions;
 
@@ -146,7 +146,7 @@ pub(crate) fn task_files(
         let Some(tags) = map.file(path) else {
             continue;
         };
-        for (name, _) in &tags.references {
+        for name in used_names(root, path, tags, &mentioned.identifiers) {
             candidates.extend(
                 ranked
                     .iter()
@@ -173,6 +173,31 @@ pub(crate) fn task_files(
         .into_iter()
         .map(|(path, content, _)| (path, content))
         .collect()
+}
+
+/// The names the file at `path` uses that may lead to other files: those in the definitions
+/// the task names when the file holds some (a stub's signature, a named test's body, not
+/// the rest of its file), else all it references.
+fn used_names<'t>(root: &Path, path: &str, tags: &'t FileTags, named: &[String]) -> Vec<&'t str> {
+    let all = tags.references.iter().map(|(name, _)| name.as_str());
+    let definitions: Vec<&Symbol> = tags
+        .symbols
+        .iter()
+        .filter(|s| named.contains(&s.name))
+        .collect();
+    if definitions.is_empty() {
+        return all.collect();
+    }
+    let Ok(text) = std::fs::read_to_string(root.join(path)) else {
+        return all.collect();
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let words: std::collections::HashSet<&str> = definitions
+        .iter()
+        .flat_map(|symbol| symbol.lines_in(&lines))
+        .flat_map(|line| line.split(|c: char| !(c.is_alphanumeric() || c == '_')))
+        .collect();
+    all.filter(|name| words.contains(name)).collect()
 }
 
 /// The readable files of `paths` in order, each at most [`MAX_FILE_TOKENS`], until `budget`.
@@ -248,6 +273,37 @@ mod tests {
         assert_eq!(paths[0], "tests/test_cart.py");
         assert!(paths.contains(&"shop/cart.py"), "{paths:?}");
         assert!(!paths.contains(&"shop/big.py"), "{paths:?}");
+    }
+
+    #[test]
+    fn a_named_stub_brings_what_it_uses_not_what_its_file_uses() {
+        let (dir, _) = project();
+        std::fs::write(
+            dir.path().join("shop/cart.py"),
+            "from shop.money import fmt\nfrom shop.tax import rate\n\n\ndef total(items):\n    return fmt(sum(items))\n\n\ndef with_tax(items):\n    raise NotImplementedError\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("shop/tax.py"),
+            "def rate():\n    return 7\n",
+        )
+        .unwrap();
+        let mut map = RepoMap::open(dir.path(), MapOptions::default()).unwrap();
+        map.refresh().unwrap();
+        let paths = |task: &str| -> Vec<String> {
+            task_files(&map, dir.path(), task, TokenCounter::default())
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect()
+        };
+        // Named by its stub: the file, not the money formatting `total` uses.
+        assert_eq!(
+            paths("Implement `with_tax` in shop/cart.py."),
+            ["shop/cart.py"]
+        );
+        // Named as a file: what all of it uses.
+        let whole = paths("Tidy up shop/cart.py.");
+        assert!(whole.contains(&"shop/money.py".to_owned()), "{whole:?}");
     }
 
     #[test]

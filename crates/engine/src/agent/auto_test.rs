@@ -8,7 +8,9 @@
 //!   result to sum up;
 //! - when a turn that changed files ends with an answer: when they fail, their output goes
 //!   back to the model as a note and the loop goes on, at most [`AgentConfig::test_rounds`]
-//!   times; when they still fail after that, `agent.end` says so.
+//!   times; when they still fail after that, `agent.end` says so. Once they pass, the
+//!   examples in the docstrings of what the turn changed run the same way
+//!   ([`super::doc_examples`]).
 //!
 //! [`AgentConfig::test_rounds`]: super::AgentConfig::test_rounds
 
@@ -91,6 +93,14 @@ impl TurnRun<'_> {
         self.state.test_rounds += 1;
         let call_id = format!("keel_test_{}", self.state.test_rounds);
         let (passed, output) = self.run_tests(&call_id, &command).await;
+        let examples = if passed {
+            let call_id = format!("keel_examples_{}", self.state.test_rounds);
+            self.failing_doc_examples(&call_id).await
+        } else {
+            None
+        };
+        self.state.examples_failed = examples.is_some();
+        let passed = passed && examples.is_none();
         self.state.tests = if passed {
             TestState::Passed
         } else {
@@ -102,10 +112,17 @@ impl TurnRun<'_> {
         if passed || self.state.test_rounds > self.config.test_rounds {
             return false;
         }
-        self.context.conversation.push_note(format!(
-            "I ran the tests (`{command}`) after your change and they fail:\n\n```\n{}\n```\n\nFix the code so that they pass (do not change the tests unless they are wrong).",
-            tail(&output, MAX_OUTPUT_CHARS)
-        ));
+        let note = match examples {
+            Some((_, output)) => format!(
+                "The tests pass, but I ran the examples in the docstrings of what you changed and they fail:\n\n```\n{}\n```\n\nFix the code so that each example gives what its docstring shows (the docstring is right).",
+                tail(&output, MAX_OUTPUT_CHARS)
+            ),
+            None => format!(
+                "I ran the tests (`{command}`) after your change and they fail:\n\n```\n{}\n```\n\nFix the code so that they pass (do not change the tests unless they are wrong).",
+                tail(&output, MAX_OUTPUT_CHARS)
+            ),
+        };
+        self.context.conversation.push_note(note);
         true
     }
 
@@ -116,6 +133,10 @@ impl TurnRun<'_> {
             return Some(NO_CHANGE_WARNING.to_owned());
         }
         match (self.state.tests, &self.config.test_command) {
+            (TestState::Failed, Some(_)) if self.state.examples_failed => Some(format!(
+                "the examples in the docstrings of the changed code still fail after {} run(s)",
+                self.state.test_rounds
+            )),
             (TestState::Failed, Some(command)) => Some(format!(
                 "the project's tests (`{command}`) still fail after {} run(s)",
                 self.state.test_rounds

@@ -193,6 +193,8 @@ pub mod control_tools;
 mod definition_edit;
 mod diagnostics;
 mod distill;
+mod doc_examples;
+mod edits_as_text;
 mod environment;
 mod forgotten_imports;
 mod history_limit;

@@ -192,8 +192,13 @@ impl ModelCaller {
                 return Err(ProviderError::Cancelled);
             }
             let xml = call.xml();
+            // Offered no tools, the model reads the edits made from its answers as it wrote
+            // them.
+            let as_text = !xml && call.functions.definitions.is_empty();
             let mut messages = if xml {
                 to_xml_messages(built.messages)
+            } else if as_text {
+                super::edits_as_text::edits_as_text(built.messages)
             } else {
                 built.messages
             };
@@ -231,7 +236,7 @@ impl ModelCaller {
             );
             let result = self.send(&mut call, &request, &mut observer).await;
             *call.response = observer.response();
-            if !xml {
+            if !xml && !as_text {
                 // The next request starts from this one's unchanged history instead of copying
                 // it.
                 let mut messages = request.messages;

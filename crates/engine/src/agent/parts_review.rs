@@ -170,12 +170,7 @@ impl TurnRun<'_> {
     /// The project's code (see [`super::undone_parts`]) as the turn found it (before Keel's
     /// own work for the task too) and as it is.
     fn code_then(&self) -> BTreeMap<String, FileThen> {
-        let found = |path: &String| {
-            self.state
-                .before_keel
-                .get(path)
-                .or_else(|| self.state.originals.get(path))
-        };
+        let found = |path: &String| self.as_found(path);
         let mut files: BTreeMap<String, FileThen> = text_files(&self.config.root)
             .into_iter()
             .filter(|(path, _)| is_checked_code(path))
@@ -200,6 +195,16 @@ impl TurnRun<'_> {
             }
         }
         files
+    }
+
+    /// The file at `path` (relative to the project) as the turn found it, before Keel's own
+    /// work and the model's edits (`Some(None)`: it did not exist); `None` when the turn
+    /// neither wrote it with its tools nor saw it written.
+    pub(crate) fn as_found(&self, path: &str) -> Option<&Option<String>> {
+        self.state
+            .before_keel
+            .get(path)
+            .or_else(|| self.state.originals.get(path))
     }
 
     /// Runs one of Keel's own calls of a built-in tool (`call_id`), reported as the model's

@@ -63,6 +63,9 @@ pub(crate) struct TurnState {
     pub(crate) test_rounds: u32,
     /// How the latest of those runs went.
     pub(crate) tests: TestState,
+    /// Whether what failed in it were the examples in the changed code's docstrings
+    /// ([`super::doc_examples`]).
+    pub(crate) examples_failed: bool,
     /// The task as the person wrote it, and where the turn starts in the conversation (for
     /// starting over, [`super::attempts`]).
     pub(crate) task: String,
@@ -139,6 +142,7 @@ impl TurnState {
             corrected: Corrections::default(),
             test_rounds: 0,
             tests: TestState::NotRun,
+            examples_failed: false,
             task: String::new(),
             turn_start: 0,
             attempt: 1,

@@ -192,9 +192,7 @@ fn definition(path: &str, source: &str, name: &str) -> Option<String> {
     let tags = extract(language, source.as_bytes()).ok()?;
     let symbol = tags.symbols.into_iter().find(|s| s.name == name)?;
     let lines: Vec<&str> = source.lines().collect();
-    let start = (symbol.start_line as usize).checked_sub(1)?;
-    let end = (symbol.end_line as usize).min(lines.len());
-    Some(lines.get(start..end)?.join("\n"))
+    Some(symbol.lines_in(&lines).join("\n"))
 }
 
 /// Whether the file at `path` is code the check looks at: a language the map knows, not a
