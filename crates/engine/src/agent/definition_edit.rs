@@ -7,6 +7,9 @@
 //! `replace_in_file` call whose SEARCH is the old definition's exact lines, so it shows as a
 //! diff and is checked like any other.
 //!
+//! A class given with only some of its members (`// ...` for the rest) changes those members,
+//! each replacing the one old member of its name, and leaves the rest of the class alone.
+//!
 //! A name defined more than once where it is looked up, or not at all, is not guessed at: the
 //! block is left as it is (and the answer is pointed at the edit tools).
 
@@ -67,6 +70,12 @@ pub(crate) fn definition_edits(
             else {
                 continue;
             };
+            if let Some(members) = member_edits(language, &tags, symbol, &lines, &path, &old) {
+                if !members.is_empty() {
+                    edits.entry(path).or_default().extend(members);
+                }
+                continue;
+            }
             let new_lines = &lines[symbol.start_line as usize - 1..symbol.end_line as usize];
             let new = reindent(new_lines, indent_of(old.lines().next().unwrap_or("")));
             if new == old {
@@ -79,6 +88,60 @@ pub(crate) fn definition_edits(
         }
     }
     edits
+}
+
+/// When `class` (a definition of the block `lines`, whose symbols are `tags`) leaves out
+/// members its old version `old` (in `path`) has — a class shown with only what changed,
+/// `// ...` standing for the rest — the edits of the members it gives, each replacing the
+/// one old member of its name; `None` when it gives all of them (it replaces the old class).
+fn member_edits(
+    language: Language,
+    tags: &keel_repomap::FileTags,
+    class: &Symbol,
+    lines: &[&str],
+    path: &str,
+    old: &str,
+) -> Option<Vec<DefinitionEdit>> {
+    let members: Vec<&Symbol> = tags
+        .symbols
+        .iter()
+        .filter(|s| {
+            s.depth == class.depth + 1
+                && s.start_line > class.start_line
+                && s.end_line <= class.end_line
+        })
+        .collect();
+    if members.is_empty() {
+        return None;
+    }
+    let old_tags = extract(language, old.as_bytes()).ok()?;
+    let old_lines: Vec<&str> = old.lines().collect();
+    let old_members: Vec<&Symbol> = old_tags.symbols.iter().filter(|s| s.depth == 1).collect();
+    let given = |name: &str| members.iter().any(|m| m.name == name);
+    if old_members.iter().all(|m| given(&m.name)) {
+        return None;
+    }
+    let mut edits = Vec::new();
+    for member in members {
+        let mut same = old_members.iter().filter(|m| m.name == member.name);
+        let (Some(old_member), None) = (same.next(), same.next()) else {
+            continue;
+        };
+        let old_text = old_member.lines_in(&old_lines);
+        let new = reindent(
+            member.lines_in(lines),
+            indent_of(old_text.first().unwrap_or(&"")),
+        );
+        let old_text = old_text.join("\n");
+        if new != old_text {
+            edits.push(DefinitionEdit {
+                path: path.to_owned(),
+                old: old_text,
+                new,
+            });
+        }
+    }
+    Some(edits)
 }
 
 /// The language of a block: its fence's, else the named file's, else the focused files' when
@@ -279,6 +342,29 @@ mod tests {
             edit.new,
             "    def spread(self, v):\n        return sorted(v)[-1] - sorted(v)[0]"
         );
+    }
+
+    #[test]
+    fn a_class_shown_with_one_member_changes_that_member_only() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("range.js"),
+            "class Range {\n  constructor (raw) {\n    this.raw = raw\n  }\n\n  test (version) {\n    return version === this.raw\n  }\n\n  toString () {\n    return this.raw\n  }\n}\n\nmodule.exports = Range\n",
+        )
+        .unwrap();
+        let answer = "`range.js`\n```javascript\nclass Range {\n  // ...\n  test (version) {\n    return version.trim() === this.raw\n  }\n}\n```";
+        let edits = definition_edits(answer, dir.path(), &[]);
+        assert_eq!(
+            edits["range.js"],
+            [DefinitionEdit {
+                path: "range.js".into(),
+                old: "  test (version) {\n    return version === this.raw\n  }".into(),
+                new: "  test (version) {\n    return version.trim() === this.raw\n  }".into(),
+            }]
+        );
+        // Shown with nothing changed: no edit, and the class stays whole.
+        let unchanged = "`range.js`\n```javascript\nclass Range {\n  // ...\n  toString () {\n    return this.raw\n  }\n}\n```";
+        assert!(definition_edits(unchanged, dir.path(), &[]).is_empty());
     }
 
     #[test]
