@@ -670,6 +670,8 @@ async fn each_part_of_a_two_part_task_is_checked_once_the_tests_pass() {
         |c| {
             c.tool_profile = ToolProfile::Compact;
             c.test_command = Some("python3 -m unittest -q".to_owned());
+            // No round left to mend what the check broke.
+            c.test_rounds = 1;
         },
     )
     .await;
@@ -745,6 +747,8 @@ async fn a_check_that_breaks_the_tests_is_put_back() {
         |c| {
             c.tool_profile = ToolProfile::Compact;
             c.test_command = Some("python3 -m unittest -q".to_owned());
+            // No round left to mend what the check broke.
+            c.test_rounds = 1;
         },
     )
     .await;
@@ -767,6 +771,36 @@ async fn a_check_that_breaks_the_tests_is_put_back() {
     assert_eq!(outcome.status, AgentStatus::Completed);
     assert_eq!(agent_end(&events).result, "Fixed the mean.");
     assert_eq!(agent_end(&events).warning, None, "the tests pass again");
+}
+
+#[tokio::test]
+async fn a_check_that_breaks_the_tests_gets_the_rounds_left_to_mend_them() {
+    let broken = "`calc/stats.py`\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / (len(values) - 1)\n\n\ndef median(values):\n    return sorted(values)[len(values) // 2]\n```";
+    let mended = broken.replace("(len(values) - 1)", "len(values)");
+    let (events, requests, outcome, ws) = turn(
+        TWO_PART_TASK,
+        vec![
+            text_answer(&[FIXED_MEAN]),
+            text_answer(&["Fixed the mean."]),
+            text_answer(&[broken]),
+            text_answer(&["Added median."]),
+            text_answer(&[&mended]),
+            text_answer(&["DONE"]),
+            text_answer(&["DONE"]),
+        ],
+        |c| {
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+        },
+    )
+    .await;
+    let note = user_messages(&requests[4]).last().cloned().unwrap();
+    assert!(note.starts_with("I ran the tests"), "{note}");
+    let text = std::fs::read_to_string(ws.path().join("calc/stats.py")).unwrap();
+    assert!(text.contains("return sum(values) / len(values)"), "{text}");
+    assert!(text.contains("def median(values):"), "{text}");
+    assert_eq!(outcome.status, AgentStatus::Completed);
+    assert_eq!(agent_end(&events).warning, None);
 }
 
 #[tokio::test]

@@ -106,7 +106,10 @@ impl TurnRun<'_> {
         } else {
             TestState::Failed
         };
-        if !passed && self.undo_parts_review(&command).await {
+        // A check of the task's parts that broke the tests gets the rounds left to mend them,
+        // then is put back.
+        let last_round = self.state.test_rounds > self.config.test_rounds;
+        if !passed && last_round && self.undo_parts_review(&command).await {
             return false;
         }
         if passed || self.state.test_rounds > self.config.test_rounds {

@@ -2,9 +2,11 @@
 //! small models often do the first request and stop ("add the parameter" done, "make German
 //! invoices use it" forgotten). Under the compact profile, once the turn has changed files and
 //! the tests pass (or there are none), the model is shown the task's parts and asked to
-//! finish any that is not done; a second time only when a part is still plainly not done. What it then writes is kept only while the tests still pass;
-//! when they fail, the files are put back as they were before the check (through the file
-//! tools, so checkpoints and events record it) and the turn ends with its earlier answer.
+//! finish any that is not done; a second time only when a part is still plainly not done.
+//! When what it then writes breaks the tests, the failures go back to it for the test rounds
+//! left; when they still fail, the files are put back as they were before the check (through
+//! the file tools, so checkpoints and events record it) and the turn ends with its earlier
+//! answer.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -112,8 +114,9 @@ impl TurnRun<'_> {
         true
     }
 
-    /// When the tests fail after the check's changes: puts the files it changed back as they
-    /// were before it, then runs the tests again; true when it did.
+    /// When the tests still fail after the check's changes and the rounds to mend them: puts
+    /// the files it changed back as they were before it, then runs the tests again; true
+    /// when it did.
     pub(crate) async fn undo_parts_review(&mut self, command: &str) -> bool {
         let Some(review) = self.state.parts_review.as_mut() else {
             return false;
