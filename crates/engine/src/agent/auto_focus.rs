@@ -4,7 +4,8 @@
 //! defining the identifiers it names, the files using them, then the files those depend on (the code a named test exercises), and — for a
 //! project small enough — every source file (also when the task names only documents), within
 //! a token budget. A named definition in a
-//! file too large to show whole is shown as an excerpt (its own lines) instead.
+//! file too large to show whole is shown as an excerpt (its own lines) instead, and so is one
+//! whose name holds a word of the task that few names hold ("a caret range" → `replaceCaret`).
 //! The model then starts from the code instead of from a search.
 
 use std::path::Path;
@@ -30,7 +31,9 @@ pub(crate) const EXCERPT_BUDGET_TOKENS: usize = 1_500;
 const MAX_EXCERPT_LINES: usize = 80;
 
 /// The definitions `input` names that live in files not in `shown`, as excerpts (a markdown
-/// section, `None` when there is none), within [`EXCERPT_BUDGET_TOKENS`].
+/// section, `None` when there is none), within [`EXCERPT_BUDGET_TOKENS`]: those of the names
+/// it gives, then those whose names hold a word it uses that few definitions' names hold
+/// ("a caret range" → `replaceCaret`, `replaceCarets`).
 pub(crate) fn task_excerpts(
     map: &RepoMap,
     root: &Path,
@@ -39,56 +42,141 @@ pub(crate) fn task_excerpts(
     counter: TokenCounter,
 ) -> Option<String> {
     let mentioned = mentions(root, input);
-    let mut sections = Vec::new();
-    let mut taken: Vec<(&str, usize, usize)> = Vec::new();
-    let mut used = 0usize;
+    let mut excerpts = Excerpts::new(root, counter);
     for name in &mentioned.identifiers {
         for (path, tags) in map.files() {
             if shown.iter().any(|s| s == path) {
                 continue;
             }
             for symbol in tags.symbols.iter().filter(|s| &s.name == name) {
-                let Ok(text) = std::fs::read_to_string(root.join(path)) else {
-                    continue;
-                };
-                let lines: Vec<&str> = text.lines().collect();
-                let start = (symbol.start_line as usize).saturating_sub(1);
-                let end = (symbol.end_line as usize)
-                    .min(lines.len())
-                    .min(start + MAX_EXCERPT_LINES);
-                let inside = taken
-                    .iter()
-                    .any(|(p, s, e)| *p == path && *s <= start && end <= *e);
-                if start >= end || inside {
-                    continue;
-                }
-                let body = lines[start..end].join("\n");
-                let cut = if end < symbol.end_line as usize {
-                    "\n…"
-                } else {
-                    ""
-                };
-                let section = format!(
-                    "### {path} (lines {}-{end})\n```{}\n{body}{cut}\n```",
-                    start + 1,
-                    keel_context::prompt::language_of(path)
-                );
-                let tokens = counter.count(&section);
-                if used + tokens > EXCERPT_BUDGET_TOKENS {
-                    continue;
-                }
-                used += tokens;
-                taken.push((path, start, end));
-                sections.push(section);
+                excerpts.add(path, symbol);
             }
         }
     }
-    (!sections.is_empty()).then(|| {
-        format!(
-            "## Code the task names\n\nFrom files too large to show whole; read_file shows more.\n\n{}",
-            sections.join("\n\n")
-        )
-    })
+    for (path, symbol) in named_by_word(map, input) {
+        if !shown.iter().any(|s| s == path) {
+            excerpts.add(path, symbol);
+        }
+    }
+    excerpts.section()
+}
+
+/// Most definitions a word may name a part of and still point at them.
+const MAX_WORD_DEFINITIONS: usize = 3;
+
+/// Shortest task word looked up among the parts of definitions' names.
+const MIN_WORD_CHARS: usize = 4;
+
+/// Words of a task that say what to do rather than what it is about.
+const TASK_WORDS: &[&str] = &[
+    "about", "add", "after", "all", "also", "any", "before", "both", "branch", "broken", "bug",
+    "but", "case", "cases", "change", "code", "copy", "does", "doesn", "each", "error", "fail",
+    "failing", "fails", "file", "files", "find", "first", "fix", "from", "function", "have",
+    "into", "it's", "just", "keep", "library", "make", "must", "need", "only", "other", "please",
+    "return", "returns", "right", "same", "says", "should", "started", "still", "test", "tests",
+    "than", "that", "the", "their", "them", "then", "there", "this", "used", "uses", "value",
+    "what", "when", "where", "which", "while", "with", "without", "work", "works", "would",
+    "write", "wrong",
+];
+
+/// The definitions whose names hold, as a part (`replace` + `Caret`), a word of `input` that
+/// the names of at most [`MAX_WORD_DEFINITIONS`] definitions hold; a plural's `s` aside.
+fn named_by_word<'m>(map: &'m RepoMap, input: &str) -> Vec<(&'m str, &'m Symbol)> {
+    let stem = |word: &str| word.trim_end_matches('s').to_owned();
+    let mut words: Vec<String> = input
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= MIN_WORD_CHARS && w.chars().all(char::is_alphabetic))
+        .map(str::to_lowercase)
+        .filter(|w| !TASK_WORDS.contains(&w.as_str()))
+        .map(|w| stem(&w))
+        .collect();
+    words.sort();
+    words.dedup();
+    let mut found = Vec::new();
+    for word in words {
+        let holders: Vec<(&str, &Symbol)> = map
+            .files()
+            .flat_map(|(path, tags)| tags.symbols.iter().map(move |s| (path, s)))
+            .filter(|(_, symbol)| {
+                let parts = keel_index::split_identifier(&symbol.name);
+                parts.len() > 1 && parts.iter().any(|p| stem(&p.to_lowercase()) == word)
+            })
+            .collect();
+        if holders.len() <= MAX_WORD_DEFINITIONS {
+            found.extend(holders);
+        }
+    }
+    found
+}
+
+/// Excerpts of definitions gathered within [`EXCERPT_BUDGET_TOKENS`].
+struct Excerpts<'a> {
+    root: &'a Path,
+    counter: TokenCounter,
+    sections: Vec<String>,
+    /// (path, first line, end line) of each excerpt, 0-based, end exclusive.
+    taken: Vec<(String, usize, usize)>,
+    used: usize,
+}
+
+impl<'a> Excerpts<'a> {
+    fn new(root: &'a Path, counter: TokenCounter) -> Self {
+        Self {
+            root,
+            counter,
+            sections: Vec::new(),
+            taken: Vec::new(),
+            used: 0,
+        }
+    }
+
+    /// Adds `symbol` of the file at `path` (its first [`MAX_EXCERPT_LINES`] lines) unless an
+    /// excerpt holds it already or the budget is spent.
+    fn add(&mut self, path: &str, symbol: &Symbol) {
+        let Ok(text) = std::fs::read_to_string(self.root.join(path)) else {
+            return;
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        let start = (symbol.start_line as usize).saturating_sub(1);
+        let end = (symbol.end_line as usize)
+            .min(lines.len())
+            .min(start + MAX_EXCERPT_LINES);
+        let inside = self
+            .taken
+            .iter()
+            .any(|(p, s, e)| p == path && *s <= start && end <= *e);
+        if start >= end || inside {
+            return;
+        }
+        let body = lines[start..end].join("\n");
+        let cut = if end < symbol.end_line as usize {
+            "\n…"
+        } else {
+            ""
+        };
+        let section = format!(
+            "### {path} (lines {}-{end})\n```{}\n{body}{cut}\n```",
+            start + 1,
+            keel_context::prompt::language_of(path)
+        );
+        let tokens = self.counter.count(&section);
+        if self.used + tokens > EXCERPT_BUDGET_TOKENS {
+            return;
+        }
+        self.used += tokens;
+        self.taken.push((path.to_owned(), start, end));
+        self.sections.push(section);
+    }
+
+    /// The excerpts as the context's section.
+    fn section(self) -> Option<String> {
+        (!self.sections.is_empty()).then(|| {
+            format!(
+                "## Code the task names\n\nFrom files too large to show whole; read_file shows more.\n\n{}",
+                self.sections.join("\n\n")
+            )
+        })
+    }
 }
 
 /// The files `input` is about, with their content, best first, within the budget.
@@ -351,6 +439,36 @@ mod tests {
         );
         let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(paths, ["README.md", "src/config.js"]);
+    }
+
+    #[test]
+    fn a_word_few_names_hold_brings_their_definitions() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut big = String::new();
+        for i in 0..400 {
+            big.push_str(&format!(
+                "def range_helper_{i}(x):\n    return x + {i}\n\n\n"
+            ));
+        }
+        big.push_str("def replace_caret(comp):\n    return comp\n\n\ndef replace_carets(comps):\n    return [replace_caret(c) for c in comps]\n");
+        std::fs::write(dir.path().join("ranges.py"), big).unwrap();
+        let mut map = RepoMap::open(dir.path(), MapOptions::default()).unwrap();
+        map.refresh().unwrap();
+        let excerpts = task_excerpts(
+            &map,
+            dir.path(),
+            "A caret range on 0.x versions must only allow patch updates; fix the bug.",
+            &[],
+            TokenCounter::default(),
+        )
+        .unwrap();
+        assert!(excerpts.contains("def replace_caret(comp):"), "{excerpts}");
+        assert!(
+            excerpts.contains("def replace_carets(comps):"),
+            "{excerpts}"
+        );
+        // "range" is a part of 400 names: it points at none of them.
+        assert!(!excerpts.contains("range_helper_"), "{excerpts}");
     }
 
     #[test]

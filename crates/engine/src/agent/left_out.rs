@@ -44,18 +44,18 @@ pub(crate) fn keep_left_out(path: &str, old: &str, new: &str, task: &str) -> Opt
 
     // Names defined once in each version, so a definition is matched by its name alone.
     let old_once = once(&old_top);
-    let new_names: HashMap<&str, usize> = count(&new_top);
+    let new_keys: HashMap<&str, usize> = count(&new_top);
     // Where each of the new version's definitions ends (0-based, exclusive), by name; kept
     // current as lines are inserted.
     let mut new_ends: HashMap<String, usize> = new_top
         .iter()
-        .filter(|s| new_names.get(s.name.as_str()) == Some(&1))
-        .map(|s| (s.name.clone(), s.end_line as usize))
+        .filter(|s| new_keys.get(key(s)) == Some(&1))
+        .map(|s| (key(s).to_owned(), s.end_line as usize))
         .collect();
     let mut inserted_any = false;
     for (i, symbol) in old_top.iter().enumerate() {
-        if !old_once.contains(symbol.name.as_str())
-            || new_names.contains_key(symbol.name.as_str())
+        if !old_once.contains(key(symbol))
+            || new_keys.contains_key(key(symbol))
             || mentions(task, &symbol.name)
         {
             continue;
@@ -73,12 +73,12 @@ pub(crate) fn keep_left_out(path: &str, old: &str, new: &str, task: &str) -> Opt
         let after = old_top[..i]
             .iter()
             .rev()
-            .find_map(|s| new_ends.get(s.name.as_str()).copied());
+            .find_map(|s| new_ends.get(key(s)).copied());
         let at = after.unwrap_or_else(|| {
             new_top
                 .iter()
                 .filter_map(|s| {
-                    let now = new_ends.get(s.name.as_str())?;
+                    let now = new_ends.get(key(s))?;
                     let len = (s.end_line - s.start_line) as usize + 1;
                     Some(with_leading_comments(&new_lines, now - len))
                 })
@@ -101,8 +101,8 @@ pub(crate) fn keep_left_out(path: &str, old: &str, new: &str, task: &str) -> Opt
                 *end += added;
             }
         }
-        new_ends.insert(symbol.name.clone(), at + added);
-        parts.push(symbol.name.clone());
+        new_ends.insert(key(symbol).to_owned(), at + added);
+        parts.push(key(symbol).to_owned());
         inserted_any = true;
     }
 
@@ -152,16 +152,27 @@ fn top_level(language: Language, source: &str) -> Option<Vec<Symbol>> {
     Some(kept)
 }
 
-/// How many times each name is defined.
+/// What a definition is matched by between two versions of a file: its name, or for a block
+/// that defines none (a Rust `impl`, of which a type has several) its signature
+/// (`impl fmt::Display for Rgb`).
+fn key(symbol: &Symbol) -> &str {
+    if symbol.kind.defines_name() {
+        &symbol.name
+    } else {
+        &symbol.signature
+    }
+}
+
+/// How many times each key ([`key`]) is defined.
 fn count(symbols: &[Symbol]) -> HashMap<&str, usize> {
     let mut counts = HashMap::new();
     for s in symbols {
-        *counts.entry(s.name.as_str()).or_insert(0) += 1;
+        *counts.entry(key(s)).or_insert(0) += 1;
     }
     counts
 }
 
-/// The names defined exactly once.
+/// The keys defined exactly once.
 fn once(symbols: &[Symbol]) -> std::collections::HashSet<&str> {
     count(symbols)
         .into_iter()
@@ -543,6 +554,20 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn a_rust_type_with_impls_comes_back_with_the_impls_left_out() {
+        let old = "use std::fmt;\n\npub struct Rgb {\n    pub r: u8,\n}\n\npub enum ParseError {\n    Bad,\n}\n\nimpl fmt::Display for ParseError {\n    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n        write!(f, \"bad\")\n    }\n}\n\npub fn parse(text: &str) -> Result<Rgb, ParseError> {\n    todo!()\n}\n\nimpl fmt::Display for Rgb {\n    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n        write!(f, \"#{}\", self.r)\n    }\n}\n";
+        let new = "use std::fmt;\n\npub fn parse(text: &str) -> Result<Rgb, ParseError> {\n    Ok(Rgb { r: text.len() as u8 })\n}\n\nimpl fmt::Display for Rgb {\n    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n        write!(f, \"#{}\", self.r)\n    }\n}\n";
+        let kept = keep_left_out("src/lib.rs", old, new, "Implement `parse`.").unwrap();
+        assert_eq!(
+            kept.parts,
+            ["Rgb", "ParseError", "impl fmt::Display for ParseError"]
+        );
+        assert!(kept.content.contains("pub struct Rgb {"));
+        assert!(kept.content.contains("Ok(Rgb { r: text.len() as u8 })"));
+        assert_eq!(kept.content.matches("impl fmt::Display for Rgb").count(), 1);
     }
 
     #[test]
