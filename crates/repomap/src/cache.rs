@@ -11,7 +11,7 @@ use crate::map::RenderedMap;
 use crate::symbol::FileTags;
 
 /// Bumped whenever the format or the extraction changes, so old caches are ignored.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// The cache file's name inside the cache directory.
 const FILE_NAME: &str = "repomap-v1.postcard";
 

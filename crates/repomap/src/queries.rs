@@ -5,7 +5,8 @@
 //! Capture conventions follow tree-sitter's tags: `@name` for the identifier, and
 //! `@definition.<kind>` / `@reference.<kind>` for the node.
 
-/// Rust: trait method signatures, constants and statics, `impl` blocks, type and path references.
+/// Rust: trait method signatures, constants and statics, `impl` blocks, type and path references,
+/// calls inside macros' arguments.
 pub const RUST: &str = r#"
 (declaration_list
     (function_signature_item
@@ -29,6 +30,13 @@ pub const RUST: &str = r#"
 (scoped_identifier path: (identifier) @name) @reference.module
 
 (use_declaration argument: (scoped_identifier name: (identifier) @name)) @reference.import
+
+; A call inside a macro's arguments (`assert!(is_leap_year(2000))`), which the grammar leaves
+; as tokens: a name followed by a parenthesised group.
+(token_tree
+    (identifier) @name
+    .
+    (token_tree)) @reference.call
 "#;
 
 /// Python: base classes, annotations, imports and decorators as references.

@@ -243,3 +243,12 @@ fn references_are_collected() {
     assert!(names.contains(&"list_push"), "{names:?}");
     assert!(names.contains(&"list_t"), "{names:?}");
 }
+
+#[test]
+fn rust_calls_inside_macros_are_references() {
+    let source = "use civil_date::*;\n\n#[test]\nfn century_years() {\n    assert!(!is_leap_year(1900));\n    assert_eq!(days_in_month(2024, 2), Ok(29));\n}\n";
+    let tags = keel_repomap::extract(keel_repomap::Language::Rust, source.as_bytes()).unwrap();
+    let names: Vec<&str> = tags.references.iter().map(|(n, _)| n.as_str()).collect();
+    assert!(names.contains(&"is_leap_year"), "{names:?}");
+    assert!(names.contains(&"days_in_month"), "{names:?}");
+}
