@@ -100,6 +100,48 @@ impl Symbol {
         let start = (self.start_line as usize).saturating_sub(1).min(end);
         &lines[start..end]
     }
+
+    /// The line (0-based) where it begins once the decorators or attributes written above it
+    /// are counted (`@pytest.mark.parametrize(…)` over several lines, `#[derive(…)]`): what
+    /// a reader needs with it, and what its own lines leave out.
+    pub fn decorated_start(&self, lines: &[&str]) -> usize {
+        let start = (self.start_line as usize)
+            .saturating_sub(1)
+            .min(lines.len());
+        let Some(first) = lines.get(start) else {
+            return start;
+        };
+        let indent = indent_of(first);
+        let mut decorated = start;
+        for i in (start.saturating_sub(MAX_DECORATOR_LINES)..start).rev() {
+            let line = lines[i];
+            let text = line.trim_start();
+            let same_level = indent_of(line) == indent;
+            if same_level && (text.starts_with('@') || text.starts_with("#[")) {
+                decorated = i;
+            } else if text.is_empty()
+                || (same_level && !text.starts_with([')', ']', '}']))
+                || indent_of(line) < indent
+            {
+                break;
+            }
+        }
+        decorated
+    }
+
+    /// Its lines among `lines` with the decorators above it ([`Symbol::decorated_start`]).
+    pub fn decorated_lines_in<'a, 'l>(&self, lines: &'l [&'a str]) -> &'l [&'a str] {
+        let end = (self.end_line as usize).min(lines.len());
+        &lines[self.decorated_start(lines).min(end)..end]
+    }
+}
+
+/// Most lines above a definition searched for its decorators.
+const MAX_DECORATOR_LINES: usize = 60;
+
+/// The width of a line's leading whitespace.
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start().len()
 }
 
 /// Everything the map knows about one file.
@@ -135,5 +177,35 @@ mod tests {
         assert_eq!(symbol(2, 3).lines_in(&lines), ["b", "c"]);
         assert_eq!(symbol(2, 9).lines_in(&lines), ["b", "c"]);
         assert!(symbol(7, 9).lines_in(&lines).is_empty());
+    }
+
+    #[test]
+    fn decorators_above_a_definition_are_its_lines_too() {
+        let python = [
+            "import pytest",
+            "",
+            "@pytest.mark.parametrize(",
+            "    (\"a\", \"b\"),",
+            "    [(1, 2)],",
+            ")",
+            "@slow",
+            "def test_f(a, b):",
+            "    assert a < b",
+        ];
+        assert_eq!(symbol(8, 9).decorated_start(&python), 2);
+        assert_eq!(symbol(8, 9).decorated_lines_in(&python).len(), 7);
+        let rust = ["}", "#[derive(Debug)]", "pub struct Rgb {", "}"];
+        assert_eq!(symbol(3, 4).decorated_start(&rust), 1);
+        // Another definition's body above it is not a decorator.
+        let plain = ["def g():", "    return 1", "def f():", "    pass"];
+        assert_eq!(symbol(3, 4).decorated_start(&plain), 2);
+        let method = [
+            "class A:",
+            "    @property",
+            "    def f(self):",
+            "        return 1",
+        ];
+        assert_eq!(symbol(3, 4).decorated_start(&method), 1);
+        assert_eq!(symbol(9, 9).decorated_start(&plain), 4);
     }
 }
