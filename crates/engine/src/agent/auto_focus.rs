@@ -53,6 +53,11 @@ pub(crate) fn task_excerpts(
             }
         }
     }
+    for (path, symbol) in used_by_named(map, root, &mentioned.identifiers) {
+        if !shown.iter().any(|s| s == path) {
+            excerpts.add(path, symbol);
+        }
+    }
     for (path, symbol) in named_by_word(map, input) {
         if !shown.iter().any(|s| s == path) {
             excerpts.add(path, symbol);
@@ -60,6 +65,48 @@ pub(crate) fn task_excerpts(
     }
     excerpts.section()
 }
+
+/// The definitions that the definitions `named` use (the classes a named test's cases build,
+/// the helper a named function calls), for names with at most [`MAX_WORD_DEFINITIONS`]
+/// definitions: a name defined everywhere (`convert`, `new`) points at nothing.
+fn used_by_named<'m>(
+    map: &'m RepoMap,
+    root: &Path,
+    named: &[String],
+) -> Vec<(&'m str, &'m Symbol)> {
+    let mut used: Vec<&str> = Vec::new();
+    for (path, tags) in map.files() {
+        if !tags.symbols.iter().any(|s| named.contains(&s.name)) {
+            continue;
+        }
+        for name in used_names(root, path, tags, named) {
+            if !named.iter().any(|n| n == name) && !used.contains(&name) {
+                used.push(name);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    let mut names = 0;
+    for name in used {
+        let definitions: Vec<(&str, &Symbol)> = map
+            .files()
+            .flat_map(|(path, tags)| tags.symbols.iter().map(move |s| (path, s)))
+            .filter(|(_, s)| s.name == name && s.kind.defines_name())
+            .collect();
+        if !definitions.is_empty() && definitions.len() <= MAX_WORD_DEFINITIONS {
+            found.extend(definitions);
+            names += 1;
+            if names == MAX_USED_NAMES {
+                break;
+            }
+        }
+    }
+    found
+}
+
+/// Most names a named definition uses that bring their definitions as excerpts (the first
+/// it uses): a long function uses many, and the first say most about what it does.
+const MAX_USED_NAMES: usize = 4;
 
 /// Most definitions a word may name a part of and still point at them.
 const MAX_WORD_DEFINITIONS: usize = 3;
@@ -137,7 +184,7 @@ impl<'a> Excerpts<'a> {
             return;
         };
         let lines: Vec<&str> = text.lines().collect();
-        let start = (symbol.start_line as usize).saturating_sub(1);
+        let start = symbol.decorated_start(&lines);
         let end = (symbol.end_line as usize)
             .min(lines.len())
             .min(start + MAX_EXCERPT_LINES);
@@ -249,7 +296,7 @@ pub(crate) fn task_files(
     // A task that names only documents (the README it says the code does not follow) is about
     // the code: a small project's files join them.
     let is_code = |path: &str| keel_repomap::Language::from_path(Path::new(path)).is_some();
-    if files.iter().all(|(path, _, _)| !is_code(path)) {
+    if candidates.iter().all(|path| !is_code(path)) {
         let all = within_budget(root, &ranked, counter, usize::MAX);
         let total: usize = all.iter().map(|(_, _, tokens)| tokens).sum();
         if total <= SMALL_PROJECT_TOKENS {
@@ -265,7 +312,7 @@ pub(crate) fn task_files(
 
 /// The names the file at `path` uses that may lead to other files: those in the definitions
 /// the task names when the file holds some (a stub's signature, a named test's body, not
-/// the rest of its file), else all it references.
+/// the rest of its file), in the order they use them, else all it references.
 fn used_names<'t>(root: &Path, path: &str, tags: &'t FileTags, named: &[String]) -> Vec<&'t str> {
     let all = tags.references.iter().map(|(name, _)| name.as_str());
     let definitions: Vec<&Symbol> = tags
@@ -280,12 +327,25 @@ fn used_names<'t>(root: &Path, path: &str, tags: &'t FileTags, named: &[String])
         return all.collect();
     };
     let lines: Vec<&str> = text.lines().collect();
-    let words: std::collections::HashSet<&str> = definitions
+    let mut used: Vec<&'t str> = Vec::new();
+    let words = definitions
         .iter()
-        .flat_map(|symbol| symbol.lines_in(&lines))
-        .flat_map(|line| line.split(|c: char| !(c.is_alphanumeric() || c == '_')))
-        .collect();
-    all.filter(|name| words.contains(name)).collect()
+        .flat_map(|symbol| symbol.decorated_lines_in(&lines))
+        .flat_map(|line| line.split(|c: char| !(c.is_alphanumeric() || c == '_')));
+    // In the order the definitions use them: the class a test's first case builds first.
+    for word in words {
+        let Ok(at) = tags
+            .references
+            .binary_search_by(|(name, _)| name.as_str().cmp(word))
+        else {
+            continue;
+        };
+        let name = tags.references[at].0.as_str();
+        if !used.contains(&name) {
+            used.push(name);
+        }
+    }
+    used
 }
 
 /// The readable files of `paths` in order, each at most [`MAX_FILE_TOKENS`], until `budget`.
@@ -469,6 +529,65 @@ mod tests {
         );
         // "range" is a part of 400 names: it points at none of them.
         assert!(!excerpts.contains("range_helper_"), "{excerpts}");
+    }
+
+    #[test]
+    fn what_a_named_test_uses_in_a_large_file_is_an_excerpt() {
+        let (dir, _) = project();
+        std::fs::write(
+            dir.path().join("tests/test_big.py"),
+            "import pytest\nfrom shop.big import IntRange\n\n\n@pytest.mark.parametrize(\n    \"r\",\n    [IntRange()],\n)\ndef test_clamp(r):\n    assert r.clamp(1) == 1\n",
+        )
+        .unwrap();
+        let mut map = RepoMap::open(dir.path(), MapOptions::default()).unwrap();
+        map.refresh().unwrap();
+        let shown = ["tests/test_big.py".to_owned()];
+        let excerpts = task_excerpts(
+            &map,
+            dir.path(),
+            "test_clamp fails",
+            &shown,
+            TokenCounter::default(),
+        )
+        .unwrap_or_default();
+        // The class its cases build (with the method it calls inside), from a file too large
+        // to show.
+        assert!(
+            excerpts.contains("class IntRange:\n    def clamp(self, v):"),
+            "{excerpts}"
+        );
+        assert_eq!(excerpts.matches("### ").count(), 1, "{excerpts}");
+        // The test itself, were it not shown, comes with its decorator.
+        let excerpts = task_excerpts(
+            &map,
+            dir.path(),
+            "test_clamp fails",
+            &[],
+            TokenCounter::default(),
+        )
+        .unwrap_or_default();
+        assert!(
+            excerpts.contains(
+                "### tests/test_big.py (lines 5-10)\n```python\n@pytest.mark.parametrize("
+            ),
+            "{excerpts}"
+        );
+    }
+
+    #[test]
+    fn a_named_file_too_large_to_show_does_not_bring_the_rest_of_the_project() {
+        let (dir, map) = project();
+        let files = task_files(
+            &map,
+            dir.path(),
+            "Tidy up shop/big.py.",
+            TokenCounter::default(),
+        );
+        assert!(
+            files.is_empty(),
+            "{:?}",
+            files.iter().map(|(p, _)| p).collect::<Vec<_>>()
+        );
     }
 
     #[test]
