@@ -4,7 +4,10 @@
 //! tool call's arguments — ends in the same block of lines repeated
 //! [`MIN_REPEATS`] times and at least [`MIN_REPEATED_CHARS`] long, or in one line's shape
 //! (the same text with other numbers: `assert!(!is_leap(1901));`, `…(1902));`, …) written
-//! [`MIN_SHAPE_REPEATS`] times running. Dropping the stream closes the connection, so the
+//! [`MIN_SHAPE_REPEATS`] times running, or once a code block of [`MIN_CODE_BLOCK_LINES`] or
+//! more is written a second time, line for line (a model that shows the fixed file, its tests,
+//! then the file again, on and on: each round is longer than a block the line rules look
+//! for). Dropping the stream closes the connection, so the
 //! server stops generating. The error keeps the text written before the loop, so a caller can
 //! still use what the answer said before it got stuck.
 
@@ -26,6 +29,8 @@ pub const MIN_SHAPE_REPEATS: usize = 32;
 pub const MIN_SHAPE_BLOCK_CHARS: usize = 2_000;
 /// Characters the repeated blocks must hold together.
 pub const MIN_REPEATED_CHARS: usize = 800;
+/// Lines a code block must hold for writing it again to be a loop.
+pub const MIN_CODE_BLOCK_LINES: usize = 8;
 /// The longest piece, in bytes, looked for as repeated within one line.
 const MAX_PIECE_BYTES: usize = 16;
 /// The longest block, in lines, looked for.
@@ -42,10 +47,20 @@ pub struct Repetition {
     pub first_line: String,
     /// Where the repeated lines start in the text pushed, in bytes.
     pub start: usize,
+    /// The loop is a code block written again (its fence is at `start`).
+    pub code_block: bool,
 }
 
 impl std::fmt::Display for Repetition {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.code_block {
+            return write!(
+                f,
+                "the model wrote the same code block of {} lines again (from `{}`); its answer was stopped",
+                self.block_lines,
+                self.first_line.trim(),
+            );
+        }
         write!(
             f,
             "the model wrote the same {} again and again ({} times, from `{}`); its answer was stopped",
@@ -85,6 +100,10 @@ pub struct LoopDetector {
     first_seen: HashMap<u64, String>,
     /// The line being written.
     partial: String,
+    /// The code block being written: the index of its opening fence line and where it starts.
+    open_block: Option<(usize, usize)>,
+    /// The hashes of the code blocks written so far.
+    blocks: std::collections::HashSet<u64>,
 }
 
 impl LoopDetector {
@@ -129,6 +148,7 @@ impl LoopDetector {
             times: piece.len() / period,
             first_line: piece.chars().take(period.min(40)).collect(),
             start: self.complete + start,
+            code_block: false,
         })
     }
 
@@ -142,8 +162,41 @@ impl LoopDetector {
             len: line.len(),
         });
         self.complete += line.len();
+        let is_fence = text.trim_start().starts_with("```");
         self.first_seen.entry(hash).or_insert(line);
-        self.loop_at_end().or_else(|| self.shape_loop_at_end())
+        let again = if is_fence { self.fence() } else { None };
+        again
+            .or_else(|| self.loop_at_end())
+            .or_else(|| self.shape_loop_at_end())
+    }
+
+    /// At a fence line (the last line): opens a code block, or closes one; the closed block
+    /// when it was written before.
+    fn fence(&mut self) -> Option<Repetition> {
+        let index = self.lines.len() - 1;
+        let Some((open, start)) = self.open_block.take() else {
+            let fence_len = self.lines[index].len;
+            self.open_block = Some((index, self.complete - fence_len));
+            return None;
+        };
+        let content = &self.lines[open + 1..index];
+        if content.len() < MIN_CODE_BLOCK_LINES || self.blank(content) {
+            return None;
+        }
+        let mut hasher = DefaultHasher::new();
+        for line in content {
+            line.hash.hash(&mut hasher);
+        }
+        if self.blocks.insert(hasher.finish()) {
+            return None;
+        }
+        Some(Repetition {
+            block_lines: content.len(),
+            times: 2,
+            first_line: self.first_seen[&content[0].hash].clone(),
+            start,
+            code_block: true,
+        })
     }
 
     /// The shortest block the lines end in that repeats enough times: the same lines, or
@@ -224,6 +277,7 @@ impl LoopDetector {
             times,
             first_line: self.first_seen[&looped[0].hash].clone(),
             start: self.complete - looped_len,
+            code_block: false,
         }
     }
 }
@@ -348,6 +402,29 @@ mod tests {
         assert_eq!(found.block_lines, 5);
         assert!(found.times >= MIN_REPEATS, "{found:?}");
         assert!(written <= 8, "found only after {written} blocks");
+    }
+
+    #[test]
+    fn a_code_block_written_a_second_time_is_a_loop() {
+        let file: String = (0..10).map(|i| format!("    x{i} = {i}\n")).collect();
+        let round = format!(
+            "The fix:\n\n```python\ndef f():\n{file}```\n\nThe tests:\n\n```python\nassert f() is None\n```\n\n"
+        );
+        let mut detector = LoopDetector::new();
+        assert_eq!(detector.push(&round), None);
+        let found = detector
+            .push(&round)
+            .unwrap_or_else(|| panic!("the block written again was not found"));
+        assert!(found.code_block);
+        assert_eq!(found.block_lines, 11);
+        // The loop starts at the second copy's fence: the first copy is kept.
+        let text = format!("{round}{round}");
+        assert_eq!(&text[found.start..found.start + 10], "```python\n");
+        assert_eq!(found.start, round.find("```").unwrap_or(0) + round.len());
+        // Short blocks written again (a one-line command) are not a loop.
+        let mut detector = LoopDetector::new();
+        let short = "Run:\n```\ncargo test\n```\n";
+        assert_eq!(detector.push(&format!("{short}{short}{short}")), None);
     }
 
     #[test]
