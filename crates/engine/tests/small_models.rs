@@ -432,6 +432,57 @@ async fn failing_tests_go_back_to_the_model_and_a_last_failure_is_a_warning() {
 }
 
 #[tokio::test]
+async fn an_answer_that_changes_nothing_after_a_failure_is_told_so_without_a_test_run() {
+    let wrong = "`calc/stats.py`\n```python\ndef mean(values):\n    return 0\n```";
+    let (events, requests, outcome, _ws) = turn(
+        "Fix the failing test",
+        vec![
+            text_answer(&[wrong]),
+            text_answer(&["The tests should pass now."]),
+            text_answer(&["It is fixed."]),
+            text_answer(&[FIXED_MEAN]),
+            text_answer(&["Fixed."]),
+        ],
+        |c| {
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+            c.test_rounds = 3;
+            c.attempts = Some(1);
+        },
+    )
+    .await;
+    assert_eq!(requests.len(), 5);
+    let failed = user_messages(&requests[2])
+        .last()
+        .cloned()
+        .unwrap_or_default();
+    assert!(failed.starts_with("I ran the tests"), "{failed}");
+    let note = user_messages(&requests[3])
+        .last()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        note.starts_with("Your answer changed no file, so the tests still fail"),
+        "{note}"
+    );
+    // Tests before the change, after the wrong one, after the fix: none for the prose answer.
+    let ends = tool_ends(&events);
+    let names: Vec<&str> = ends.iter().map(|(n, _, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "execute_command",
+            "write_file",
+            "execute_command",
+            "write_file",
+            "execute_command"
+        ]
+    );
+    assert_eq!(outcome.status, AgentStatus::Completed);
+    assert_eq!(agent_end(&events).warning, None);
+}
+
+#[tokio::test]
 async fn a_failed_attempt_starts_the_turn_over_with_a_fresh_conversation() {
     let wrong = "`calc/stats.py`\n```python\ndef mean(values):\n    return 0\n```";
     let right = "`calc/stats.py`\n```python\n\"\"\"Descriptive statistics.\"\"\"\n\n\ndef mean(values):\n    \"\"\"The arithmetic mean of a non-empty sequence of numbers.\"\"\"\n    if not values:\n        raise ValueError(\"mean() of an empty sequence\")\n    return sum(values) / len(values)\n```";
@@ -687,6 +738,37 @@ async fn each_part_of_a_two_part_task_is_checked_once_the_tests_pass() {
     assert!(text.contains("def median(values):"), "{text}");
     assert_eq!(outcome.status, AgentStatus::Completed);
     assert_eq!(agent_end(&events).result, "Added median.");
+    assert_eq!(agent_end(&events).warning, None);
+}
+
+#[tokio::test]
+async fn files_given_again_unchanged_at_the_parts_check_end_the_turn_as_done() {
+    let (events, requests, outcome, ws) = turn(
+        TWO_PART_TASK,
+        vec![text_answer(&[FIXED_MEAN]), text_answer(&[FIXED_MEAN])],
+        |c| {
+            // The map finds the file: the model works without tools, writing files whole.
+            c.repo_map = keel_engine::RepoMapConfig::default();
+            c.tool_profile = ToolProfile::Compact;
+            c.test_command = Some("python3 -m unittest -q".to_owned());
+        },
+    )
+    .await;
+    // The fix, then the check of the task's parts answered with the same file: no new
+    // attempt (which would put the passing work back), the turn ends with the tests passing.
+    assert_eq!(requests.len(), 2);
+    assert!(
+        user_messages(&requests[1])
+            .join("\n")
+            .contains("check the task part by part")
+    );
+    assert!(
+        !logs(&events).iter().any(|l| l.starts_with("attempt 2")),
+        "{:?}",
+        logs(&events)
+    );
+    assert!(read_sample(&ws, "calc/stats.py").contains("return sum(values) / len(values)"));
+    assert_eq!(outcome.status, AgentStatus::Completed);
     assert_eq!(agent_end(&events).warning, None);
 }
 
@@ -1263,7 +1345,7 @@ async fn the_examples_in_a_changed_docstring_run_once_the_tests_pass() {
     )
     .await;
     // The tests pass with the wrong slug; its example does not, and the model is told so.
-    let note = user_messages(&requests[2]).last().cloned().unwrap();
+    let note = user_messages(&requests[1]).last().cloned().unwrap();
     assert!(
         note.starts_with("The tests pass, but I ran the examples in the docstrings"),
         "{note}"
@@ -1273,6 +1355,13 @@ async fn the_examples_in_a_changed_docstring_run_once_the_tests_pass() {
         "{note}"
     );
     assert!(note.contains("Got:\n    'Hello-World'"), "{note}");
+    // The answer that changed nothing is told so, without running them again.
+    let unchanged = user_messages(&requests[2]).last().cloned().unwrap();
+    assert!(
+        unchanged
+            .starts_with("Your answer changed no file, so the docstrings' examples still fail"),
+        "{unchanged}"
+    );
     // Offered no tools, the model reads its edit as the code block it wrote, not as JSON.
     let messages = requests[2].body["messages"].as_array().unwrap();
     assert!(
@@ -1296,8 +1385,8 @@ async fn the_examples_in_a_changed_docstring_run_once_the_tests_pass() {
                     && start.arguments["command"].as_str().is_some_and(|c| c.starts_with("python3 -B -c 'import doctest")))
         })
         .count();
-    // After the wrong slug, the answer that changed nothing, and the right slug.
-    assert_eq!(examples_runs, 3);
+    // After the wrong slug and the right one, not after the answer that changed nothing.
+    assert_eq!(examples_runs, 2);
     assert!(read_sample(&ws, "calc/slug.py").contains("text.lower()"));
     assert_eq!(agent_end(&events).warning, None);
     assert_eq!(outcome.status, AgentStatus::Completed);

@@ -226,6 +226,7 @@ impl TurnRun<'_> {
         self.state.test_rounds = 0;
         self.state.tests = TestState::NotRun;
         self.state.examples_failed = false;
+        self.state.failed_on = None;
         self.state.made_up_result = false;
         self.state.hints.clear();
         self.state.detector = super::anomaly::AnomalyDetector::new(self.config.anomalies);

@@ -18,8 +18,18 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::answer_review::log;
 use super::tool_loop::TurnRun;
 use super::turn::NO_CHANGE_WARNING;
+
+/// The note for an answer that changed nothing since the tests failed.
+/// How to change a file, when the model edits by writing files whole (for an answer that
+/// changed nothing since the tests failed).
+const UNCHANGED_BLOCKS: &str =
+    "write the file's path on a line by itself, then its complete new content in a code block.";
+
+/// How to change a file, when the model edits with the tools.
+const UNCHANGED_TOOLS: &str = "change it with the edit tools.";
 
 /// Heading of the tests' output in the turn's context.
 pub(crate) const TESTS_HEADING: &str = "## Tests before any change";
@@ -90,6 +100,9 @@ impl TurnRun<'_> {
         if self.state.test_rounds > self.config.test_rounds {
             return false;
         }
+        if self.unchanged_since_failure() {
+            return true;
+        }
         self.state.test_rounds += 1;
         let call_id = format!("keel_test_{}", self.state.test_rounds);
         let (passed, output) = self.run_tests(&call_id, &command).await;
@@ -106,6 +119,7 @@ impl TurnRun<'_> {
         } else {
             TestState::Failed
         };
+        self.state.failed_on = (!passed).then(|| super::stamps::Stamps::take(&self.config.root));
         // A check of the task's parts that broke the tests gets the rounds left to mend them,
         // then is put back.
         let last_round = self.state.test_rounds > self.config.test_rounds;
@@ -126,6 +140,41 @@ impl TurnRun<'_> {
             ),
         };
         self.context.conversation.push_note(note);
+        true
+    }
+
+    /// When the answer changed nothing since the tests last failed and a round is left after
+    /// this one: tells the model so instead of running them again (a small model that answers
+    /// in prose after a failure otherwise gets the same failure back, round after round); true
+    /// when it did (the loop goes on).
+    fn unchanged_since_failure(&mut self) -> bool {
+        let unchanged = self.state.tests == TestState::Failed
+            && self
+                .state
+                .failed_on
+                .as_ref()
+                .is_some_and(|stamps| !stamps.changed(&self.config.root));
+        if !unchanged || self.state.test_rounds + 1 > self.config.test_rounds {
+            return false;
+        }
+        self.state.test_rounds += 1;
+        log(
+            self.emitter,
+            "the answer changed no file since the tests failed; they were not run again",
+        );
+        let how = if self.state.blocks {
+            UNCHANGED_BLOCKS
+        } else {
+            UNCHANGED_TOOLS
+        };
+        let what = if self.state.examples_failed {
+            "the docstrings' examples"
+        } else {
+            "the tests"
+        };
+        self.context.conversation.push_note(format!(
+            "Your answer changed no file, so {what} still fail as shown above. Fix the code now: {how}"
+        ));
         true
     }
 

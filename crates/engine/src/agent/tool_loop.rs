@@ -8,6 +8,7 @@ use keel_context::{ConversationError, TokenCounter, ToolCallRequest};
 use keel_events::{Emitter, ResponseMode, SystemError, ToolStatus};
 
 use super::answer_review::Review;
+use super::auto_test::TestState;
 use super::config::{AgentConfig, ToolFormat};
 use super::control_tools::{ATTEMPT_COMPLETION, CREATE_PLAN};
 use super::instructions::Style;
@@ -104,6 +105,15 @@ impl TurnRun<'_> {
             }
             // Files given exactly as they are: asked again, a small model at a low temperature
             // gives them again. A fresh attempt, sampled warmer, is worth more than the calls.
+            // With the tests passing (a check of the task's parts), they are its answer that
+            // nothing is left to do.
+            if step.is_none()
+                && self.state.blocks
+                && self.changes.count() == changes_before
+                && self.state.tests == TestState::Passed
+            {
+                return LoopEnd::Answered(written_answer(&response));
+            }
             if step.is_none()
                 && self.state.blocks
                 && self.changes.count() == changes_before

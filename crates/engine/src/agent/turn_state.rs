@@ -66,6 +66,9 @@ pub(crate) struct TurnState {
     /// Whether what failed in it were the examples in the changed code's docstrings
     /// ([`super::doc_examples`]).
     pub(crate) examples_failed: bool,
+    /// The workspace as the latest failing run of the tests left it: an answer that changes
+    /// nothing gets that run's verdict again instead of another run ([`super::auto_test`]).
+    pub(crate) failed_on: Option<super::stamps::Stamps>,
     /// The task as the person wrote it, and where the turn starts in the conversation (for
     /// starting over, [`super::attempts`]).
     pub(crate) task: String,
@@ -143,6 +146,7 @@ impl TurnState {
             test_rounds: 0,
             tests: TestState::NotRun,
             examples_failed: false,
+            failed_on: None,
             task: String::new(),
             turn_start: 0,
             attempt: 1,
