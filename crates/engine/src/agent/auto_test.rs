@@ -22,7 +22,6 @@ use super::answer_review::log;
 use super::tool_loop::TurnRun;
 use super::turn::NO_CHANGE_WARNING;
 
-/// The note for an answer that changed nothing since the tests failed.
 /// How to change a file, when the model edits by writing files whole (for an answer that
 /// changed nothing since the tests failed).
 const UNCHANGED_BLOCKS: &str =
