@@ -6,13 +6,16 @@
 //! a token budget. A named definition in a
 //! file too large to show whole is shown as an excerpt (its own lines) instead, and so is one
 //! whose name holds a word of the task that few names hold ("a caret range" → `replaceCaret`).
-//! The model then starts from the code instead of from a search.
+//! A question starts from the definitions its words point at ([`super::asked_code`]) and
+//! what they use. The model then starts from the code instead of from a search.
 
 use std::path::Path;
 
 use keel_context::TokenCounter;
 use keel_repomap::{FileTags, RepoMap, Symbol};
 
+use super::asked_code::asked_definitions;
+use super::left_out::code_names;
 use super::repo_map::mentions;
 
 /// Most tokens the task's files may take together.
@@ -30,40 +33,94 @@ pub(crate) const EXCERPT_BUDGET_TOKENS: usize = 1_500;
 /// Most lines of one excerpt (a long class is cut after this many).
 const MAX_EXCERPT_LINES: usize = 80;
 
+/// Most lines of an excerpt of what an asked-about definition uses: its signature and doc
+/// say what it is for, and the budget is better spent on more of them.
+const MAX_USED_EXCERPT_LINES: usize = 30;
+
 /// The definitions `input` names that live in files not in `shown`, as excerpts (a markdown
 /// section, `None` when there is none), within [`EXCERPT_BUDGET_TOKENS`]: those of the names
-/// it gives, then those whose names hold a word it uses that few definitions' names hold
-/// ("a caret range" → `replaceCaret`, `replaceCarets`).
+/// it gives — for a `question`, after those it asks about by its words
+/// ([`asked_definitions`]) — then what those use, then those whose names hold a word it uses
+/// that few definitions' names hold ("a caret range" → `replaceCaret`, `replaceCarets`). A
+/// question naming a name defined everywhere (`__init__`) gets none of its definitions.
 pub(crate) fn task_excerpts(
     map: &RepoMap,
     root: &Path,
     input: &str,
+    question: bool,
     shown: &[String],
     counter: TokenCounter,
 ) -> Option<String> {
-    let mentioned = mentions(root, input);
-    let mut excerpts = Excerpts::new(root, counter);
-    for name in &mentioned.identifiers {
-        for (path, tags) in map.files() {
-            if shown.iter().any(|s| s == path) {
-                continue;
+    let mut named = mentions(root, input).identifiers;
+    let mut asked = Vec::new();
+    let mut asked_names: Vec<String> = Vec::new();
+    if question {
+        asked = asked_definitions(map, input);
+        for (_, symbol) in &asked {
+            if !asked_names.contains(&symbol.name) {
+                asked_names.push(symbol.name.clone());
             }
-            for symbol in tags.symbols.iter().filter(|s| &s.name == name) {
-                excerpts.add(path, symbol);
-            }
         }
+        named = question_names(map, input, named, &asked_names);
     }
-    for (path, symbol) in used_by_named(map, root, &mentioned.identifiers) {
-        if !shown.iter().any(|s| s == path) {
-            excerpts.add(path, symbol);
-        }
+    let named_definitions = named.iter().flat_map(|name| {
+        map.files().flat_map(move |(path, tags)| {
+            tags.symbols
+                .iter()
+                .filter(move |s| &s.name == name)
+                .map(move |s| (path, s))
+        })
+    });
+    // What each asked-about definition uses, best first, then what all the names use.
+    let mut used: Vec<(&str, &Symbol)> = asked_names
+        .iter()
+        .flat_map(|name| used_by_named(map, root, std::slice::from_ref(name)))
+        .collect();
+    used.extend(used_by_named(map, root, &named));
+    // An asked-about definition used by another is shown whole, not cut as a used one.
+    used.retain(|(_, symbol)| !asked_names.contains(&symbol.name));
+    let used_lines = if question {
+        MAX_USED_EXCERPT_LINES
+    } else {
+        MAX_EXCERPT_LINES
+    };
+    let mut excerpts = Excerpts::new(root, counter, shown);
+    if question {
+        // What the asked-about code calls first: the helpers' doc lines say what each step
+        // does, and a small model names the first definition it reads.
+        excerpts.add_all(used.iter().copied(), used_lines);
+        excerpts.add_all(
+            asked.into_iter().chain(named_definitions),
+            MAX_EXCERPT_LINES,
+        );
+    } else {
+        excerpts.add_all(
+            asked.into_iter().chain(named_definitions),
+            MAX_EXCERPT_LINES,
+        );
+        excerpts.add_all(used.iter().copied(), used_lines);
     }
-    for (path, symbol) in named_by_word(map, input) {
-        if !shown.iter().any(|s| s == path) {
-            excerpts.add(path, symbol);
-        }
-    }
+    excerpts.add_all(named_by_word(map, input), MAX_EXCERPT_LINES);
     excerpts.section()
+}
+
+/// The names a question's excerpts start from: those it asks about ([`asked_definitions`]),
+/// then of those it `named`, only the ones written as code and not defined everywhere
+/// (`__init__`): a word of its prose may name a definition ("attrs"), and the ranking of its
+/// words as a whole says more.
+fn question_names(
+    map: &RepoMap,
+    input: &str,
+    mut named: Vec<String>,
+    asked_names: &[String],
+) -> Vec<String> {
+    let written = code_names(input);
+    named.retain(|name| {
+        written.contains(name)
+            && !asked_names.contains(name)
+            && definitions_of(map, name).len() <= MAX_WORD_DEFINITIONS
+    });
+    asked_names.iter().cloned().chain(named).collect()
 }
 
 /// The definitions that the definitions `named` use (the classes a named test's cases build,
@@ -88,11 +145,7 @@ fn used_by_named<'m>(
     let mut found = Vec::new();
     let mut names = 0;
     for name in used {
-        let definitions: Vec<(&str, &Symbol)> = map
-            .files()
-            .flat_map(|(path, tags)| tags.symbols.iter().map(move |s| (path, s)))
-            .filter(|(_, s)| s.name == name && s.kind.defines_name())
-            .collect();
+        let definitions = definitions_of(map, name);
         if !definitions.is_empty() && definitions.len() <= MAX_WORD_DEFINITIONS {
             found.extend(definitions);
             names += 1;
@@ -102,6 +155,14 @@ fn used_by_named<'m>(
         }
     }
     found
+}
+
+/// The definitions of `name` in the project.
+fn definitions_of<'m>(map: &'m RepoMap, name: &str) -> Vec<(&'m str, &'m Symbol)> {
+    map.files()
+        .flat_map(|(path, tags)| tags.symbols.iter().map(move |s| (path, s)))
+        .filter(|(_, s)| s.name == name && s.kind.defines_name())
+        .collect()
 }
 
 /// Most names a named definition uses that bring their definitions as excerpts (the first
@@ -115,7 +176,7 @@ const MAX_WORD_DEFINITIONS: usize = 3;
 const MIN_WORD_CHARS: usize = 4;
 
 /// Words of a task that say what to do rather than what it is about.
-const TASK_WORDS: &[&str] = &[
+pub(crate) const TASK_WORDS: &[&str] = &[
     "about", "add", "after", "all", "also", "any", "before", "both", "branch", "broken", "bug",
     "but", "case", "cases", "change", "code", "copy", "does", "doesn", "each", "error", "fail",
     "failing", "fails", "file", "files", "find", "first", "fix", "from", "function", "have",
@@ -160,6 +221,8 @@ fn named_by_word<'m>(map: &'m RepoMap, input: &str) -> Vec<(&'m str, &'m Symbol)
 struct Excerpts<'a> {
     root: &'a Path,
     counter: TokenCounter,
+    /// Files shown whole: nothing of theirs is excerpted.
+    shown: &'a [String],
     sections: Vec<String>,
     /// (path, first line, end line) of each excerpt, 0-based, end exclusive.
     taken: Vec<(String, usize, usize)>,
@@ -167,19 +230,23 @@ struct Excerpts<'a> {
 }
 
 impl<'a> Excerpts<'a> {
-    fn new(root: &'a Path, counter: TokenCounter) -> Self {
+    fn new(root: &'a Path, counter: TokenCounter, shown: &'a [String]) -> Self {
         Self {
             root,
             counter,
+            shown,
             sections: Vec::new(),
             taken: Vec::new(),
             used: 0,
         }
     }
 
-    /// Adds `symbol` of the file at `path` (its first [`MAX_EXCERPT_LINES`] lines) unless an
-    /// excerpt holds it already or the budget is spent.
-    fn add(&mut self, path: &str, symbol: &Symbol) {
+    /// Adds `symbol` of the file at `path` (its first `max_lines` lines) unless the file is
+    /// shown whole, an excerpt holds it already or the budget is spent.
+    fn add(&mut self, path: &str, symbol: &Symbol, max_lines: usize) {
+        if self.shown.iter().any(|s| s == path) {
+            return;
+        }
         let Ok(text) = std::fs::read_to_string(self.root.join(path)) else {
             return;
         };
@@ -187,7 +254,7 @@ impl<'a> Excerpts<'a> {
         let start = symbol.decorated_start(&lines);
         let end = (symbol.end_line as usize)
             .min(lines.len())
-            .min(start + MAX_EXCERPT_LINES);
+            .min(start + max_lines);
         let inside = self
             .taken
             .iter()
@@ -213,6 +280,17 @@ impl<'a> Excerpts<'a> {
         self.used += tokens;
         self.taken.push((path.to_owned(), start, end));
         self.sections.push(section);
+    }
+
+    /// Adds each of `definitions` ([`Excerpts::add`]).
+    fn add_all<'m>(
+        &mut self,
+        definitions: impl IntoIterator<Item = (&'m str, &'m Symbol)>,
+        max_lines: usize,
+    ) {
+        for (path, symbol) in definitions {
+            self.add(path, symbol, max_lines);
+        }
     }
 
     /// The excerpts as the context's section.
@@ -328,10 +406,16 @@ fn used_names<'t>(root: &Path, path: &str, tags: &'t FileTags, named: &[String])
     };
     let lines: Vec<&str> = text.lines().collect();
     let mut used: Vec<&'t str> = Vec::new();
+    let parameters: Vec<&str> = definitions
+        .iter()
+        .flat_map(|symbol| parameter_names(&symbol.signature))
+        .collect();
     let words = definitions
         .iter()
         .flat_map(|symbol| symbol.decorated_lines_in(&lines))
-        .flat_map(|line| line.split(|c: char| !(c.is_alphanumeric() || c == '_')));
+        .flat_map(|line| line.split(|c: char| !(c.is_alphanumeric() || c == '_')))
+        // A parameter named like a definition elsewhere (`attrs`) is a local.
+        .filter(|word| !parameters.contains(word));
     // In the order the definitions use them: the class a test's first case builds first.
     for word in words {
         let Ok(at) = tags
@@ -346,6 +430,55 @@ fn used_names<'t>(root: &Path, path: &str, tags: &'t FileTags, named: &[String])
         }
     }
     used
+}
+
+/// The names of the parameters `signature` declares (`def f(self, attrs, *, kw=1)` → `self`,
+/// `attrs`, `kw`; `fn f(a: &T)` → `a`; a Go method's receiver too): the first identifier of
+/// each, types and defaults aside.
+fn parameter_names(signature: &str) -> Vec<&str> {
+    let Some(open) = signature.find('(') else {
+        return Vec::new();
+    };
+    let (mut names, end) = parameters_from(signature, open);
+    // A Go method: its receiver, then its parameters (`func (s *Store) Get(key string)`).
+    if signature.trim_start().starts_with("func (")
+        && let Some(next) = signature[end..].find('(')
+    {
+        names.extend(parameters_from(signature, end + next).0);
+    }
+    names
+}
+
+/// The parameter names of the list opening at `open` in `signature`, and where it ends.
+fn parameters_from(signature: &str, open: usize) -> (Vec<&str>, usize) {
+    let mut names = Vec::new();
+    let mut depth = 0usize;
+    let mut start = open + 1;
+    for (at, c) in signature[open..].char_indices().map(|(i, c)| (open + i, c)) {
+        match c {
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '}' | '>' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    names.extend(first_identifier(&signature[start..at]));
+                    return (names, at + 1);
+                }
+            }
+            ',' if depth == 1 => {
+                names.extend(first_identifier(&signature[start..at]));
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    (names, signature.len())
+}
+
+/// The first identifier of a parameter (`*args` → `args`, `mut a: u32` → `a`).
+fn first_identifier(parameter: &str) -> Option<&str> {
+    parameter
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .find(|w| !w.is_empty() && *w != "mut" && !w.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// The readable files of `paths` in order, each at most [`MAX_FILE_TOKENS`], until `budget`.
@@ -406,6 +539,23 @@ mod tests {
         let mut map = RepoMap::open(root, MapOptions::default()).unwrap();
         map.refresh().unwrap();
         (dir, map)
+    }
+
+    #[test]
+    fn parameters_are_read_from_signatures() {
+        assert_eq!(
+            parameter_names("def _make_init(cls, attrs, *args, kw=(1, 2), **rest)"),
+            vec!["cls", "attrs", "args", "kw", "rest"]
+        );
+        assert_eq!(
+            parameter_names("fn parse(mut a: Vec<u8>, b: &HashMap<K, V>) -> u32"),
+            vec!["a", "b"]
+        );
+        assert_eq!(
+            parameter_names("func (s *Store) Get(key string) string"),
+            vec!["s", "key"]
+        );
+        assert!(parameter_names("class Thing").is_empty());
     }
 
     #[test]
@@ -518,6 +668,7 @@ mod tests {
             &map,
             dir.path(),
             "A caret range on 0.x versions must only allow patch updates; fix the bug.",
+            false,
             &[],
             TokenCounter::default(),
         )
@@ -546,6 +697,7 @@ mod tests {
             &map,
             dir.path(),
             "test_clamp fails",
+            false,
             &shown,
             TokenCounter::default(),
         )
@@ -562,6 +714,7 @@ mod tests {
             &map,
             dir.path(),
             "test_clamp fails",
+            false,
             &[],
             TokenCounter::default(),
         )
@@ -591,12 +744,68 @@ mod tests {
     }
 
     #[test]
+    fn a_question_brings_what_it_asks_about_not_a_name_defined_everywhere() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("lib")).unwrap();
+        let mut big = String::new();
+        for i in 0..40 {
+            big.push_str(&format!(
+                "class Thing{i}:\n    def __init__(self, attrs):\n        self.attrs = attrs\n\n\n"
+            ));
+        }
+        big.push_str(
+            "def attrs(cls):\n    return cls\n\n\n\
+             def _make_init(cls, attrs):\n    script = _attrs_to_init_script(attrs)\n    \
+             return _make_method(\"__init__\", script)\n\n\n\
+             def _attrs_to_init_script(attrs):\n    \"\"\"Return the source of an initializer.\"\"\"\n    \
+             return \"def __init__(self): pass\"\n\n\n\
+             def _make_method(name, script):\n    return compile(script, name, \"exec\")\n",
+        );
+        for i in 0..300 {
+            big.push_str(&format!("\n\ndef helper_{i}(x):\n    return x + {i}\n"));
+        }
+        std::fs::write(root.join("lib/make.py"), big).unwrap();
+        let mut map = RepoMap::open(root, MapOptions::default()).unwrap();
+        map.refresh().unwrap();
+        let question = "How is the `__init__` that attrs adds to a class made? Which function \
+                        generates its source? Just answer.";
+        let excerpts =
+            task_excerpts(&map, root, question, true, &[], TokenCounter::default()).unwrap();
+        let first = excerpts
+            .find("def _make_init(cls, attrs):")
+            .expect(&excerpts);
+        assert!(
+            excerpts.contains("def _attrs_to_init_script(attrs):"),
+            "{excerpts}"
+        );
+        assert!(!excerpts.contains("class Thing"), "{excerpts}");
+        // `attrs` is a parameter of `_make_init` there, not the decorator: after what is asked.
+        assert!(
+            excerpts.find("def attrs(cls):").is_none_or(|at| at > first),
+            "{excerpts}"
+        );
+        // The same words as a change request keep the names they give.
+        let change = task_excerpts(
+            &map,
+            root,
+            "Fix `__init__` of Thing3",
+            false,
+            &[],
+            TokenCounter::default(),
+        )
+        .unwrap();
+        assert!(change.contains("class Thing3"), "{change}");
+    }
+
+    #[test]
     fn a_definition_in_a_large_file_is_an_excerpt() {
         let (dir, map) = project();
         let excerpts = task_excerpts(
             &map,
             dir.path(),
             "IntRange.clamp is wrong",
+            false,
             &[],
             TokenCounter::default(),
         )
@@ -621,11 +830,22 @@ mod tests {
                 &map,
                 dir.path(),
                 "IntRange",
+                false,
                 &["shop/big.py".to_owned()],
                 TokenCounter::default()
             )
             .is_none()
         );
-        assert!(task_excerpts(&map, dir.path(), "tidy up", &[], TokenCounter::default()).is_none());
+        assert!(
+            task_excerpts(
+                &map,
+                dir.path(),
+                "tidy up",
+                false,
+                &[],
+                TokenCounter::default()
+            )
+            .is_none()
+        );
     }
 }

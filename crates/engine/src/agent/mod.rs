@@ -184,6 +184,7 @@
 
 pub mod anomaly;
 mod answer_review;
+mod asked_code;
 mod attempts;
 mod auto_focus;
 mod auto_test;

@@ -705,9 +705,15 @@ impl AgentSession {
             .map(|f| f.path().to_owned())
             .collect();
         let counter = keel_context::TokenCounter::for_model(&model);
-        if let Some(excerpts) =
-            super::auto_focus::task_excerpts(map, &self.config.root, input, &shown, counter)
-        {
+        let question = super::task_intent::only_asks(input);
+        if let Some(excerpts) = super::auto_focus::task_excerpts(
+            map,
+            &self.config.root,
+            input,
+            question,
+            &shown,
+            counter,
+        ) {
             self.context.turn_notes.push(excerpts);
         }
     }
