@@ -46,7 +46,9 @@ pub(crate) struct ModuleExamples {
 
 impl ModuleExamples {
     /// The script's part that runs this module's examples (the `index`th module): one that
-    /// does not import is skipped with a line saying so.
+    /// does not import, or holds a docstring doctest cannot read (an example with a bare
+    /// `"\n"` in a non-raw docstring), is skipped with a line saying so — Keel's extra check
+    /// cannot be run there, which is not a failing example.
     fn script(&self, index: usize) -> String {
         let module = &self.module;
         let alias = format!("_module{index}");
@@ -58,7 +60,7 @@ impl ModuleExamples {
             }
         };
         format!(
-            "try:\n    import {module} as {alias}\nexcept ImportError as error:\n    print(f\"{module}: not imported ({{error}}); its examples were not run\")\nelse:\n    for test in finder.find({alias}, \"{module}\"):\n        if {wanted}:\n            failed += runner.run(test).failed\n"
+            "try:\n    import {module} as {alias}\nexcept ImportError as error:\n    print(f\"{module}: not imported ({{error}}); its examples were not run\")\nelse:\n    try:\n        tests = finder.find({alias}, \"{module}\")\n    except ValueError as error:\n        print(f\"{module}: a docstring cannot be read as examples ({{error}}); its examples were not run\")\n        tests = []\n    for test in tests:\n        if {wanted}:\n            failed += runner.run(test).failed\n"
         )
     }
 }
@@ -272,7 +274,49 @@ mod tests {
         assert!(script.contains("import a.b as _module0\n"));
         assert!(script.contains("test.name.rsplit(\".\", 1)[-1] in (\"f\", \"g\",):"));
         assert!(script.contains("import c as _module1\n"));
-        assert!(script.contains("for test in finder.find(_module1, \"c\"):\n        if True:"));
+        assert!(script.contains("tests = finder.find(_module1, \"c\")\n"));
+        assert!(script.contains("    for test in tests:\n        if True:"));
+    }
+
+    #[test]
+    fn a_docstring_doctest_cannot_read_is_skipped_and_a_failing_example_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("pkg")).unwrap();
+        std::fs::write(dir.path().join("pkg/__init__.py"), "").unwrap();
+        // A real newline inside the example's string: doctest's parser rejects the docstring.
+        std::fs::write(
+            dir.path().join("pkg/words.py"),
+            "def count(text):\n    \"\"\"Count.\n\n    >>> count(\" a\\nb \\n\")\n    2\n    \"\"\"\n    return len(text.split())\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("pkg/wrong.py"),
+            "def one():\n    \"\"\"One.\n\n    >>> one()\n    1\n    \"\"\"\n    return 2\n",
+        )
+        .unwrap();
+        let run = |module: &str| {
+            let command = doctest_command(&[ModuleExamples {
+                module: module.into(),
+                names: None,
+            }]);
+            std::process::Command::new("bash")
+                .arg("-c")
+                .arg(command)
+                .current_dir(dir.path())
+                .output()
+                .unwrap()
+        };
+        let unreadable = run("pkg.words");
+        let out = String::from_utf8_lossy(&unreadable.stdout);
+        assert!(unreadable.status.success(), "{out}");
+        assert!(
+            out.contains("pkg.words: a docstring cannot be read as examples"),
+            "{out}"
+        );
+        let failing = run("pkg.wrong");
+        let out = String::from_utf8_lossy(&failing.stdout);
+        assert!(!failing.status.success());
+        assert!(reports_failure(&out), "{out}");
     }
 
     #[test]
