@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use keel_repomap::{RepoMap, Symbol};
 
-use super::auto_focus::TASK_WORDS;
+use super::auto_focus::{MAX_WORD_DEFINITIONS, MIN_WORD_CHARS, TASK_WORDS};
 use super::left_out::code_names;
 use super::test_files::is_test_path;
 
@@ -18,12 +18,6 @@ const MAX_ASKED: usize = 2;
 /// How much more a word of a name the question gives (`__init__` → `init`) weighs: it is what
 /// the question is about.
 const NAMED_WORD_WEIGHT: f64 = 2.0;
-
-/// Most definitions a name may have and still be what a question asks for.
-const MAX_DEFINITIONS: usize = 3;
-
-/// Shortest question word looked up.
-const MIN_WORD_CHARS: usize = 4;
 
 /// Words of a question that say how it is asked rather than what it is about (beside
 /// [`TASK_WORDS`]), in their normal forms.
@@ -78,7 +72,7 @@ pub(crate) fn asked_definitions<'m>(
     }
     let candidates: Vec<Candidate<'m>> = candidates
         .into_iter()
-        .filter(|c| counts[c.symbol.name.as_str()] <= MAX_DEFINITIONS)
+        .filter(|c| counts[c.symbol.name.as_str()] <= MAX_WORD_DEFINITIONS)
         .collect();
     let total = candidates.len() as f64;
     let weight = |word: &str| {

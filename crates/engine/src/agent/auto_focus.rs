@@ -170,10 +170,10 @@ fn definitions_of<'m>(map: &'m RepoMap, name: &str) -> Vec<(&'m str, &'m Symbol)
 const MAX_USED_NAMES: usize = 4;
 
 /// Most definitions a word may name a part of and still point at them.
-const MAX_WORD_DEFINITIONS: usize = 3;
+pub(crate) const MAX_WORD_DEFINITIONS: usize = 3;
 
 /// Shortest task word looked up among the parts of definitions' names.
-const MIN_WORD_CHARS: usize = 4;
+pub(crate) const MIN_WORD_CHARS: usize = 4;
 
 /// Words of a task that say what to do rather than what it is about.
 pub(crate) const TASK_WORDS: &[&str] = &[
