@@ -1176,6 +1176,35 @@ async fn a_whole_file_keeps_the_definitions_and_the_end_it_left_out() {
 }
 
 #[tokio::test]
+async fn a_look_alike_of_the_quoted_string_is_written_as_the_task_quotes_it() {
+    let ws = sample_project();
+    let before = "def summary(text):\n    \"\"\"The first ten characters of `text`.\"\"\"\n    return text[:10]\n";
+    std::fs::write(ws.path().join("calc/fmt.py"), before).unwrap();
+    // The model means "..." and writes the one-character ellipsis.
+    let answer = format!(
+        "`calc/fmt.py`\n```python\n{}```",
+        before.replace("return text[:10]", "return text[:10] + \"\u{2026}\"")
+    );
+    let (events, _requests, outcome, ws) = turn_on(
+        ws,
+        "Make `summary` in calc/fmt.py end the text it cuts with \"...\".",
+        vec![text_answer(&[&answer]), text_answer(&["DONE"])],
+        |c| c.tool_profile = ToolProfile::Compact,
+        |_| {},
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("calc/fmt.py")).unwrap(),
+        before.replace("return text[:10]", "return text[:10] + \"...\"")
+    );
+    let told = events.iter().any(|e| {
+        matches!(&e.kind, EventKind::SystemLog(l) if l.message == "the answer's calc/fmt.py writes \"\u{2026}\" for \"...\", a look-alike of the string the task quotes; written as the task writes it")
+    });
+    assert!(told, "{:#?}", logs(&events));
+    assert_eq!(outcome.status, AgentStatus::Completed);
+}
+
+#[tokio::test]
 async fn passing_tests_the_task_does_not_speak_of_are_not_rewritten() {
     let ws = sample_project();
     let fixed_stats = FIXED_MEAN

@@ -20,6 +20,7 @@ use keel_events::{Emitter, LogLevel, SystemLog};
 use super::definition_edit::definition_edits;
 use super::forgotten_imports::add_forgotten_imports;
 use super::left_out::keep_left_out;
+use super::look_alike::as_quoted;
 use super::test_files::is_test_path;
 use super::tool_loop::TurnRun;
 use super::whole_file::{WholeFile, json_written_files, whole_files};
@@ -197,7 +198,8 @@ impl TurnRun<'_> {
     }
 
     /// Completes a file given whole: what its rewrite left out of the file on disk put back
-    /// ([`super::left_out`]), and for Python the standard modules it uses without importing
+    /// ([`super::left_out`]), look-alikes of the strings the task quotes written as it quotes
+    /// them ([`super::look_alike`]), and for Python the standard modules it uses without importing
     /// them imported ([`super::forgotten_imports`]).
     fn complete_whole_file(&self, file: &mut WholeFile) {
         if let Ok(old) = std::fs::read_to_string(self.config.root.join(&file.path))
@@ -210,6 +212,20 @@ impl TurnRun<'_> {
                     "the answer's {} leaves out {} of the file; kept as it was",
                     file.path,
                     kept.parts.join(", ")
+                ),
+            );
+        }
+        if let Ok(old) = std::fs::read_to_string(self.config.root.join(&file.path))
+            && let Some((content, replaced)) =
+                as_quoted(&file.path, &old, &file.content, &self.state.task)
+        {
+            file.content = content;
+            log(
+                self.emitter,
+                format!(
+                    "the answer's {} writes {}, a look-alike of the string the task quotes; written as the task writes it",
+                    file.path,
+                    replaced.join(", ")
                 ),
             );
         }

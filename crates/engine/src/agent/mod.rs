@@ -203,6 +203,7 @@ mod hooks;
 mod identifier_rename;
 mod instructions;
 mod left_out;
+mod look_alike;
 mod model_call;
 mod model_context;
 mod move_first;

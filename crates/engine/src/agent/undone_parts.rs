@@ -14,6 +14,7 @@ use std::path::Path;
 use keel_repomap::{Language, extract};
 
 use super::left_out::code_names;
+use super::look_alike::{LookAlike, look_alikes};
 use super::test_files::is_test_path;
 
 /// A file's text when the turn began and now.
@@ -27,6 +28,9 @@ pub(crate) struct FileThen {
 
 /// Most files named in one part's note.
 const MAX_FILES: usize = 2;
+
+/// Most look-alike literals named in one part's note.
+const MAX_LOOK_ALIKES: usize = 2;
 
 /// For each of `parts`, why it is plainly not done yet (`None`: it may be), from the project's
 /// code `files` by path.
@@ -56,9 +60,39 @@ fn undone(part: &str, files: &BTreeMap<String, FileThen>) -> Option<String> {
                 .values()
                 .any(|file| has_literal(file.now.as_deref(), text))
         })
-        .map(|text| format!("no code file has the string \"{text}\""))
+        .map(|text| {
+            let mut why = format!("no code file has the string \"{text}\"");
+            for (path, found) in look_alikes_of(&text, files, &names) {
+                why.push_str(&format!(
+                    " ({path} line {} has \"{}\", {}, which only looks like it)",
+                    found.line,
+                    found.found,
+                    found.marks(),
+                ));
+            }
+            why
+        })
         .collect();
     (!missing.is_empty()).then(|| missing.join("; "))
+}
+
+/// The literals in the code now that look like `text` and are not it (see
+/// [`super::look_alike`]), at most [`MAX_LOOK_ALIKES`] of them, with their paths.
+fn look_alikes_of(
+    text: &str,
+    files: &BTreeMap<String, FileThen>,
+    names: &[String],
+) -> Vec<(String, LookAlike)> {
+    files
+        .iter()
+        .filter_map(|(path, file)| Some((path, file.before.as_deref(), file.now.as_deref()?)))
+        .flat_map(|(path, before, now)| {
+            look_alikes(text, path, before, now, names)
+                .into_iter()
+                .map(move |found| (path.clone(), found))
+        })
+        .take(MAX_LOOK_ALIKES)
+        .collect()
 }
 
 /// Most characters of a quoted string the check looks for.
@@ -66,7 +100,7 @@ const MAX_QUOTED: usize = 24;
 
 /// The short strings `part` quotes ("..." or “...”), outside backticks and outside a
 /// `name="value"` setting (a value the code compares with, not one it must hold).
-fn quoted(part: &str) -> Vec<String> {
+pub(crate) fn quoted(part: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = part;
     let mut in_code = false;
@@ -119,7 +153,7 @@ fn has_literal(text: Option<&str>, literal: &str) -> bool {
 }
 
 /// The code names `part` gives: [`code_names`], and a word set to a value (`lang="de"`).
-fn part_names(part: &str) -> Vec<String> {
+pub(crate) fn part_names(part: &str) -> Vec<String> {
     let mut names = code_names(part);
     for piece in part.split('=').rev().skip(1) {
         let word: String = piece
@@ -268,7 +302,10 @@ mod tests {
         let parts = vec!["make `plainTextSummary` use \"...\" instead.".to_owned()];
         assert_eq!(
             undone_parts(&parts, &files),
-            vec![Some("no code file has the string \"...\"".to_owned())]
+            vec![Some(
+                "no code file has the string \"...\" (src/feed.ts line 2 has \"…\", U+2026 HORIZONTAL ELLIPSIS, which only looks like it)"
+                    .to_owned()
+            )]
         );
         let right = feed.replace("truncate(x, 40)", "truncate(x, 40, '...')");
         let files = BTreeMap::from([("src/feed.ts".to_owned(), changed(feed, &right))]);
