@@ -2,7 +2,8 @@
 //! again and again until the output limit (minutes on a local model). [`RepetitionGuard`] reads
 //! a response as it streams and ends it with [`ProviderError::Repetition`] once its text — or a
 //! tool call's arguments — ends in the same block of lines repeated
-//! [`MIN_REPEATS`] times and at least [`MIN_REPEATED_CHARS`] long, or in one line's shape
+//! [`MIN_REPEATS`] times and at least [`MIN_REPEATED_CHARS`] long (a piece of one line too: the
+//! same sentence again and again with no line break), or in one line's shape
 //! (the same text with other numbers: `assert!(!is_leap(1901));`, `…(1902));`, …) written
 //! [`MIN_SHAPE_REPEATS`] times running, or once a code block of [`MIN_CODE_BLOCK_LINES`] or
 //! more is written a second time, line for line (a model that shows the fixed file, its tests,
@@ -31,8 +32,9 @@ pub const MIN_SHAPE_BLOCK_CHARS: usize = 2_000;
 pub const MIN_REPEATED_CHARS: usize = 800;
 /// Lines a code block must hold for writing it again to be a loop.
 pub const MIN_CODE_BLOCK_LINES: usize = 8;
-/// The longest piece, in bytes, looked for as repeated within one line.
-const MAX_PIECE_BYTES: usize = 16;
+/// The longest piece, in bytes, looked for as repeated within one line (a sentence written
+/// again and again with no line break: a small model explaining a bug).
+const MAX_PIECE_BYTES: usize = 512;
 /// The longest block, in lines, looked for.
 const MAX_BLOCK_LINES: usize = 40;
 
@@ -125,17 +127,20 @@ impl LoopDetector {
         found.or_else(|| self.loop_in_partial_line())
     }
 
-    /// A short piece of text the line being written ends in, repeated over
-    /// [`MIN_REPEATED_CHARS`] (`0x00, 0x00, 0x00, …` with no line break).
+    /// A piece of text the line being written ends in, repeated over [`MIN_REPEATED_CHARS`]
+    /// and at least [`MIN_REPEATS`] times (`0x00, 0x00, 0x00, …` or the same sentence again
+    /// and again, with no line break).
     fn loop_in_partial_line(&self) -> Option<Repetition> {
         let bytes = self.partial.as_bytes();
         let n = bytes.len();
         if n < MIN_REPEATED_CHARS {
             return None;
         }
+        let window = |p: usize| MIN_REPEATED_CHARS.max(p * MIN_REPEATS);
         let period = (1..=MAX_PIECE_BYTES)
-            .find(|&p| (n - MIN_REPEATED_CHARS + p..n).all(|i| bytes[i] == bytes[i - p]))?;
-        let mut start = n - MIN_REPEATED_CHARS;
+            .take_while(|&p| window(p) <= n)
+            .find(|&p| (n - window(p) + p..n).all(|i| bytes[i] == bytes[i - p]))?;
+        let mut start = n - window(period);
         while start > 0 && bytes[start - 1] == bytes[start - 1 + period] {
             start -= 1;
         }
@@ -515,6 +520,37 @@ mod tests {
         assert!(found.to_string().contains("within one line"), "{found}");
         // The run of `, 0x00` starts right after the table's last other value, `0x01`.
         assert_eq!(found.start, before.len() - ", ".len());
+    }
+
+    #[test]
+    fn a_sentence_repeated_within_one_line_is_a_loop() {
+        // Recorded on py-itsdangerous-unsign: 15,000 characters of this, 400 s, one line.
+        let mut detector = LoopDetector::new();
+        let before = "The bug is in the `loads()` method of the `Serializer` class. ";
+        let sentence = "The `loads()` method is supposed to check if the signature matches the payload, but it is not doing so correctly. ";
+        let mut found = detector.push(before);
+        let mut pushed = 0;
+        while found.is_none() && pushed < 100 {
+            for word in sentence.split_inclusive(' ') {
+                found = found.or_else(|| detector.push(word));
+            }
+            pushed += 1;
+        }
+        let found = found.unwrap_or_else(|| panic!("no loop after {pushed} sentences"));
+        assert_eq!(found.block_lines, 0);
+        assert!(pushed <= 8, "found after {pushed} sentences");
+        // The run starts at the ". " the text before it ends in, as each sentence does.
+        assert_eq!(found.start, before.len() - ". ".len());
+        // Three times is not yet a loop, however long the sentence.
+        let mut detector = LoopDetector::new();
+        let long = format!(
+            "{} ",
+            "word "
+                .repeat(60)
+                .trim_end()
+                .replace("word word", "one two")
+        );
+        assert_eq!(detector.push(&long.repeat(3)), None);
     }
 
     #[test]

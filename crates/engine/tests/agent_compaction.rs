@@ -95,7 +95,10 @@ async fn mock_model(summaries: SummaryCall, cancel: CancellationToken) -> MockSe
         let turn = turn_number(body);
         let last = body["messages"].as_array().unwrap().last().unwrap();
         if last["role"] == "tool" {
-            let filler = "The note lists the steps in order and nothing is missing. ".repeat(16);
+            // Numbered, so the loop guard does not take it for a sentence written on and on.
+            let filler: String = ('a'..='p')
+                .map(|c| format!("The note lists step {c} in order and nothing is missing. "))
+                .collect();
             text_answer(&[&format!("Turn {turn} done. "), &filler])
         } else {
             let args =

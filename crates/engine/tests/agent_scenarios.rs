@@ -705,7 +705,10 @@ async fn cancel_during_a_plan_step() {
 #[tokio::test]
 async fn old_turns_are_summarised_when_the_window_is_small() {
     let ws = sample_project();
-    let long = "The mean divides by the count of values. ".repeat(120);
+    // Numbered, so the loop guard does not take it for a sentence written on and on.
+    let long: String = (0..120)
+        .map(|i| format!("Mean {i:03} divides by the count of values. "))
+        .collect();
     let (mut session, collector) = scripted(
         ws.path(),
         // The third request is the model's summary of the first turns.
