@@ -202,32 +202,31 @@ impl TurnRun<'_> {
     /// them ([`super::look_alike`]), and for Python the standard modules it uses without importing
     /// them imported ([`super::forgotten_imports`]).
     fn complete_whole_file(&self, file: &mut WholeFile) {
-        if let Ok(old) = std::fs::read_to_string(self.config.root.join(&file.path))
-            && let Some(kept) = keep_left_out(&file.path, &old, &file.content, &self.state.task)
-        {
-            file.content = kept.content;
-            log(
-                self.emitter,
-                format!(
-                    "the answer's {} leaves out {} of the file; kept as it was",
-                    file.path,
-                    kept.parts.join(", ")
-                ),
-            );
-        }
-        if let Ok(old) = std::fs::read_to_string(self.config.root.join(&file.path))
-            && let Some((content, replaced)) =
+        if let Ok(old) = std::fs::read_to_string(self.config.root.join(&file.path)) {
+            if let Some(kept) = keep_left_out(&file.path, &old, &file.content, &self.state.task) {
+                file.content = kept.content;
+                log(
+                    self.emitter,
+                    format!(
+                        "the answer's {} leaves out {} of the file; kept as it was",
+                        file.path,
+                        kept.parts.join(", ")
+                    ),
+                );
+            }
+            if let Some((content, replaced)) =
                 as_quoted(&file.path, &old, &file.content, &self.state.task)
-        {
-            file.content = content;
-            log(
-                self.emitter,
-                format!(
-                    "the answer's {} writes {}, a look-alike of the string the task quotes; written as the task writes it",
-                    file.path,
-                    replaced.join(", ")
-                ),
-            );
+            {
+                file.content = content;
+                log(
+                    self.emitter,
+                    format!(
+                        "the answer's {} writes {}, a look-alike of the string the task quotes; written as the task writes it",
+                        file.path,
+                        replaced.join(", ")
+                    ),
+                );
+            }
         }
         if file.path.ends_with(".py") {
             let (fixed, added) = add_forgotten_imports(&file.content);
