@@ -437,6 +437,46 @@ fn a_damaged_manifest_is_reported_and_can_be_discarded() {
     assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"a.txt\n");
 }
 
+#[test]
+fn a_shadow_being_made_is_never_seen_half_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    // Enough files that making the view takes a while.
+    for i in 0..400 {
+        let path = root.join(format!("src/m{}/f{i}.txt", i % 20));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, format!("{i}\n")).unwrap();
+    }
+    let reader_root = root.clone();
+    let reader = std::thread::spawn(move || {
+        // Until the session's shadow can be opened: "none yet" is fine, "damaged" is not.
+        for _ in 0..1_000_000 {
+            match Shadow::open(&reader_root, "racing") {
+                Ok(shadow) => return shadow.tree().join("src/m0/f0.txt").is_file(),
+                Err(ShadowError::NoPending { .. }) => std::thread::yield_now(),
+                Err(e) => panic!("a reader saw the shadow half made: {e}"),
+            }
+        }
+        panic!("the shadow was never made");
+    });
+    let shadow = Shadow::open_or_create(&root, "racing").unwrap();
+    assert!(reader.join().unwrap());
+    // Only the session's folder is left: the one it was made in is gone.
+    let folders: Vec<String> =
+        std::fs::read_dir(Shadow::dir_for(&root, "racing").unwrap().parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+    assert_eq!(folders, vec!["racing".to_owned()]);
+    assert_eq!(
+        keel_tools::shadow::pending_sessions(&root).unwrap(),
+        vec!["racing".to_owned()]
+    );
+    drop(shadow);
+    // Made again for an existing folder: opened, not remade.
+    assert!(Shadow::open_or_create(&root, "racing").is_ok());
+}
+
 /// One thing done while a session runs: by the session in its view, or by someone else in the
 /// real tree, or the sync that precedes a tool call.
 #[derive(Debug, Clone)]

@@ -131,20 +131,36 @@ impl Shadow {
         if dir.exists() {
             return Self::open_at(root, session, dir);
         }
-        let tree = dir.join(TREE);
+        // Made in a folder no reader opens (its name is not a session's), then renamed into
+        // place whole: a reader never sees the view without its `base.json`.
+        let building = building_dir(&dir, session);
+        let tree = building.join(TREE);
         std::fs::create_dir_all(&tree).map_err(|e| ShadowError::io(&tree, e))?;
         let mut shadow = Self {
             root,
             session: session.to_owned(),
-            dir,
+            dir: building.clone(),
             base: Manifest::default(),
         };
         if let Err(e) = shadow.sync() {
-            // A half-made view must not look like a shadow workspace.
-            let _ = std::fs::remove_dir_all(&shadow.dir);
+            let _ = std::fs::remove_dir_all(&building);
             return Err(e);
         }
-        Ok(shadow)
+        match std::fs::rename(&building, &dir) {
+            Ok(()) => {
+                shadow.dir = dir;
+                Ok(shadow)
+            }
+            // Another process made it first: that one is the session's.
+            Err(_) if dir.is_dir() => {
+                let _ = std::fs::remove_dir_all(&building);
+                Self::open_at(shadow.root, session, dir)
+            }
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&building);
+                Err(ShadowError::io(&dir, e))
+            }
+        }
     }
 
     /// Opens `session`'s existing shadow workspace.
@@ -246,6 +262,16 @@ pub fn discard(root: &Path, session: Option<&str>) -> Result<String, ShadowError
     }
     remove_shadow_dir(&dir)?;
     Ok(session)
+}
+
+/// Where `session`'s shadow folder `dir` is made before it is renamed into place: beside it,
+/// under a name no session has (it starts with a dot), unique to this process and moment.
+fn building_dir(dir: &Path, session: &str) -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    dir.with_file_name(format!(".{session}.new-{}-{nanos}", std::process::id()))
 }
 
 /// The sessions under `root` that have a shadow folder, sorted.
