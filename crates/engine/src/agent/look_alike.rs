@@ -8,6 +8,7 @@
 //!   written as the task writes it ([`as_quoted`]): that much of the intent is not in doubt;
 //! - elsewhere, named in the part-by-part check's note with its line ([`look_alikes`]).
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use keel_repomap::{Language, extract};
@@ -61,7 +62,7 @@ impl LookAlike {
 }
 
 /// `text` with each look-alike mark as the ASCII it looks like.
-pub(crate) fn fold(text: &str) -> String {
+fn fold(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match MARKS.iter().find(|(mark, _, _)| *mark == c) {
@@ -138,7 +139,7 @@ pub(crate) fn as_quoted(
 /// have.
 fn new_look_alikes(wanted: &str, before: Option<&str>, now: &str) -> Vec<LookAlike> {
     let folded = fold(wanted);
-    let old: Vec<&str> = before.map(|b| b.lines().collect()).unwrap_or_default();
+    let old: HashSet<&str> = before.map(|b| b.lines().collect()).unwrap_or_default();
     now.lines()
         .enumerate()
         .filter(|(_, line)| !old.contains(line))
